@@ -1,0 +1,53 @@
+"""The ``kvdrill`` command line: parses arguments and hands off to one command module."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from app.commands import COMMAND_MODULES
+from engine.errors import UserError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="kvdrill",
+        description="Drill the memory and capacity math of LLM inference serving.",
+    )
+    parser.add_argument(
+        "--db",
+        metavar="URL",
+        help="SQLAlchemy database URL (default: $KVDRILL_DB, else SQLite in the user data dir)",
+    )
+    parser.add_argument(
+        "--profile", default="default", help="learner profile: separate schedules and logs"
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        module = importlib.import_module(f"app.commands.{name}")
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    func = getattr(args, "func", None)
+    if func is None:
+        # Plain ``kvdrill`` opens the home screen.
+        from app.commands.drill import run_home
+
+        func = run_home
+    try:
+        return int(func(args) or 0)
+    except UserError as exc:
+        print(f"kvdrill: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

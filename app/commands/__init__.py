@@ -1,0 +1,16 @@
+"""One module per CLI sub-command.
+
+Each module defines ``register(subparsers)`` which adds its parser and sets ``func`` to a
+callable ``(args) -> int`` (the exit code). Modules import heavy libraries inside ``func``,
+never at import time, so ``kvdrill --help`` and the TUI start stay fast.
+"""
+
+# Order is the order shown in ``kvdrill --help``.
+COMMAND_MODULES = (
+    "drill",
+    "check",
+    "import_",
+    "calc",
+    "catalog",
+    "stats",
+)

@@ -1,0 +1,8 @@
+"""Placeholder for the `catalog` command; replaced by its real implementation."""
+
+from __future__ import annotations
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("catalog", help="(not built yet)")
+    parser.set_defaults(func=lambda args: 2)

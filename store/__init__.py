@@ -1,0 +1,1 @@
+"""Persistence: SQLAlchemy 2 models and queries, schema migrations, database location."""

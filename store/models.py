@@ -1,0 +1,171 @@
+"""The database schema, as typed SQLAlchemy 2 models.
+
+Changing a model means adding an Alembic migration in ``store/migrations/versions``.
+Identity of a card is (pack key, card key): the text may change on re-import, the row and its
+review history stay.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Date,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+
+class Base(DeclarativeBase):
+    type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON}
+
+
+class Profile(Base):
+    """A learner. Schedules, logs, notes and settings are per profile."""
+
+    __tablename__ = "profiles"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+    new_per_day: Mapped[int] = mapped_column(Integer, default=10)
+    reviews_per_day: Mapped[int] = mapped_column(Integer, default=200)
+    rollover_hour: Mapped[int] = mapped_column(Integer, default=4)
+    answer_seconds: Mapped[int] = mapped_column(Integer, default=60)
+    theme: Mapped[str] = mapped_column(String(16), default="dark")
+
+
+class Pack(Base):
+    """One imported Markdown pack."""
+
+    __tablename__ = "packs"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    key: Mapped[str] = mapped_column(String(128), unique=True)  # front matter ``pack``
+    title: Mapped[str] = mapped_column(String(256))
+    version: Mapped[str] = mapped_column(String(32))
+    lang: Mapped[str] = mapped_column(String(16), default="en")
+    description: Mapped[str] = mapped_column(Text, default="")
+    lessons: Mapped[list[Any]] = mapped_column(default=list)
+    tags: Mapped[list[Any]] = mapped_column(default=list)
+    source_path: Mapped[str] = mapped_column(Text, default="")
+    content_hash: Mapped[str] = mapped_column(String(64), default="")
+    bundled: Mapped[bool] = mapped_column(Boolean, default=False)
+    imported_at: Mapped[datetime] = mapped_column(DateTime)
+
+    cards: Mapped[list[Card]] = relationship(back_populates="pack")
+
+
+class Card(Base):
+    """A card: recall, multiple choice, problem template, or a recall card's follow-up."""
+
+    __tablename__ = "cards"
+    __table_args__ = (UniqueConstraint("pack_id", "key"), Index("ix_cards_retired", "retired"))
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    pack_id: Mapped[int] = mapped_column(ForeignKey("packs.id"))
+    key: Mapped[str] = mapped_column(String(160))  # heading {#id}; follow-ups: "<parent>/follow-up"
+    kind: Mapped[str] = mapped_column(String(16))  # recall | choice | problem | followup
+    title: Mapped[str] = mapped_column(Text)
+    status: Mapped[str | None] = mapped_column(String(16))  # solid | priority | None
+    prompt: Mapped[str] = mapped_column(Text, default="")
+    answer: Mapped[str] = mapped_column(Text, default="")
+    key_numbers: Mapped[list[Any]] = mapped_column(default=list)
+    tip: Mapped[str] = mapped_column(Text, default="")
+    choices: Mapped[list[Any]] = mapped_column(default=list)  # [{"text": str, "correct": bool}]
+    explanation: Mapped[str] = mapped_column(Text, default="")
+    related: Mapped[list[Any]] = mapped_column(default=list)  # [{"prompt": str, "card": key|None}]
+    problem: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    problem_line: Mapped[int | None] = mapped_column(Integer)
+    source_line: Mapped[int] = mapped_column(Integer, default=0)
+    position: Mapped[int] = mapped_column(Integer, default=0)  # order within the pack
+    parent_id: Mapped[int | None] = mapped_column(ForeignKey("cards.id"))
+    tags: Mapped[list[Any]] = mapped_column(default=list)
+    lessons: Mapped[list[Any]] = mapped_column(default=list)
+    content_hash: Mapped[str] = mapped_column(String(64), default="")
+    retired: Mapped[bool] = mapped_column(Boolean, default=False)
+    retired_at: Mapped[datetime | None] = mapped_column(DateTime)
+
+    pack: Mapped[Pack] = relationship(back_populates="cards")
+    parent: Mapped[Card | None] = relationship(remote_side="Card.id")
+
+
+class CardTopic(Base):
+    """Denormalised topic membership (pack, tag, lesson) so stats group by an indexed column."""
+
+    __tablename__ = "card_topics"
+    __table_args__ = (Index("ix_card_topics_topic", "kind", "value"),)
+
+    card_id: Mapped[int] = mapped_column(ForeignKey("cards.id"), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16), primary_key=True)  # pack | tag | lesson
+    value: Mapped[str] = mapped_column(String(128), primary_key=True)
+
+
+class CardState(Base):
+    """A card's SM-2 schedule for one profile. No row means the card is new to that profile."""
+
+    __tablename__ = "card_states"
+    __table_args__ = (Index("ix_card_states_due", "profile_id", "due_day"),)
+
+    profile_id: Mapped[int] = mapped_column(ForeignKey("profiles.id"), primary_key=True)
+    card_id: Mapped[int] = mapped_column(ForeignKey("cards.id"), primary_key=True)
+    repetitions: Mapped[int] = mapped_column(Integer, default=0)
+    easiness_milli: Mapped[int] = mapped_column(Integer, default=2500)  # EF x 1000, exact
+    interval_days: Mapped[int] = mapped_column(Integer, default=0)
+    due_day: Mapped[date | None] = mapped_column(Date)
+    lapses: Mapped[int] = mapped_column(Integer, default=0)
+    reviews: Mapped[int] = mapped_column(Integer, default=0)
+    last_review_at: Mapped[datetime | None] = mapped_column(DateTime)
+    suspended: Mapped[bool] = mapped_column(Boolean, default=False)
+    buried_until: Mapped[date | None] = mapped_column(Date)
+    leech: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class ReviewLog(Base):
+    """One row per answer given. ``prev_state`` lets undo restore the card state exactly."""
+
+    __tablename__ = "review_log"
+    __table_args__ = (
+        Index("ix_review_log_profile_time", "profile_id", "reviewed_at"),
+        Index("ix_review_log_profile_day", "profile_id", "study_day"),
+        Index("ix_review_log_card", "card_id"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    profile_id: Mapped[int] = mapped_column(ForeignKey("profiles.id"))
+    card_id: Mapped[int] = mapped_column(ForeignKey("cards.id"))
+    reviewed_at: Mapped[datetime] = mapped_column(DateTime)
+    study_day: Mapped[date] = mapped_column(Date)
+    quality: Mapped[int] = mapped_column(Integer)
+    seconds: Mapped[float] = mapped_column(Float, default=0.0)
+    graded_by: Mapped[str] = mapped_column(String(8))  # self | auto
+    moved_schedule: Mapped[bool] = mapped_column(Boolean, default=True)
+    typed_answer: Mapped[str | None] = mapped_column(Text)
+    template_id: Mapped[str | None] = mapped_column(String(160))
+    seed: Mapped[int | None] = mapped_column(Integer)
+    params: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    expected: Mapped[str | None] = mapped_column(Text)
+    diagnosis: Mapped[str | None] = mapped_column(Text)  # the sentence shown
+    mistake: Mapped[str | None] = mapped_column(String(32))  # diagnosis code, for stats
+    prev_state: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+
+
+class Note(Base):
+    """The learner's own words about a card (the "tip" habit)."""
+
+    __tablename__ = "notes"
+
+    profile_id: Mapped[int] = mapped_column(ForeignKey("profiles.id"), primary_key=True)
+    card_id: Mapped[int] = mapped_column(ForeignKey("cards.id"), primary_key=True)
+    text: Mapped[str] = mapped_column(Text, default="")
+    updated_at: Mapped[datetime] = mapped_column(DateTime)
