@@ -1,8 +1,38 @@
-"""Placeholder for the `stats` command; replaced by its real implementation."""
+"""``kvdrill stats``: weak topics, mistakes, heatmap, forecast and retention."""
 
 from __future__ import annotations
 
+import argparse
+
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("stats", help="(not built yet)")
-    parser.set_defaults(func=lambda args: 2)
+    parser = subparsers.add_parser(
+        "stats",
+        help="show weak topics, mistakes, review heatmap and forecast",
+        description="Where you are weak, what you keep getting wrong, and what is coming.",
+    )
+    parser.add_argument("--days", type=int, default=30, help="recent window in days (default 30)")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument(
+        "--schema", action="store_true", help="print the JSON schema of --json and exit"
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+
+    from engine.errors import UserError
+    from engine.stats_report import StatsReport
+
+    if args.schema:
+        print(json.dumps(StatsReport.model_json_schema(), indent=2))
+        return 0
+    if not 1 <= args.days <= 3650:
+        raise UserError("--days takes a whole number of days from 1 to 3650.")
+    from app.stats_render import render_text
+    from store.stats import load_report
+
+    report = load_report(args.db, args.profile, args.days)
+    print(report.model_dump_json(indent=2) if args.json else render_text(report))
+    return 0

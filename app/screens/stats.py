@@ -1,0 +1,126 @@
+"""The stats screen: weak topics (sortable), mistakes in plain words, heatmap, forecast.
+
+Enter on a topic dismisses the screen with ``(kind, topic)``, so whoever pushed it can start a
+drill of that topic. The report is built in a worker thread; the screen never blocks.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Static
+
+from app.stats_render import TOPIC_HEADERS, bar_line, heatmap_lines, mistake_sentences, topic_row
+
+if TYPE_CHECKING:
+    from engine.stats_report import StatsReport
+
+SORT_KEYS = {
+    "weak": lambda t: (t.score is None, -(t.score or 0)),
+    "reviews": lambda t: -t.recent_reviews,
+    "lapse": lambda t: -(t.lapse_rate or 0),
+    "acc": lambda t: t.accuracy if t.accuracy is not None else 2,
+    "due 7d": lambda t: -t.due_next_7_days,
+    "topic": lambda t: (t.kind, t.topic),
+}
+
+
+class StatsScreen(Screen[tuple[str, str] | None]):
+    """Where the learner is weak, and a way to drill exactly that."""
+
+    CSS_PATH = "../stats.tcss"
+    BINDINGS = [
+        Binding("escape,q", "close", "Back"),
+        Binding("o", "cycle_sort", "Sort"),
+        Binding("enter", "drill_topic", "Drill topic", show=True),
+    ]
+
+    def __init__(self, database_url: str | None, profile: str, days: int = 30) -> None:
+        super().__init__()
+        self.database_url = database_url
+        self.profile = profile
+        self.days = days
+        self.report: StatsReport | None = None
+        self.sort_names = list(SORT_KEYS)
+        self.sort_index = 0
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with VerticalScroll(id="stats-body"):
+            yield Static("Loading stats…", id="stats-summary")
+            yield DataTable(id="topics", cursor_type="row", zebra_stripes=True)
+            yield Static("", id="mistakes")
+            with Horizontal(id="charts"):
+                yield Static("", id="heatmap")
+                yield Static("", id="forecast")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#topics", DataTable)
+        for header in TOPIC_HEADERS:
+            table.add_column(header, key=header)
+        self.load_report()
+
+    @work(thread=True, exclusive=True)
+    def load_report(self) -> None:
+        from store.stats import load_report
+
+        report = load_report(self.database_url, self.profile, self.days)
+        self.app.call_from_thread(self.show_report, report)
+
+    def show_report(self, report: StatsReport) -> None:
+        self.report = report
+        self.query_one("#stats-summary", Static).update(
+            f"Study day {report.today} · {report.total_reviews} reviews · streak "
+            f"{report.streak_days} day(s) · window {report.window_days} days · "
+            f"sorted by {self.sort_names[self.sort_index]} (o to change)"
+        )
+        self.fill_table()
+        mistakes = mistake_sentences(report) or ["No diagnosed mistakes yet."]
+        self.query_one("#mistakes", Static).update("Mistakes\n" + "\n".join(mistakes))
+        self.query_one("#heatmap", Static).update(
+            "Reviews per day (12 weeks)\n" + "\n".join(heatmap_lines(report.heatmap))
+        )
+        due = sum(d.reviews for d in report.forecast)
+        self.query_one("#forecast", Static).update(
+            f"Due next 30 days: {due}\n{bar_line(report.forecast)}"
+        )
+
+    def fill_table(self) -> None:
+        assert self.report is not None
+        table = self.query_one("#topics", DataTable)
+        table.clear()
+        key = SORT_KEYS[self.sort_names[self.sort_index]]
+        for topic in sorted(self.report.topics, key=key):
+            table.add_row(*topic_row(topic), key=f"{topic.kind}\t{topic.topic}")
+
+    def action_cycle_sort(self) -> None:
+        self.sort_index = (self.sort_index + 1) % len(self.sort_names)
+        if self.report is not None:
+            self.show_report(self.report)
+
+    def on_data_table_header_selected(self, event: DataTable.HeaderSelected) -> None:
+        name = str(event.column_key.value)
+        if name in SORT_KEYS and self.report is not None:
+            self.sort_index = self.sort_names.index(name)
+            self.show_report(self.report)
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        kind, topic = str(event.row_key.value).split("\t", 1)
+        self.dismiss((kind, topic))
+
+    def action_drill_topic(self) -> None:
+        table = self.query_one("#topics", DataTable)
+        if self.report is None or table.row_count == 0:
+            return
+        row_key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
+        kind, topic = str(row_key.value).split("\t", 1)
+        self.dismiss((kind, topic))
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,147 @@
+"""The stats report: its data model (also the JSON schema of ``kvdrill stats --json``) and the
+weak-topic score.
+
+The store computes the raw aggregates with SQL (store/stats.py); everything here is pure.
+
+Weak-topic score
+----------------
+A topic (a pack, a tag or a lesson) is judged only once it has at least ``MIN_REVIEWS`` reviews
+in the recent window; below that its score is ``None`` and it sorts last. The score is a number
+in [0, 1], higher is weaker, blending three signals:
+
+- 0.5 x the recent lapse rate (first answers of the day graded below 3, over all first answers),
+- 0.3 x how far the mean easiness sits below the starting 2.5, scaled so the floor 1.3 counts 1,
+- 0.2 x the share of recent reviews whose typed answer was a diagnosed mistake.
+
+Lapses dominate because a forgotten card is the clearest sign of weakness; low easiness says the
+topic has been hard for a while; diagnosed mistakes say the learner keeps making the same slip.
+"""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+from pydantic import BaseModel, ConfigDict, Field
+
+MIN_REVIEWS = 5
+LAPSE_WEIGHT = 0.5
+EASINESS_WEIGHT = 0.3
+MISTAKE_WEIGHT = 0.2
+START_EASINESS = 2.5
+FLOOR_EASINESS = 1.3
+
+# Plain words for the checker's mistake codes (engine/checker.py); unknown codes fall back to
+# the code with spaces.
+MISTAKE_WORDS = {
+    "kv_factor_2": "forgot the factor 2 for K and V",
+    "mla_factor_2": "applied the K-and-V factor 2 to MLA",
+    "attention_heads": "used attention heads instead of KV heads",
+    "gb_vs_gib": "GB and GiB mixed up",
+    "kb_vs_kib": "kB and KiB mixed up",
+    "bits_vs_bytes": "bits and bytes mixed up",
+    "tp_missing": "forgot to divide across tensor-parallel GPUs",
+    "tp_wrong": "divided by the wrong tensor-parallel degree",
+    "dtype_bytes": "wrong bytes per parameter or value",
+    "factor_1000": "a factor-of-1000 slip",
+    "factor_1024": "a factor-of-1024 slip",
+}
+
+
+def mistake_words(code: str) -> str:
+    return MISTAKE_WORDS.get(code, code.replace("_", " "))
+
+
+class Report(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class TopicStats(Report):
+    kind: str = Field(description="pack | tag | lesson")
+    topic: str = Field(description="the pack id, tag or lesson number")
+    cards: int = Field(description="cards in the topic (retired cards excluded)")
+    reviews: int = Field(description="all reviews of the topic's cards, ever")
+    recent_reviews: int = Field(description="reviews in the recent window")
+    accuracy: float | None = Field(description="share of recent reviews graded 3 or more")
+    lapses: int = Field(description="lapses of the topic's cards, ever")
+    lapse_rate: float | None = Field(description="recent first answers of a day graded below 3")
+    previous_lapse_rate: float | None = Field(description="the same over the window before")
+    trend: float | None = Field(description="lapse_rate - previous_lapse_rate; negative is better")
+    mean_easiness: float | None = Field(description="mean SM-2 easiness of the cards seen")
+    mean_seconds: float | None = Field(description="mean seconds per recent answer")
+    due_next_7_days: int
+    leeches: int
+    diagnosed_mistakes: int = Field(description="recent typed answers with a diagnosed mistake")
+    score: float | None = Field(
+        description=f"weak-topic score 0..1; null below {MIN_REVIEWS} recent reviews"
+    )
+
+
+class MistakeStats(Report):
+    code: str
+    words: str
+    recent: int = Field(description="occurrences in the recent window")
+    of_last_10: int = Field(description="occurrences among the last 10 diagnosed mistakes")
+
+
+class DayCount(Report):
+    day: date
+    reviews: int
+
+
+class WeekRetention(Report):
+    week_start: date
+    reviews: int = Field(description="first answers of a day in that week")
+    retention: float | None = Field(description="share of them graded 3 or more")
+
+
+class StatsReport(Report):
+    profile: str
+    today: date
+    window_days: int
+    total_reviews: int
+    streak_days: int
+    topics: list[TopicStats] = Field(description="weakest first")
+    mistakes: list[MistakeStats]
+    heatmap: list[DayCount] = Field(description="reviews per day, oldest first, 12 weeks or more")
+    forecast: list[DayCount] = Field(description="cards due per day for 30 days; overdue on day 0")
+    retention: list[WeekRetention]
+
+
+def weak_score(
+    recent_first_answers: int,
+    recent_lapses: int,
+    mean_easiness: float | None,
+    recent_reviews: int,
+    diagnosed_mistakes: int,
+) -> float | None:
+    """The weak-topic score described in the module docstring; ``None`` when not yet judged."""
+    if recent_reviews < MIN_REVIEWS or recent_first_answers == 0:
+        return None
+    lapse_rate = recent_lapses / recent_first_answers
+    easiness = START_EASINESS if mean_easiness is None else mean_easiness
+    easiness_gap = (START_EASINESS - easiness) / (START_EASINESS - FLOOR_EASINESS)
+    easiness_gap = min(1.0, max(0.0, easiness_gap))
+    mistake_share = min(1.0, diagnosed_mistakes / recent_reviews)
+    return round(
+        LAPSE_WEIGHT * lapse_rate + EASINESS_WEIGHT * easiness_gap + MISTAKE_WEIGHT * mistake_share,
+        4,
+    )
+
+
+def rank_topics(topics: list[TopicStats]) -> list[TopicStats]:
+    """Weakest first; topics not yet judged last, by most reviews."""
+    return sorted(
+        topics,
+        key=lambda t: (t.score is None, -(t.score or 0.0), -t.recent_reviews, t.kind, t.topic),
+    )
+
+
+def streak(days_with_reviews_desc: list[date], today: date) -> int:
+    """Consecutive study days with a review, ending today (or yesterday, if today is not done)."""
+    days = set(days_with_reviews_desc)
+    day = today if today in days else today - timedelta(days=1)
+    count = 0
+    while day in days:
+        count += 1
+        day -= timedelta(days=1)
+    return count

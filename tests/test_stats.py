@@ -1,0 +1,162 @@
+"""Stats on a constructed review log whose figures were worked out by hand."""
+
+from __future__ import annotations
+
+import json
+from datetime import date, datetime, timedelta
+
+import pytest
+from sqlalchemy import create_engine
+from sqlalchemy.orm import Session
+
+from engine.stats_report import StatsReport, streak, weak_score
+from store.models import Base, Card, CardState, CardTopic, Pack, Profile, ReviewLog
+from store.stats import build_report
+
+TODAY = date(2026, 11, 29)
+
+
+def day(offset: int) -> date:
+    return TODAY - timedelta(days=offset)
+
+
+@pytest.fixture
+def session(tmp_path):
+    engine = create_engine(f"sqlite:///{tmp_path / 'stats.db'}")
+    Base.metadata.create_all(engine)
+    with Session(engine) as session:
+        yield session
+
+
+def build_scenario(session: Session) -> Profile:
+    """Pack p1 holds A and B (tag kv) and C (tag weights)."""
+    now = datetime(2026, 11, 29, 12)
+    profile = Profile(name="default", created_at=now)
+    pack = Pack(key="p1", title="P1", version="1", imported_at=now)
+    session.add_all([profile, pack])
+    session.flush()
+    cards = {}
+    for key, tag in [("A", "kv"), ("B", "kv"), ("C", "weights")]:
+        card = Card(pack_id=pack.id, key=key, kind="recall", title=key, tags=[tag])
+        session.add(card)
+        session.flush()
+        session.add_all(
+            [
+                CardTopic(card_id=card.id, kind="pack", value="p1"),
+                CardTopic(card_id=card.id, kind="tag", value=tag),
+            ]
+        )
+        cards[key] = card
+    states = {"A": (1800, 2, 3), "B": (2500, 1, 10), "C": (2600, 0, -2)}
+    for key, (easiness, lapses, due) in states.items():
+        session.add(
+            CardState(
+                profile_id=profile.id,
+                card_id=cards[key].id,
+                easiness_milli=easiness,
+                lapses=lapses,
+                reviews=5,
+                due_day=TODAY + timedelta(days=due),
+            )
+        )
+
+    def review(key, offset, quality, moved=True, mistake=None, seconds=10.0):
+        session.add(
+            ReviewLog(
+                profile_id=profile.id,
+                card_id=cards[key].id,
+                reviewed_at=datetime.combine(day(offset), datetime.min.time()) + timedelta(hours=9),
+                study_day=day(offset),
+                quality=quality,
+                seconds=seconds,
+                graded_by="self",
+                moved_schedule=moved,
+                mistake=mistake,
+            )
+        )
+
+    for offset, quality in zip(range(1, 7), [1, 2, 4, 4, 5, 3], strict=True):
+        review("A", offset, quality)
+    review("B", 1, 4)
+    review("B", 2, 4)
+    review("B", 1, 2, moved=False, mistake="gb_vs_gib")
+    review("B", 40, 1)
+    review("B", 40, 4)
+    for offset in (1, 2, 3):
+        review("C", offset, 5)
+    session.commit()
+    return profile
+
+
+def test_topic_figures_match_the_hand_computation(session: Session) -> None:
+    report = build_report(session, build_scenario(session), TODAY, window_days=30)
+    topics = {(t.kind, t.topic): t for t in report.topics}
+    kv = topics[("tag", "kv")]
+    assert kv.recent_reviews == 9  # A: 6, B: 3 (one a same-day repeat)
+    assert kv.accuracy == pytest.approx(6 / 9, abs=1e-4)
+    assert kv.lapse_rate == pytest.approx(2 / 8, abs=1e-4)  # first answers only
+    assert kv.previous_lapse_rate == pytest.approx(1 / 2)
+    assert kv.trend == pytest.approx(-0.25)
+    assert kv.mean_easiness == pytest.approx(2.15)
+    assert kv.lapses == 3
+    assert kv.due_next_7_days == 1
+    assert kv.diagnosed_mistakes == 1
+    # 0.5 x 0.25 + 0.3 x (2.5 - 2.15) / 1.2 + 0.2 x 1/9
+    assert kv.score == pytest.approx(0.125 + 0.0875 + 0.2 / 9, abs=1e-4)
+
+    p1 = topics[("pack", "p1")]
+    assert p1.recent_reviews == 12
+    assert p1.score == pytest.approx(0.5 * 2 / 11 + 0.3 * (0.2 / 1.2) + 0.2 / 12, abs=1e-4)
+    assert topics[("tag", "weights")].score is None  # 3 reviews: not judged yet
+
+
+def test_weakest_topic_ranks_first_and_unjudged_last(session: Session) -> None:
+    report = build_report(session, build_scenario(session), TODAY, window_days=30)
+    assert [(t.kind, t.topic) for t in report.topics] == [
+        ("tag", "kv"),
+        ("pack", "p1"),
+        ("tag", "weights"),
+    ]
+
+
+def test_time_figures(session: Session) -> None:
+    report = build_report(session, build_scenario(session), TODAY, window_days=30)
+    assert report.streak_days == 6  # yesterday back to six days ago; today not studied yet
+    assert len(report.heatmap) >= 84 and report.heatmap[-1].day == TODAY
+    per_day = {d.day: d.reviews for d in report.heatmap}
+    assert per_day[day(1)] == 4 and per_day[day(6)] == 1 and per_day[day(40)] == 2
+    forecast = [d.reviews for d in report.forecast]
+    assert len(forecast) == 30
+    assert forecast[0] == 1 and forecast[3] == 1 and forecast[10] == 1  # C overdue counts today
+    assert sum(forecast) == 3
+    assert report.mistakes[0].code == "gb_vs_gib"
+    assert report.mistakes[0].of_last_10 == 1
+    assert report.total_reviews == 14
+
+
+def test_json_round_trips_through_the_documented_schema(session: Session) -> None:
+    report = build_report(session, build_scenario(session), TODAY, window_days=30)
+    data = json.loads(report.model_dump_json())
+    assert StatsReport.model_validate(data) == report
+    schema = StatsReport.model_json_schema()
+    assert set(schema["required"]) >= {"topics", "mistakes", "heatmap", "forecast", "streak_days"}
+    data["unexpected"] = 1
+    with pytest.raises(ValueError):
+        StatsReport.model_validate(data)
+
+
+def test_score_ranking_scenario() -> None:
+    """A topic that keeps lapsing outranks one that is merely slow to grow easy."""
+    lapsing = weak_score(20, 8, 2.4, 20, 0)
+    hard_but_held = weak_score(20, 1, 1.9, 20, 0)
+    sloppy_units = weak_score(20, 2, 2.5, 20, 10)
+    assert lapsing is not None and hard_but_held is not None and sloppy_units is not None
+    assert lapsing > hard_but_held
+    assert sloppy_units > weak_score(20, 2, 2.5, 20, 0)
+    assert weak_score(4, 4, 1.3, 4, 4) is None
+
+
+def test_streak_counts_back_from_today_or_yesterday() -> None:
+    assert streak([day(0), day(1), day(2), day(4)], TODAY) == 3
+    assert streak([day(1), day(2)], TODAY) == 2
+    assert streak([day(2)], TODAY) == 0
