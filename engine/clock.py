@@ -1,0 +1,47 @@
+"""Study days and the clock.
+
+A study day starts at a local hour (04:00 by default), so a session at 01:30 still counts for the
+evening before. Due dates are whole study days. All datetimes here are naive local time.
+``KVDRILL_NOW`` (an ISO timestamp) sets the clock, so tests and demos can cross days.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import date, datetime, time, timedelta
+
+from engine.errors import UserError
+
+DEFAULT_ROLLOVER_HOUR = 4
+NOW_VARIABLE = "KVDRILL_NOW"
+
+
+def study_day(moment: datetime, rollover_hour: int = DEFAULT_ROLLOVER_HOUR) -> date:
+    """The study day ``moment`` belongs to: the calendar day, minus one before the rollover."""
+    return (moment - timedelta(hours=rollover_hour)).date()
+
+
+def day_start(day: date, rollover_hour: int = DEFAULT_ROLLOVER_HOUR) -> datetime:
+    """The moment study day ``day`` begins."""
+    return datetime.combine(day, time(hour=rollover_hour))
+
+
+def parse_now(text: str) -> datetime:
+    """An ISO timestamp as naive local time; an aware one is converted to local time."""
+    try:
+        moment = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise UserError(
+            f"{NOW_VARIABLE} must be an ISO timestamp such as 2026-03-01T09:30, got {text!r}"
+        ) from None
+    if moment.tzinfo is not None:
+        moment = moment.astimezone().replace(tzinfo=None)
+    return moment
+
+
+def now_from(environ: Mapping[str, str]) -> datetime:
+    """``KVDRILL_NOW`` from ``environ`` if set, else the real local time."""
+    text = environ.get(NOW_VARIABLE, "").strip()
+    if text:
+        return parse_now(text)
+    return datetime.now()

@@ -1,0 +1,206 @@
+"""The daily queue: which cards a session shows, and in what order. Pure policy, no database.
+
+``plan_day`` picks the cards of a session from what the store knows about every card:
+
+1. Due reviews first: most overdue first, then lowest easiness (the hardest cards), then pack
+   order. At most the daily review cap minus the reviews already done today.
+2. Cards missed earlier today (last grade below 4) whose step-7 repeat is still owed; they do not
+   count against either limit.
+3. New cards in pack order, up to the daily new-card limit minus the new cards already introduced
+   today (``--new N`` replaces that allowance with N for one session).
+   A follow-up is new only once its parent has been seen: either on an earlier day, or in this
+   same session, where it is held back and shown right after its parent's first answer. A
+   follow-up counts as a new card.
+4. Problem templates are spread evenly among the other cards of the same group (due or new)
+   instead of coming as a block at the end of their pack.
+5. ``--limit N`` caps the cards of the session (held follow-ups included), keeping the order.
+
+Suspended cards, cards buried until a later day and retired cards are left out.
+
+``SessionQueue`` then runs the session. SM-2 step 7: a card graded below 4 comes back after
+``REQUEUE_GAP`` other cards (at the end when fewer remain) until it is graded 4 or more.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+
+from engine.sm2 import NEW_CARD_EASINESS_MILLI, SESSION_REPEAT_BELOW
+
+DEFAULT_NEW_PER_DAY = 10
+DEFAULT_REVIEWS_PER_DAY = 200
+# A missed card comes back after this many other cards.
+REQUEUE_GAP = 3
+
+
+@dataclass(frozen=True)
+class QueueCard:
+    """What the policy needs to know about one card for one profile."""
+
+    card_id: int
+    kind: str  # recall | choice | problem | followup
+    order: int  # rank in pack order across the collection (pack, then position in the pack)
+    parent_id: int | None = None  # follow-ups: the card they follow
+    due_day: date | None = None  # None: never reviewed, a new card
+    easiness_milli: int = NEW_CARD_EASINESS_MILLI
+    seen: bool = False  # reviewed at least once (on any day)
+    missed_today: bool = False  # its last grade today was below 4: the step-7 repeat is owed
+    suspended: bool = False
+    buried_until: date | None = None  # hidden while today < buried_until
+    retired: bool = False
+
+    @property
+    def is_new(self) -> bool:
+        return not self.seen
+
+
+@dataclass(frozen=True)
+class DayCounts:
+    """Per-profile limits and what today's earlier sessions already used of them."""
+
+    new_per_day: int = DEFAULT_NEW_PER_DAY
+    reviews_per_day: int = DEFAULT_REVIEWS_PER_DAY
+    new_done_today: int = 0
+    reviews_done_today: int = 0
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A session's cards. ``follow_ups`` are held until their parent has been answered once."""
+
+    cards: tuple[int, ...]
+    follow_ups: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    repeats: frozenset[int] = frozenset()  # cards missed earlier today
+    new_cards: frozenset[int] = frozenset()
+
+    @property
+    def size(self) -> int:
+        return len(self.cards) + sum(len(held) for held in self.follow_ups.values())
+
+
+def is_available(card: QueueCard, today: date) -> bool:
+    """Not suspended, not buried until after today, not retired."""
+    if card.suspended or card.retired:
+        return False
+    return card.buried_until is None or card.buried_until <= today
+
+
+def interleave(main: Sequence[int], extra: Sequence[int]) -> list[int]:
+    """``extra`` spread evenly through ``main``, both keeping their own order."""
+    # Item i of a list of n sits at (i + 1) / (n + 1); cross-multiplied to stay in integers.
+    keyed = [((i + 1) * (len(extra) + 1), 0, card) for i, card in enumerate(main)]
+    keyed += [((j + 1) * (len(main) + 1), 1, card) for j, card in enumerate(extra)]
+    return [card for _, _, card in sorted(keyed, key=lambda item: (item[0], item[1]))]
+
+
+def _spread_problems(cards: Sequence[QueueCard]) -> list[int]:
+    others = [c.card_id for c in cards if c.kind != "problem"]
+    problems = [c.card_id for c in cards if c.kind == "problem"]
+    return interleave(others, problems)
+
+
+def plan_day(
+    cards: Iterable[QueueCard],
+    today: date,
+    counts: DayCounts = DayCounts(),
+    new_limit: int | None = None,
+    limit: int | None = None,
+) -> Plan:
+    """The cards of one session, in order (see the module docstring for the rules)."""
+    cards = list(cards)
+    available = [c for c in cards if is_available(c, today)]
+    room = limit if limit is not None else len(available)
+
+    due = sorted(
+        (c for c in available if c.seen and c.due_day is not None and c.due_day <= today),
+        key=lambda c: (c.due_day, c.easiness_milli, c.order),
+    )
+    due = due[: max(0, min(counts.reviews_per_day - counts.reviews_done_today, room))]
+    room -= len(due)
+    due_ids = {c.card_id for c in due}
+
+    repeats = sorted(
+        (c for c in available if c.missed_today and c.card_id not in due_ids),
+        key=lambda c: c.order,
+    )[: max(0, room)]
+    room -= len(repeats)
+
+    allowance = new_limit if new_limit is not None else counts.new_per_day - counts.new_done_today
+    new_room = max(0, min(allowance, room))
+    seen_ids = {c.card_id for c in cards if c.seen}
+    chosen_new: list[QueueCard] = []
+    held: dict[int, list[int]] = {}
+    chosen_ids: set[int] = set()
+    for card in sorted((c for c in available if c.is_new), key=lambda c: c.order):
+        if len(chosen_ids) >= new_room:
+            break
+        if card.kind == "followup" and card.parent_id is not None:
+            if card.parent_id in chosen_ids:
+                # The parent is new in this very session: show this right after it.
+                held.setdefault(card.parent_id, []).append(card.card_id)
+                chosen_ids.add(card.card_id)
+                continue
+            if card.parent_id not in seen_ids:
+                continue
+        chosen_new.append(card)
+        chosen_ids.add(card.card_id)
+
+    order = _spread_problems(due) + [c.card_id for c in repeats] + _spread_problems(chosen_new)
+    return Plan(
+        cards=tuple(order),
+        follow_ups={parent: tuple(ids) for parent, ids in held.items()},
+        repeats=frozenset(c.card_id for c in repeats),
+        new_cards=frozenset(chosen_ids),
+    )
+
+
+class SessionQueue:
+    """The running order of one session: answers, step-7 repeats, held follow-ups, undo."""
+
+    def __init__(self, plan: Plan, gap: int = REQUEUE_GAP):
+        self._pending: list[int] = list(plan.cards)
+        self._held: dict[int, list[int]] = {k: list(v) for k, v in plan.follow_ups.items()}
+        self._missed: set[int] = set(plan.repeats)
+        self._new: frozenset[int] = plan.new_cards
+        self._gap = gap
+
+    @property
+    def current(self) -> int | None:
+        return self._pending[0] if self._pending else None
+
+    @property
+    def remaining(self) -> int:
+        """Cards still to show, counting the current one, owed repeats and held follow-ups."""
+        return len(self._pending) + sum(len(held) for held in self._held.values())
+
+    def is_repeat(self, card_id: int) -> bool:
+        """The card was graded below 4 earlier today and is shown again (step 7)."""
+        return card_id in self._missed
+
+    def is_new(self, card_id: int) -> bool:
+        return card_id in self._new
+
+    def answered(self, quality: int) -> None:
+        """The current card got ``quality``: release its follow-ups, requeue it if below 4."""
+        card = self._pending.pop(0)
+        follow_ups = self._held.pop(card, [])
+        self._pending[0:0] = follow_ups
+        if quality < SESSION_REPEAT_BELOW:
+            self._missed.add(card)
+            self._pending.insert(min(self._gap, len(self._pending)), card)
+
+    def drop_current(self) -> None:
+        """Take the current card out (suspended or buried), with follow-ups held for it."""
+        card = self._pending.pop(0)
+        self._held.pop(card, None)
+
+    def snapshot(self) -> object:
+        """An opaque copy of the running order, for undo."""
+        return copy.deepcopy((self._pending, self._held, self._missed))
+
+    def restore(self, snapshot: object) -> None:
+        pending, held, missed = copy.deepcopy(snapshot)  # type: ignore[misc]
+        self._pending, self._held, self._missed = pending, held, missed

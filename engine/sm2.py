@@ -1,0 +1,77 @@
+"""SM-2 (SuperMemo, 1987) as one pure function, with the easiness factor kept exact.
+
+The 1987 text leaves some choices open; kvdrill reads it as follows.
+
+- Quality ``q`` is 0..5. ``q >= 3`` is a pass, ``q < 3`` a failure. The labels Again / Hard /
+  Good / Easy stand for 1 / 3 / 4 / 5; the keys 0-5 are used as they are.
+- The easiness factor is stored in integer thousandths (2.5 is 2500), so no float ever drifts.
+  ``EF' = EF + (0.1 - (5 - q) * (0.08 + (5 - q) * 0.02))``, which in thousandths is
+  ``100 - (5 - q) * (80 + (5 - q) * 20)``: +100, 0, -140 for q = 5, 4, 3. EF' is never below 1.3.
+- On a pass, repetitions go up by one. The interval is 1 day after the first repetition, 6 days
+  after the second, and from the third on ``ceil(previous interval * EF')``, using the EF this
+  very review produced. The product is computed in integers, so ``ceil`` sees the exact value.
+- On a failure, repetitions go back to 0, the next interval is 1 day, and EF is left unchanged
+  (the text restarts the repetitions "without changing the E-Factor").
+- Step 7 (repeat what scored below 4 the same day) is the queue's job, not this function's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+NEW_CARD_EASINESS_MILLI = 2500
+MIN_EASINESS_MILLI = 1300
+PASSING_QUALITY = 3
+# Step 7: below this a card comes back later in the same session.
+SESSION_REPEAT_BELOW = 4
+
+GRADE_LABELS = {"again": 1, "hard": 3, "good": 4, "easy": 5}
+
+
+@dataclass(frozen=True)
+class Sm2State:
+    """A card's schedule: repetitions in a row, easiness in thousandths, interval in days."""
+
+    repetitions: int = 0
+    easiness_milli: int = NEW_CARD_EASINESS_MILLI
+    interval: int = 0
+
+    @property
+    def easiness(self) -> Fraction:
+        """The easiness factor as an exact fraction (2500 thousandths is 5/2)."""
+        return Fraction(self.easiness_milli, 1000)
+
+
+def easiness_change_milli(quality: int) -> int:
+    """How much one review with ``quality`` moves EF, in thousandths (before the 1.3 floor)."""
+    misses = 5 - quality
+    return 100 - misses * (80 + misses * 20)
+
+
+def review(state: Sm2State, quality: int) -> Sm2State:
+    """The schedule after one review of quality 0..5 (see the module docstring for the rules)."""
+    if not isinstance(quality, int) or isinstance(quality, bool) or not 0 <= quality <= 5:
+        raise ValueError(f"SM-2 quality must be an integer 0..5, got {quality!r}")
+    if quality < PASSING_QUALITY:
+        return Sm2State(repetitions=0, easiness_milli=state.easiness_milli, interval=1)
+    easiness = max(MIN_EASINESS_MILLI, state.easiness_milli + easiness_change_milli(quality))
+    repetitions = state.repetitions + 1
+    if repetitions == 1:
+        interval = 1
+    elif repetitions == 2:
+        interval = 6
+    else:
+        # ceil(previous * easiness / 1000) in integers.
+        interval = -(-state.interval * easiness // 1000)
+    return Sm2State(repetitions=repetitions, easiness_milli=easiness, interval=interval)
+
+
+def parse_grade(text: str) -> int | None:
+    """A grade typed by a learner: ``0``-``5`` or again/hard/good/easy (any case); else None."""
+    word = text.strip().lower()
+    if word in GRADE_LABELS:
+        return GRADE_LABELS[word]
+    if len(word) == 1 and word in "012345":
+        return int(word)
+    return None

@@ -1,0 +1,158 @@
+"""The daily queue policy on constructed days."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from engine.queue import DayCounts, Plan, QueueCard, SessionQueue, interleave, plan_day
+
+TODAY = date(2026, 3, 10)
+
+
+def new(card_id: int, kind: str = "recall", parent: int | None = None) -> QueueCard:
+    return QueueCard(card_id=card_id, kind=kind, order=card_id, parent_id=parent)
+
+
+def seen(card_id: int, due: date, easiness: int = 2500, **extra) -> QueueCard:
+    return QueueCard(
+        card_id=card_id, kind="recall", order=card_id, due_day=due, easiness_milli=easiness,
+        seen=True, **extra,
+    )  # fmt: skip
+
+
+def test_due_reviews_come_first_most_overdue_then_lowest_easiness() -> None:
+    cards = [
+        new(1),
+        seen(2, date(2026, 3, 9), 2500),
+        seen(3, date(2026, 3, 1), 2500),
+        seen(4, date(2026, 3, 9), 1800),
+        seen(5, date(2026, 3, 11)),  # due tomorrow: not today
+    ]
+    assert plan_day(cards, TODAY).cards == (3, 4, 2, 1)
+
+
+def test_new_cards_stop_at_the_daily_limit_minus_those_already_introduced() -> None:
+    cards = [new(i) for i in range(1, 30)]
+    assert plan_day(cards, TODAY).cards == tuple(range(1, 11))
+    counts = DayCounts(new_per_day=10, new_done_today=7)
+    assert plan_day(cards, TODAY, counts).cards == (1, 2, 3)
+    assert plan_day(cards, TODAY, DayCounts(new_per_day=10, new_done_today=12)).cards == ()
+
+
+def test_the_new_option_replaces_todays_allowance() -> None:
+    cards = [new(i) for i in range(1, 30)]
+    counts = DayCounts(new_per_day=10, new_done_today=10)
+    assert plan_day(cards, TODAY, counts, new_limit=4).cards == (1, 2, 3, 4)
+
+
+def test_reviews_stop_at_the_cap_minus_those_done_today() -> None:
+    cards = [seen(i, date(2026, 3, 1)) for i in range(1, 10)]
+    counts = DayCounts(reviews_per_day=5, reviews_done_today=2)
+    assert plan_day(cards, TODAY, counts).cards == (1, 2, 3)
+
+
+def test_limit_caps_the_whole_session_keeping_reviews_first() -> None:
+    cards = [seen(i, date(2026, 3, 1)) for i in range(1, 4)] + [new(i) for i in range(4, 9)]
+    assert plan_day(cards, TODAY, limit=5).cards == (1, 2, 3, 4, 5)
+    assert plan_day(cards, TODAY, limit=2).cards == (1, 2)
+
+
+def test_suspended_buried_and_retired_cards_are_left_out() -> None:
+    cards = [
+        seen(1, TODAY, suspended=True),
+        seen(2, TODAY, buried_until=date(2026, 3, 11)),
+        seen(3, TODAY, buried_until=TODAY),  # buried yesterday "until today": back
+        seen(4, TODAY, retired=True),
+        QueueCard(card_id=5, kind="recall", order=5, suspended=True),
+        new(6),
+    ]
+    assert plan_day(cards, TODAY).cards == (3, 6)
+
+
+def test_a_follow_up_of_a_new_card_is_held_until_its_parent_is_answered() -> None:
+    cards = [new(1), new(2, "followup", parent=1), new(3)]
+    plan = plan_day(cards, TODAY)
+    assert plan.cards == (1, 3)
+    assert plan.follow_ups == {1: (2,)}
+    queue = SessionQueue(plan)
+    queue.answered(5)
+    assert queue.current == 2  # right after the parent
+    queue.answered(5)
+    assert queue.current == 3
+
+
+def test_a_follow_up_is_not_new_while_its_parent_is_unseen() -> None:
+    # The limit lets the parent in but not the follow-up: it waits for another day.
+    cards = [new(1), new(2, "followup", parent=1), new(3)]
+    assert plan_day(cards, TODAY, new_limit=1) == Plan(cards=(1,), new_cards=frozenset({1}))
+    # Parent suspended and never seen: the follow-up is not offered either.
+    parent = QueueCard(card_id=1, kind="recall", order=1, suspended=True)
+    assert plan_day([parent, new(2, "followup", parent=1)], TODAY).cards == ()
+
+
+def test_a_follow_up_of_a_seen_parent_is_an_ordinary_new_card() -> None:
+    cards = [seen(1, date(2026, 3, 20)), new(2, "followup", parent=1)]
+    assert plan_day(cards, TODAY).cards == (2,)
+
+
+def test_problems_are_spread_among_the_other_cards() -> None:
+    cards = [new(i) for i in range(1, 7)] + [new(i, "problem") for i in (7, 8)]
+    assert plan_day(cards, TODAY).cards == (1, 2, 7, 3, 4, 8, 5, 6)
+
+
+def test_interleave_keeps_both_orders_and_every_item() -> None:
+    assert interleave([1, 2, 3], []) == [1, 2, 3]
+    assert interleave([], [9]) == [9]
+    assert interleave([1, 2, 3], [9]) == [1, 2, 9, 3]
+
+
+def test_a_missed_card_comes_back_after_three_others_until_it_scores_four() -> None:
+    queue = SessionQueue(Plan(cards=(1, 2, 3, 4, 5)))
+    queue.answered(1)  # card 1 missed
+    assert [queue.current] == [2]
+    shown = []
+    grades = {1: [3, 4]}  # the first repeat still below 4, the second good
+    while queue.current is not None:
+        card = queue.current
+        shown.append(card)
+        queue.answered(grades[card].pop(0) if card in grades else 5)
+    assert shown == [2, 3, 4, 1, 5, 1]
+    assert queue.is_repeat(1) and not queue.is_repeat(2)
+
+
+def test_a_miss_near_the_end_comes_back_at_the_end() -> None:
+    queue = SessionQueue(Plan(cards=(1, 2)))
+    queue.answered(0)
+    assert (queue.current, queue.remaining) == (2, 2)
+    queue.answered(4)
+    assert queue.current == 1
+    queue.answered(2)
+    assert queue.current == 1  # nothing else left: straight back
+    queue.answered(4)
+    assert queue.current is None and queue.remaining == 0
+
+
+def test_cards_missed_earlier_today_are_owed_a_repeat_after_due_reviews() -> None:
+    cards = [
+        new(1),
+        seen(2, date(2026, 3, 11), missed_today=True),
+        seen(3, date(2026, 3, 2)),
+    ]
+    plan = plan_day(cards, TODAY)
+    assert plan.cards == (3, 2, 1)
+    assert SessionQueue(plan).is_repeat(2)
+
+
+def test_dropping_the_current_card_drops_its_held_follow_ups() -> None:
+    queue = SessionQueue(plan_day([new(1), new(2, "followup", parent=1), new(3)], TODAY))
+    assert queue.remaining == 3
+    queue.drop_current()
+    assert (queue.current, queue.remaining) == (3, 1)
+
+
+def test_restore_puts_the_running_order_back() -> None:
+    queue = SessionQueue(Plan(cards=(1, 2, 3, 4, 5)))
+    before = queue.snapshot()
+    queue.answered(1)
+    queue.restore(before)
+    assert (queue.current, queue.remaining, queue.is_repeat(1)) == (1, 5, False)
