@@ -1,0 +1,242 @@
+"""The model and GPU catalogs (engine/data/*.yaml) and the precisions kvdrill knows.
+
+Public API (stable; the generator, checker, claim checks and ``kvdrill calc`` use it):
+
+- ``models() -> dict[str, ModelSpec]`` and ``gpus() -> dict[str, GpuSpec]``: every entry by id,
+  in file order, loaded and validated once.
+- ``get_model(name) -> ModelSpec`` and ``get_gpu(name) -> GpuSpec``: by id or alias, case and
+  ``_``/space insensitive; an unknown name raises ``UserError`` listing close matches.
+- ``get_dtype(name) -> Dtype`` and ``DTYPES``: bytes per element and weight bits per precision.
+- ``close_matches(word, choices) -> str``: the "did you mean" text used by every lookup here.
+
+``ModelSpec`` fields: layers, heads, kv_heads, head_dim (always explicit), hidden, intermediate
+(the dense MLP size), vocab, tied_embeddings, qkv_bias, optional ``moe`` (experts,
+active_experts, expert_intermediate, shared_experts, dense_layers), optional ``mla``
+(kv_lora_rank, rope_dim, q_lora_rank, qk_nope_dim, v_head_dim), optional ``sliding_window``
+(window, sliding_layers), max_context, published parameter counts and a ``source`` note.
+Derived: ``attention_kind`` ("mha", "gqa" or "mla"), ``is_moe``.
+
+``GpuSpec`` fields: memory_gb (decimal GB as on the datasheet: 80 means 80e9 bytes),
+bandwidth_tbps (decimal TB/s), bf16_tflops (dense), fp8, fp4, optional visible_memory_gib.
+Derived: ``memory_bytes``, ``bandwidth_bytes_per_s``.
+"""
+
+from __future__ import annotations
+
+import difflib
+from functools import cache
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from engine.errors import UserError
+
+DATA_DIR = Path(__file__).resolve().parent / "data"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class MoE(_Strict):
+    """Mixture of experts: every expert sits in memory, ``active_experts`` run per token."""
+
+    experts: int = Field(gt=0)  # routed experts per MoE layer
+    active_experts: int = Field(gt=0)  # routed experts each token goes through
+    expert_intermediate: int = Field(gt=0)  # MLP size of one expert
+    shared_experts: int = Field(default=0, ge=0)  # experts every token goes through
+    dense_layers: int = Field(default=0, ge=0)  # leading layers with a dense MLP instead
+
+
+class MLA(_Strict):
+    """Multi-head latent attention: the KV cache holds one latent per token per layer."""
+
+    kv_lora_rank: int = Field(gt=0)
+    rope_dim: int = Field(gt=0)  # decoupled RoPE key, cached beside the latent
+    q_lora_rank: int = Field(gt=0)
+    qk_nope_dim: int = Field(gt=0)
+    v_head_dim: int = Field(gt=0)
+
+
+class SlidingWindow(_Strict):
+    """Layers that attend (and cache) only the last ``window`` tokens."""
+
+    window: int = Field(gt=0)
+    sliding_layers: int = Field(gt=0)
+    pattern: str = ""
+
+
+class ModelSpec(_Strict):
+    id: str
+    name: str
+    aliases: list[str] = Field(default_factory=list)
+    layers: int = Field(gt=0)
+    heads: int = Field(gt=0)
+    kv_heads: int = Field(gt=0)
+    head_dim: int = Field(gt=0)
+    hidden: int = Field(gt=0)
+    intermediate: int = Field(gt=0)
+    vocab: int = Field(gt=0)
+    tied_embeddings: bool
+    qkv_bias: bool = False
+    moe: MoE | None = None
+    mla: MLA | None = None
+    sliding_window: SlidingWindow | None = None
+    max_context: int | None = Field(default=None, gt=0)
+    published_params_b: float = Field(gt=0)
+    published_active_params_b: float | None = Field(default=None, gt=0)
+    source: str = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ModelSpec:
+        if self.heads % self.kv_heads:
+            raise ValueError(f"heads ({self.heads}) is not a multiple of kv_heads")
+        if self.moe and self.moe.dense_layers > self.layers:
+            raise ValueError("moe.dense_layers exceeds layers")
+        if self.moe and self.moe.active_experts > self.moe.experts:
+            raise ValueError("moe.active_experts exceeds moe.experts")
+        if self.sliding_window and self.sliding_window.sliding_layers > self.layers:
+            raise ValueError("sliding_window.sliding_layers exceeds layers")
+        return self
+
+    @property
+    def attention_kind(self) -> Literal["mha", "gqa", "mla"]:
+        if self.mla:
+            return "mla"
+        return "mha" if self.kv_heads == self.heads else "gqa"
+
+    @property
+    def is_moe(self) -> bool:
+        return self.moe is not None
+
+
+class GpuSpec(_Strict):
+    id: str
+    name: str
+    aliases: list[str] = Field(default_factory=list)
+    memory_gb: float = Field(gt=0)  # decimal GB, as on the datasheet
+    bandwidth_tbps: float = Field(gt=0)  # decimal TB/s
+    bf16_tflops: float = Field(gt=0)  # dense
+    fp8: bool
+    fp4: bool = False
+    visible_memory_gib: float | None = Field(default=None, gt=0)
+    memory_note: str = ""
+    source: str = Field(min_length=1)
+
+    @property
+    def memory_bytes(self) -> float:
+        return self.memory_gb * 1e9
+
+    @property
+    def bandwidth_bytes_per_s(self) -> float:
+        return self.bandwidth_tbps * 1e12
+
+
+class Dtype(_Strict):
+    name: str
+    bytes: float  # per element (KV cache) or per parameter before scales (weights)
+    bits: float
+    scale_bits: float  # default per-parameter overhead of quantization scales, in bits
+
+
+# 4-bit formats carry scales: int4 (GPTQ/AWQ style) one 16-bit scale per group of 128 weights
+# = 0.125 bit per weight; fp4 (NVFP4) one 8-bit scale per 16 values = 0.5 bit per weight.
+DTYPES: dict[str, Dtype] = {
+    d.name: d
+    for d in (
+        Dtype(name="fp32", bytes=4, bits=32, scale_bits=0),
+        Dtype(name="bf16", bytes=2, bits=16, scale_bits=0),
+        Dtype(name="fp16", bytes=2, bits=16, scale_bits=0),
+        Dtype(name="fp8", bytes=1, bits=8, scale_bits=0),
+        Dtype(name="int8", bytes=1, bits=8, scale_bits=0),
+        Dtype(name="int4", bytes=0.5, bits=4, scale_bits=0.125),
+        Dtype(name="fp4", bytes=0.5, bits=4, scale_bits=0.5),
+    )
+}
+_DTYPE_ALIASES = {
+    "float16": "fp16",
+    "half": "fp16",
+    "bfloat16": "bf16",
+    "float32": "fp32",
+    "fp8-e4m3": "fp8",
+    "fp8-e5m2": "fp8",
+    "4bit": "int4",
+    "4-bit": "int4",
+    "8bit": "int8",
+    "nvfp4": "fp4",
+    "awq": "int4",
+    "gptq": "int4",
+}
+
+
+def _key(name: str) -> str:
+    return name.strip().lower().replace("_", "-").replace(" ", "-")
+
+
+def close_matches(word: str, choices: list[str]) -> str:
+    """' (did you mean a, b?)' or a list of what exists, for a one-line error."""
+    near = difflib.get_close_matches(word, choices, n=4, cutoff=0.5)
+    if near:
+        return f" (did you mean {', '.join(near)}?)"
+    return f" (known: {', '.join(sorted(choices))})"
+
+
+def _load(filename: str, spec: type[_Strict]) -> dict:
+    path = DATA_DIR / filename
+    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    if not isinstance(raw, list):
+        raise UserError(f"{path}: expected a list of entries")
+    entries: dict = {}
+    for index, item in enumerate(raw):
+        try:
+            entry = spec.model_validate(item)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise UserError(f"{path}: entry {index + 1} {where}: {first['msg']}") from None
+        if entry.id in entries:
+            raise UserError(f"{path}: duplicate id {entry.id}")
+        entries[entry.id] = entry
+    return entries
+
+
+@cache
+def models() -> dict[str, ModelSpec]:
+    return _load("models.yaml", ModelSpec)
+
+
+@cache
+def gpus() -> dict[str, GpuSpec]:
+    return _load("gpus.yaml", GpuSpec)
+
+
+def _index(entries: dict) -> dict[str, str]:
+    index = {}
+    for entry in entries.values():
+        for name in (entry.id, *entry.aliases):
+            index[_key(name)] = entry.id
+    return index
+
+
+def get_model(name: str) -> ModelSpec:
+    index = _index(models())
+    if _key(name) not in index:
+        raise UserError(f"unknown model {name!r}{close_matches(_key(name), list(index))}")
+    return models()[index[_key(name)]]
+
+
+def get_gpu(name: str) -> GpuSpec:
+    index = _index(gpus())
+    if _key(name) not in index:
+        raise UserError(f"unknown GPU {name!r}{close_matches(_key(name), list(index))}")
+    return gpus()[index[_key(name)]]
+
+
+def get_dtype(name: str) -> Dtype:
+    key = _key(name)
+    key = _DTYPE_ALIASES.get(key, key)
+    if key not in DTYPES:
+        raise UserError(f"unknown dtype {name!r}{close_matches(key, list(DTYPES))}")
+    return DTYPES[key]
