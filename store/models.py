@@ -1,6 +1,7 @@
 """The database schema, as typed SQLAlchemy 2 models.
 
-Changing a model means adding an Alembic migration in ``store/migrations/versions``.
+Changing a model means adding an Alembic migration in ``store/migrations/versions`` and
+setting ``store.db.HEAD_REVISION`` to it (see store/migrations/README.md).
 Identity of a card is (pack key, card key): the text may change on re-import, the row and its
 review history stay.
 """
@@ -19,14 +20,25 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    MetaData,
     String,
     Text,
     UniqueConstraint,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
+# Named constraints: SQLite migrations rebuild tables (Alembic batch mode) and need the names.
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
 
 class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
     type_annotation_map = {dict[str, Any]: JSON, list[Any]: JSON}
 
 
@@ -169,3 +181,12 @@ class Note(Base):
     card_id: Mapped[int] = mapped_column(ForeignKey("cards.id"), primary_key=True)
     text: Mapped[str] = mapped_column(Text, default="")
     updated_at: Mapped[datetime] = mapped_column(DateTime)
+
+
+class Setting(Base):
+    """Application-wide key-value settings, e.g. the hash of the bundled decks last imported."""
+
+    __tablename__ = "settings"
+
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[str] = mapped_column(Text, default="")

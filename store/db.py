@@ -1,0 +1,258 @@
+"""Where the database lives, how it is opened, and keeping its schema at the current revision.
+
+``open_database`` is the one way in: it resolves the URL, sets SQLite's pragmas on every
+connection (WAL, foreign keys, busy timeout), and brings the schema to ``HEAD_REVISION`` with
+Alembic, writing a backup copy of an older database first. An up-to-date database is opened
+without loading Alembic at all: one ``SELECT`` on ``alembic_version``.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from sqlalchemy import Engine, create_engine, event, inspect, text
+from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError
+from sqlalchemy.orm import Session, sessionmaker
+
+from engine.errors import UserError
+
+# The newest migration in store/migrations/versions. tests/test_db.py fails if it falls behind.
+HEAD_REVISION = "0002"
+
+MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
+DB_FILENAME = "kvdrill.db"
+BUSY_TIMEOUT_MS = 5000
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+SQLITE_PRAGMAS = (
+    "PRAGMA journal_mode=WAL",
+    "PRAGMA foreign_keys=ON",
+    f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}",
+    "PRAGMA synchronous=NORMAL",
+)
+
+
+def data_dir() -> Path:
+    """The directory for kvdrill's own files: $KVDRILL_DATA_DIR, else the platform's choice."""
+    override = os.environ.get("KVDRILL_DATA_DIR")
+    if override:
+        return Path(override).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("kvdrill", appauthor=False))
+
+
+def resolve_url(cli_url: str | None) -> str:
+    """The database URL: ``--db``, then $KVDRILL_DB, then a SQLite file in the data dir."""
+    if cli_url:
+        return cli_url
+    env_url = os.environ.get("KVDRILL_DB")
+    if env_url:
+        return env_url
+    return f"sqlite:///{data_dir() / DB_FILENAME}"
+
+
+@dataclass
+class Database:
+    """An open, migrated database: the engine and a session factory."""
+
+    url: str
+    engine: Engine
+    sessionmaker: sessionmaker[Session]
+    path: Path | None  # the SQLite file, when there is one
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        """A session that commits when the block ends normally and rolls back on an error."""
+        session = self.sessionmaker()
+        try:
+            yield session
+            session.commit()
+        except BaseException:
+            session.rollback()
+            raise
+        finally:
+            session.close()
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+
+def open_database(url: str | None = None) -> Database:
+    """Open (creating if needed) the database at ``url`` and migrate it to the current schema."""
+    resolved = resolve_url(url)
+    try:
+        sa_url = make_url(resolved)
+    except ArgumentError:
+        raise UserError(
+            f"'{resolved}' is not a database URL (try sqlite:///path/to/file.db)"
+        ) from None
+    path = sqlite_file(resolved)
+    if path is not None:
+        _prepare_sqlite_file(path)
+    try:
+        engine = create_engine(sa_url)
+    except (NoSuchModuleError, ImportError) as exc:
+        raise UserError(f"cannot use database URL '{resolved}': {exc}") from None
+    if engine.dialect.name == "sqlite":
+        event.listen(engine, "connect", _set_sqlite_pragmas)
+    try:
+        _migrate_to_head(engine, path)
+    except UserError:
+        engine.dispose()
+        raise
+    except DatabaseError as exc:
+        engine.dispose()
+        where = str(path) if path is not None else resolved
+        reason = getattr(exc, "orig", None) or exc
+        if "not a database" in str(reason):
+            raise UserError(f"{where} is not a SQLite database") from None
+        raise UserError(f"cannot open the database {where}: {reason}") from None
+    return Database(
+        url=resolved,
+        engine=engine,
+        sessionmaker=sessionmaker(engine, expire_on_commit=False),
+        path=path,
+    )
+
+
+def sqlite_file(url: str) -> Path | None:
+    """The file behind a SQLite URL; None for in-memory SQLite or another database."""
+    sa_url = make_url(url)
+    if sa_url.get_backend_name() != "sqlite":
+        return None
+    database = sa_url.database or ""
+    if database in ("", ":memory:") or database.startswith("file:"):
+        return None
+    return Path(database).expanduser()
+
+
+def _prepare_sqlite_file(path: Path) -> None:
+    """Create the directory; refuse a file that exists but is not SQLite, before touching it."""
+    if path.is_dir():
+        raise UserError(f"{path} is a directory, not a database file")
+    if path.exists():
+        with path.open("rb") as handle:
+            header = handle.read(len(SQLITE_HEADER))
+        # An empty file is a valid, empty SQLite database.
+        if header and header != SQLITE_HEADER:
+            raise UserError(f"{path} is not a SQLite database")
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"cannot create the directory {path.parent}: {exc.strerror}") from None
+
+
+def _set_sqlite_pragmas(dbapi_connection, _record) -> None:
+    cursor = dbapi_connection.cursor()
+    try:
+        for pragma in SQLITE_PRAGMAS:
+            cursor.execute(pragma)
+    finally:
+        cursor.close()
+
+
+def current_revision(connection: Connection) -> str | None:
+    """The schema revision recorded in the database, or None if it has none."""
+    if not inspect(connection).has_table("alembic_version"):
+        return None
+    return connection.execute(text("SELECT version_num FROM alembic_version")).scalar()
+
+
+def _migrate_to_head(engine: Engine, path: Path | None) -> None:
+    with engine.connect() as connection:
+        if current_revision(connection) == HEAD_REVISION:
+            return
+    _run_migrations(engine, path)
+
+
+def _run_migrations(engine: Engine, path: Path | None) -> None:
+    """Upgrade to head under a write lock, so two processes starting at once migrate once."""
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    script = ScriptDirectory.from_config(config)
+    known = {rev.revision for rev in script.walk_revisions()}
+
+    sqlite = engine.dialect.name == "sqlite"
+    with engine.connect() as connection:
+        if sqlite:
+            # Foreign keys off while tables are rebuilt (SQLite's documented procedure for schema
+            # changes); checked again before commit. The pragma is a no-op inside a transaction.
+            connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+        revision = current_revision(connection)
+        if revision is not None and revision not in known:
+            connection.rollback()
+            raise UserError(
+                f"the database {path or engine.url} was written by a newer kvdrill "
+                f"(schema revision {revision}); upgrade kvdrill to use it"
+            )
+        if revision is None and _has_tables(connection):
+            connection.rollback()
+            raise UserError(f"the database {path or engine.url} is not a kvdrill database")
+        if revision != HEAD_REVISION:
+            if revision is not None and path is not None:
+                backup_sqlite(path, revision)
+            config.attributes["connection"] = connection
+            from alembic import command
+
+            command.upgrade(config, "head")
+            if sqlite:
+                problems = connection.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
+                if problems:
+                    connection.rollback()
+                    raise UserError(
+                        f"upgrading the database {path} broke {len(problems)} references; "
+                        "nothing was changed"
+                    )
+        connection.commit()
+        if sqlite:
+            connection.exec_driver_sql("PRAGMA foreign_keys=ON")
+
+
+def _has_tables(connection: Connection) -> bool:
+    return bool(inspect(connection).get_table_names())
+
+
+def backup_sqlite(path: Path, revision: str) -> Path:
+    """Copy the database beside itself as ``<name>.bak-<revision>-<timestamp>``; return the copy."""
+    stamp = datetime.now().strftime("%Y%m%dT%H%M%S")
+    target = path.with_name(f"{path.name}.bak-{revision}-{stamp}")
+    counter = 1
+    while target.exists():
+        counter += 1
+        target = path.with_name(f"{path.name}.bak-{revision}-{stamp}-{counter}")
+    source = sqlite3.connect(path)
+    try:
+        copy = sqlite3.connect(target)
+        try:
+            source.backup(copy)
+        finally:
+            copy.close()
+    finally:
+        source.close()
+    return target
+
+
+def begin_write(session: Session) -> None:
+    """Take SQLite's write lock now, so a read-check-write sequence cannot race another process.
+
+    Call it first thing in a fresh session; the lock is held until the session commits.
+    """
+    connection = session.connection()
+    if (
+        connection.dialect.name == "sqlite"
+        and not connection.connection.dbapi_connection.in_transaction
+    ):
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
