@@ -1,0 +1,350 @@
+"""Units: kvdrill's own pint registry, a strict reader for quantities, and display formatting.
+
+The registry is built from ``engine/data/units.txt`` into an empty ``pint.UnitRegistry`` (never
+pint's default one, which makes bytes dimensionless and reads ``Gb`` as gilbert and ``b`` as
+barn). It is built on first use and cached; importing this module does not import pint.
+
+What the units mean (all case-sensitive):
+
+- information: ``B`` byte, ``b`` bit (= B/8); decimal ``kB MB GB TB PB`` (powers of 1000);
+  binary ``KiB MiB GiB TiB PiB`` (powers of 1024); bits ``kb Mb Gb Tb`` and ``Kib Mib Gib Tib``;
+- time: ``s ms us µs ns min h``; compute: ``FLOP``, ``GFLOP``/``TFLOP``/``PFLOP``, ``TFLOPS``
+  (= TFLOP/s);
+- dimensionless: tokens, requests, sequences, params, users, blocks, layers, GPUs, ``x``
+  (a ratio, 3.43x) and ``%`` (0.01); so ``449k tokens`` and ``449k`` are the same quantity;
+- rates: any ``unit/unit`` with one slash, e.g. ``GB/s``, ``TB/s``, ``tokens/s``, ``KiB/token``.
+
+``KB`` and ``Kb`` are rejected on purpose: people write ``KB`` for both 1000 and 1024 bytes, and
+the 2.4 % between them is exactly the trap the drill teaches. The message asks for ``kB``
+(1000 B) or ``KiB`` (1024 B).
+
+Reading text (``parse_quantity``) never hands the text to pint's expression parser, which
+evaluates ``**`` and friends: a strict regex takes the number, each unit word is looked up in the
+list of names defined in units.txt, and pint only multiplies the resulting units.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from engine.errors import UserError
+
+if TYPE_CHECKING:
+    import pint
+
+DEFINITIONS_PATH = Path(__file__).parent / "data" / "units.txt"
+
+MAX_TEXT_CHARS = 100  # a typed answer or a --set value; anything longer is not an answer
+MAX_UNIT_CHARS = 40
+MAX_MAGNITUDE = 1e30  # larger than any quantity in LLM serving; keeps conversions finite
+
+# Multipliers a count may carry: 449k, 1.3M, 2G, 1T. "B" (billion, as in "7B params") is
+# handled by engine/answers.py, because on its own "B" is the byte.
+SCALE_SUFFIXES = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+BILLION_SUFFIX = "B"
+
+AMBIGUOUS_UNITS = {
+    "KB": "KB is ambiguous: write kB (1000 B) or KiB (1024 B)",
+    "Kb": "Kb is ambiguous: write kb (1000 bit) or Kib (1024 bit)",
+}
+
+RATIO_UNITS = {"x", "X", "%"}  # written right after the number: 3.43x, 90%
+
+
+class AnswerError(UserError):
+    """Text that cannot be read as a quantity, explained in one line."""
+
+
+@functools.cache
+def registry() -> pint.UnitRegistry:
+    """The project's unit registry, built once from units.txt."""
+    import pint
+
+    ureg = pint.UnitRegistry(None, autoconvert_offset_to_baseunit=False)
+    ureg.load_definitions(str(DEFINITIONS_PATH))
+    return ureg
+
+
+def __getattr__(name: str) -> object:
+    # ``from engine.units import ureg`` builds the registry on first access, not at import.
+    if name == "ureg":
+        return registry()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+@functools.cache
+def unit_names() -> frozenset[str]:
+    """Every unit name, symbol and alias defined in units.txt (the whitelist for typed units)."""
+    names: set[str] = set()
+    for raw in DEFINITIONS_PATH.read_text(encoding="utf-8").splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if not line or line.startswith("@"):
+            continue
+        fields = [f.strip() for f in line.split("=")]
+        # name = definition [= symbol] [= alias ...]
+        names.add(fields[0])
+        names.update(f for f in fields[2:] if f and f != "_")
+    return frozenset(names)
+
+
+# --- numbers -------------------------------------------------------------------------------
+
+_NUMBER = re.compile(
+    r"""
+    (?P<sign>[+-])?
+    (?P<mantissa>
+        \d{1,3}(?P<sep>[,\ _])\d{3}(?:(?P=sep)\d{3})*(?:\.\d+)?   # 131,072  131 072  1_000.5
+      | \d+(?:\.\d*)?                                             # 42  0.5  3.
+      | \.\d+                                                     # .5
+    )
+    (?P<exponent>[eE][+-]?\d+)?
+    (?![\d.,])
+    """,
+    re.VERBOSE,
+)
+
+# Unit words: letters, µ/μ, %; at most one slash (GB/s, tokens/s, KiB/token).
+_UNIT_WORD = r"[A-Za-zµμ%]+"
+_UNIT_TEXT = re.compile(rf"{_UNIT_WORD}(?:/{_UNIT_WORD})?")
+
+
+@dataclass(frozen=True)
+class ReadNumber:
+    """A number read from text: its value (scale suffix applied) and significant figures."""
+
+    value: float
+    significant_figures: int
+    rest: str  # the text after the number, stripped
+
+
+def clean_text(text: str) -> str:
+    """Check length and characters of typed text; return it stripped, spaces normalised."""
+    if not isinstance(text, str):
+        raise AnswerError("The answer must be text.")
+    if len(text) > MAX_TEXT_CHARS:
+        raise AnswerError(
+            f"The answer is too long ({len(text):,} characters; at most {MAX_TEXT_CHARS})."
+        )
+    # NBSP and narrow NBSP are what some keyboards put between digit groups.
+    text = text.replace("\u00a0", " ").replace("\u202f", " ").replace("\u2009", " ")
+    for ch in text:
+        if ch in "\t":
+            continue
+        if unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"):
+            raise AnswerError("The answer contains control characters; type a number and a unit.")
+    text = " ".join(text.split())
+    if not text:
+        raise AnswerError("The answer is empty: type a number and a unit, like 128 KiB.")
+    return text
+
+
+def _shorten(text: str, limit: int = 30) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _significant_figures(mantissa: str) -> int:
+    digits = re.sub(r"[^\d.]", "", mantissa)
+    has_point = "." in digits
+    digits = digits.replace(".", "").lstrip("0")
+    if not has_point:
+        digits = digits.rstrip("0")
+    return max(1, len(digits))
+
+
+def read_number(text: str) -> ReadNumber:
+    """Read the leading number of cleaned text: separators, exponent, k/M/G/T suffix."""
+    text = text.lstrip("~≈").lstrip()
+    match = _NUMBER.match(text)
+    if match is None:
+        if re.match(r"[+-]?(nan|inf|infinity)\b", text, re.IGNORECASE):
+            raise AnswerError(f"'{_shorten(text)}' is not a finite number.")
+        if re.match(r"[+-]?\.?\d", text) is None:
+            raise AnswerError(
+                f"'{_shorten(text)}' does not start with a number: type something like 128 KiB."
+            )
+        if "," in text:
+            raise AnswerError(
+                f"Could not read the number in '{_shorten(text)}': use a dot for decimals, "
+                "and commas only between groups of three digits (131,072)."
+            )
+        raise AnswerError(f"Could not read the number in '{_shorten(text)}'.")
+    rest = text[match.end() :].strip()
+    mantissa = match.group("mantissa")
+    plain = re.sub(r"[,\ _]", "", mantissa)
+    value = float(plain + (match.group("exponent") or ""))
+    if match.group("sign") == "-":
+        value = -value
+    if math.isinf(value) or abs(value) > MAX_MAGNITUDE:
+        raise AnswerError(f"{text} is too large to be an answer.")
+    if value == 0 and re.search(r"[1-9]", plain):
+        raise AnswerError(f"{text} is too small to be an answer.")
+    figures = _significant_figures(mantissa)
+
+    scale = re.match(r"([kKMGT])(?:\s+|$)", rest)
+    if scale is not None and rest not in unit_names():
+        value *= SCALE_SUFFIXES[scale.group(1)]
+        rest = rest[scale.end() :].strip()
+        if abs(value) > MAX_MAGNITUDE:
+            raise AnswerError(f"{text} is too large to be an answer.")
+    return ReadNumber(value, figures, rest)
+
+
+# --- units ---------------------------------------------------------------------------------
+
+
+def normalise_unit_text(text: str) -> str:
+    """'tokens per second' -> 'tokens/s'-style spacing: no spaces around the slash."""
+    text = " ".join(text.split())
+    text = re.sub(r"\s+per\s+", "/", text)
+    return re.sub(r"\s*/\s*", "/", text)
+
+
+def _unknown_unit_message(word: str) -> str:
+    if word in AMBIGUOUS_UNITS:
+        return AMBIGUOUS_UNITS[word] + "."
+    close = sorted(n for n in unit_names() if n.lower() == word.lower())
+    if close:
+        options = " or ".join(close)
+        return f"Unknown unit '{word}' (units are case-sensitive): did you mean {options}?"
+    return f"Unknown unit '{word}': use one like B, KiB, GB, ms, tokens, x or GB/s."
+
+
+def parse_unit(text: str) -> pint.Unit:
+    """A unit from a short text such as 'KiB', 'GB/s', 'tokens/s' or '' (dimensionless)."""
+    return _parse_unit(normalise_unit_text(text))
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse_unit(text: str) -> pint.Unit:
+    ureg = registry()
+    if text == "":
+        return ureg.dimensionless
+    if len(text) > MAX_UNIT_CHARS or _UNIT_TEXT.fullmatch(text) is None:
+        raise AnswerError(
+            f"Could not read the unit '{_shorten(text)}': write one unit like KiB, "
+            "or a rate like GB/s."
+        )
+    words = text.split("/")
+    for word in words:
+        if word not in unit_names():
+            raise AnswerError(_unknown_unit_message(word))
+    unit = ureg.Unit(words[0])
+    if len(words) == 2:
+        unit = unit / ureg.Unit(words[1])
+    return unit
+
+
+@functools.lru_cache(maxsize=1024)
+def unit_scale(text: str) -> tuple[float, frozenset[tuple[str, int]]]:
+    """(factor to base units, dimensionality) of a unit text; cached, for fast float math."""
+    unit = parse_unit(text)
+    factor = registry().Quantity(1.0, unit).to_root_units().magnitude
+    return float(factor), frozenset(dict(unit.dimensionality).items())
+
+
+def convert(value: float, from_unit: str, to_unit: str) -> float:
+    """``value`` in ``from_unit`` expressed in ``to_unit``; AnswerError if dimensions differ."""
+    f_from, dim_from = unit_scale(from_unit)
+    f_to, dim_to = unit_scale(to_unit)
+    if dim_from != dim_to:
+        raise AnswerError(
+            f"Cannot convert {from_unit or 'a plain number'} ({describe_dimension(from_unit)}) "
+            f"to {to_unit or 'a plain number'} ({describe_dimension(to_unit)})."
+        )
+    return value * f_from / f_to
+
+
+_DIMENSION_WORDS: dict[frozenset[tuple[str, int]], str] = {
+    frozenset(): "a plain number",
+    frozenset({("[information]", 1)}): "a size in bytes",
+    frozenset({("[time]", 1)}): "a time",
+    frozenset({("[information]", 1), ("[time]", -1)}): "a bandwidth",
+    frozenset({("[time]", -1)}): "a rate per second",
+    frozenset({("[compute]", 1)}): "an amount of FLOP",
+    frozenset({("[compute]", 1), ("[time]", -1)}): "a compute rate",
+    frozenset({("[compute]", 1), ("[information]", -1)}): "FLOP per byte",
+}
+
+
+def describe_dimension(unit_text: str) -> str:
+    """Plain words for what a unit measures: 'a size in bytes', 'a time', 'a bandwidth'..."""
+    _, dimension = unit_scale(unit_text)
+    if dimension in _DIMENSION_WORDS:
+        return _DIMENSION_WORDS[dimension]
+    parts = [f"{name.strip('[]')}^{power}" for name, power in sorted(dimension)]
+    return "a quantity in " + " ".join(parts)
+
+
+@dataclass(frozen=True)
+class ReadQuantity:
+    """A quantity read from text, keeping what the reader needs beyond the pint Quantity."""
+
+    value: float  # in ``unit_text`` (scale suffix applied)
+    unit_text: str  # the unit as typed, normalised ('' when none was typed)
+    significant_figures: int
+
+
+def read_quantity_parts(text: str) -> ReadQuantity:
+    """Split text into a checked number and a checked unit text (unit may be '')."""
+    cleaned = clean_text(text)
+    number = read_number(cleaned)
+    unit_text = normalise_unit_text(number.rest)
+    if unit_text and _UNIT_TEXT.fullmatch(unit_text) is None:
+        raise AnswerError(
+            f"Could not read '{_shorten(cleaned)}': type one number and a unit, "
+            "like 128 KiB or 3.35 TB/s (no arithmetic)."
+        )
+    parse_unit(unit_text)  # validates; raises AnswerError with the reason
+    return ReadQuantity(number.value, unit_text, number.significant_figures)
+
+
+def parse_quantity(text: str, *, allow_negative: bool = False) -> pint.Quantity:
+    """Read '54.8GiB', '131,072 B', '3.35 TB/s', '449k', '0.9' into a pint Quantity.
+
+    A bare number is dimensionless. Raises AnswerError (a UserError) with one clear line.
+    """
+    parts = read_quantity_parts(text)
+    if parts.value < 0 and not allow_negative:
+        raise AnswerError(f"{text.strip()} is negative; this quantity cannot be.")
+    return registry().Quantity(parts.value, parse_unit(parts.unit_text))
+
+
+# --- display -------------------------------------------------------------------------------
+
+
+def format_number(value: float, significant: int = 4) -> str:
+    """131072 -> '131,072'; 3.42857 -> '3.429'; 0.5 -> '0.5'; 1.2e-5 -> '1.2e-05'."""
+    if not math.isfinite(value):
+        return str(value)
+    if value == 0:
+        return "0"
+    magnitude = abs(value)
+    if magnitude < 1e15 and abs(value - round(value)) <= 1e-9 * max(1.0, magnitude):
+        return f"{round(value):,}"
+    if magnitude < 1e-3 or magnitude >= 1e15:
+        mantissa, exponent = f"{value:.{significant - 1}e}".split("e")
+        if "." in mantissa:
+            mantissa = mantissa.rstrip("0").rstrip(".")
+        return f"{mantissa}e{exponent}"
+    decimals = max(0, significant - 1 - math.floor(math.log10(magnitude)))
+    text = f"{value:,.{decimals}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text
+
+
+def format_quantity(value: float, unit: str, significant: int = 4) -> str:
+    """'128 KiB', '131,072 B', '3.35 TB/s', '3.43x', '90%', '448,921 tokens'."""
+    number = format_number(value, significant)
+    unit = normalise_unit_text(unit)
+    if not unit:
+        return number
+    if unit in RATIO_UNITS:
+        return number + unit
+    return f"{number} {unit}"
