@@ -1,0 +1,658 @@
+"""The formula catalog: named sympy expressions for LLM serving memory and capacity math.
+
+Every value is in SI base units of the project's unit registry: bytes, seconds, tokens, bytes/s;
+counts (parameters, layers, requests) are plain numbers. Symbol units are pint strings of
+engine/units.py ("byte", "token", "s", "byte/s", "dimensionless", ...).
+
+Public API (names are stable; the generator, the checker, claim checks and ``kvdrill calc`` use it):
+
+- ``SYMBOLS: dict[str, Symbol]`` — every symbol: ``.name``, ``.unit``, ``.description``,
+  ``.integer``.  ``ALIASES: dict[str, str]`` — short names accepted for them (``pool`` ->
+  ``kv_pool_bytes``); ``canonical_symbol(name) -> str`` resolves one or raises ``UserError``.
+- ``FORMULAS: dict[str, Formula]`` — ``.name``, ``.output`` (the quantity it computes; variants
+  such as ``kv_bytes_per_token_mla`` share the output ``kv_bytes_per_token``), ``.unit``,
+  ``.description``, ``.expr`` (sympy), ``.symbols`` (input names, in SYMBOLS order), ``.text``.
+- ``QUANTITIES: tuple[str, ...]`` — the distinct outputs.
+- ``variant_for(quantity, model=None, inputs=None) -> str`` — the formula name for a model:
+  the ``_mla`` variant for MLA models, ``_swa`` for sliding-window models, else the plain one.
+- ``evaluate(name, inputs: dict[str, float]) -> float`` — compiled once (lambdify) and cached.
+- ``solve_for(name, symbol, known: dict[str, float]) -> float`` — solve the formula for any one
+  input; ``known`` holds the output and the other inputs. floor/ceil (block rounding) are dropped
+  and max(1, x) read as x before solving, so the answer is the continuous one: round it as the
+  question needs. Formulas sympy cannot invert are solved numerically (they are monotone).
+- ``inputs_from(model=None, gpu=None, dtype="bf16", kv_dtype=None, tp=1, overrides=None)
+  -> dict[str, float]`` — symbol values from catalog entries and precisions, plus every derived
+  quantity (attention_params, model_params, active_params, weight_bytes, kv_bytes_per_token,
+  kv_pool_bytes, kv_pool_tokens) that its inputs allow. ``overrides`` win over both.
+- ``explain(name, inputs) -> str`` — the formula, the numbers substituted and the result.
+- ``humanize(value, unit) -> str`` — "128 KiB", "42.1 ms", "449k" for display.
+
+Formulas (output in brackets when a variant):
+  attention_params, attention_params_mla [attention_params], model_params, active_params,
+  weight_bytes, kv_bytes_per_token, kv_bytes_per_token_mla [kv_bytes_per_token],
+  kv_bytes_per_sequence, kv_bytes_per_sequence_swa [kv_bytes_per_sequence], decode_floor_time,
+  kv_pool_bytes, kv_pool_tokens, max_concurrency, requests_that_fit, extra_kv_tokens,
+  sessions_that_fit, kv_dtype_gain_tokens, weight_quant_gain_tokens.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import sympy
+from sympy.printing.str import StrPrinter
+
+from engine.catalog import GpuSpec, ModelSpec, close_matches, get_dtype, get_gpu, get_model
+from engine.errors import UserError
+
+
+@dataclass(frozen=True)
+class Symbol:
+    name: str
+    unit: str
+    description: str
+    integer: bool = False
+    can_be_zero: bool = False
+
+
+_SYMBOL_TABLE: tuple[Symbol, ...] = (
+    # Architecture (from the model catalog)
+    Symbol("layers", "dimensionless", "transformer layers (blocks)", True),
+    Symbol("heads", "dimensionless", "attention (query) heads", True),
+    Symbol("kv_heads", "dimensionless", "key/value heads (fewer than heads under GQA)", True),
+    Symbol("head_dim", "dimensionless", "dimension of one attention head", True),
+    Symbol("hidden", "dimensionless", "hidden size (model width)", True),
+    Symbol("intermediate", "dimensionless", "dense MLP (intermediate) size", True),
+    Symbol("vocab", "dimensionless", "vocabulary size", True),
+    Symbol(
+        "tied", "dimensionless", "1 if the LM head shares the embedding matrix, else 0", True, True
+    ),
+    Symbol(
+        "qkv_bias", "dimensionless", "1 if the Q, K, V projections have a bias, else 0", True, True
+    ),
+    Symbol(
+        "experts", "dimensionless", "routed experts per MoE layer (0 for a dense model)", True, True
+    ),
+    Symbol("active_experts", "dimensionless", "routed experts each token uses", True, True),
+    Symbol("shared_experts", "dimensionless", "experts every token uses", True, True),
+    Symbol("expert_intermediate", "dimensionless", "MLP size of one expert", True, True),
+    Symbol(
+        "dense_layers",
+        "dimensionless",
+        "layers with a dense MLP (all of a dense model)",
+        True,
+        True,
+    ),
+    Symbol("kv_lora_rank", "dimensionless", "MLA: width of the cached KV latent", True),
+    Symbol(
+        "rope_dim", "dimensionless", "MLA: decoupled RoPE key width, cached with the latent", True
+    ),
+    Symbol("q_lora_rank", "dimensionless", "MLA: width of the query latent", True),
+    Symbol("qk_nope_dim", "dimensionless", "MLA: per-head query/key width without RoPE", True),
+    Symbol("v_head_dim", "dimensionless", "MLA: per-head value width", True),
+    Symbol("window", "token", "sliding-window length", True),
+    Symbol("sliding_layers", "dimensionless", "layers that use the sliding window", True),
+    # Precision
+    Symbol("kv_dtype_bytes", "byte", "bytes per KV cache element (BF16 2, FP8 1)"),
+    Symbol("new_kv_dtype_bytes", "byte", "bytes per KV element after the change (FP8 1)"),
+    Symbol("weight_bits", "dimensionless", "bits per weight (BF16 16, FP8 8, 4-bit 4)"),
+    Symbol(
+        "scale_bits", "dimensionless", "extra bits per weight for quantization scales", False, True
+    ),
+    Symbol("new_weight_bits", "dimensionless", "bits per weight after quantizing"),
+    # Deployment
+    Symbol(
+        "tp", "dimensionless", "tensor-parallel GPUs (the whole node for sessions_that_fit)", True
+    ),
+    Symbol("gpu_mem", "byte", "memory of one GPU"),
+    Symbol("gpu_util", "dimensionless", "vLLM gpu_memory_utilization (fraction of gpu_mem)"),
+    Symbol("new_gpu_util", "dimensionless", "gpu_memory_utilization after the change"),
+    Symbol("overhead_bytes", "byte", "per-GPU activation peak and non-torch memory", False, True),
+    Symbol("hbm_bandwidth", "byte/s", "memory bandwidth of one GPU"),
+    Symbol("block_size", "token", "tokens per KV cache block (vLLM default 16)", True),
+    Symbol("seq_tokens", "token", "tokens in one sequence (prompt + output)", True),
+    Symbol("request_tokens", "token", "final tokens of one request (prompt + output)", True),
+    Symbol("max_model_len", "token", "vLLM max_model_len: longest request admitted", True),
+    # Derived quantities (outputs of formulas, inputs of others)
+    Symbol("attention_params", "dimensionless", "attention parameters in one layer", True),
+    Symbol("model_params", "dimensionless", "total parameters", True),
+    Symbol("active_params", "dimensionless", "parameters used per token", True),
+    Symbol("weight_bytes", "byte", "bytes of all the weights"),
+    Symbol("kv_bytes_per_token", "byte", "KV cache bytes one token takes on one GPU"),
+    Symbol("kv_bytes_per_sequence", "byte", "KV cache bytes of one sequence on one GPU"),
+    Symbol("decode_floor_time", "s", "lower bound of one decode step: weights read once"),
+    Symbol("kv_pool_bytes", "byte", "KV cache pool of one GPU"),
+    Symbol("kv_pool_tokens", "token", "tokens the KV pool holds"),
+    Symbol("max_concurrency", "dimensionless", "vLLM's 'Maximum concurrency' start-up figure"),
+    Symbol("requests_that_fit", "request", "requests that fit at their final length", True),
+    Symbol("extra_kv_tokens", "token", "KV tokens gained by raising gpu_memory_utilization"),
+    Symbol("sessions_that_fit", "request", "full-length sessions that fit on a node", True),
+    Symbol("kv_dtype_gain_tokens", "token", "KV tokens gained by a smaller KV cache dtype"),
+    Symbol("weight_quant_gain_tokens", "token", "KV tokens gained by quantizing the weights"),
+)
+SYMBOLS: dict[str, Symbol] = {s.name: s for s in _SYMBOL_TABLE}
+
+ALIASES: dict[str, str] = {
+    "pool": "kv_pool_bytes",
+    "pool_bytes": "kv_pool_bytes",
+    "pool_tokens": "kv_pool_tokens",
+    "kv_per_token": "kv_bytes_per_token",
+    "kv_per_seq": "kv_bytes_per_sequence",
+    "weights": "weight_bytes",
+    "params": "model_params",
+    "mem": "gpu_mem",
+    "memory": "gpu_mem",
+    "util": "gpu_util",
+    "new_util": "new_gpu_util",
+    "bandwidth": "hbm_bandwidth",
+    "overhead": "overhead_bytes",
+    "context": "seq_tokens",
+    "seq_len": "seq_tokens",
+    "tokens_per_request": "request_tokens",
+    "bits": "weight_bits",
+    "gpus": "tp",
+    "n_layers": "layers",
+    "num_kv_heads": "kv_heads",
+}
+
+# One sympy Symbol per name; positivity lets solve() discard negative roots.
+_S: dict[str, sympy.Symbol] = {
+    s.name: sympy.Symbol(s.name, nonnegative=True)
+    if s.can_be_zero
+    else sympy.Symbol(s.name, positive=True)
+    for s in _SYMBOL_TABLE
+}
+_ORDER = {name: index for index, name in enumerate(SYMBOLS)}
+
+
+@dataclass(frozen=True)
+class Formula:
+    name: str
+    output: str
+    expr: sympy.Expr
+    description: str
+
+    @property
+    def unit(self) -> str:
+        return SYMBOLS[self.output].unit
+
+    @property
+    def symbols(self) -> tuple[str, ...]:
+        names = {s.name for s in self.expr.free_symbols}
+        return tuple(sorted(names, key=_ORDER.__getitem__))
+
+    @property
+    def text(self) -> str:
+        return f"{self.output} = {_pretty(sympy.sstr(self.expr, order='none'))}"
+
+
+def _formulas() -> dict[str, Formula]:
+    g = _S  # short alias for the expressions below
+    kv_heads_per_gpu = sympy.Max(1, sympy.floor(g["kv_heads"] / g["tp"]))
+    moe_layers = g["layers"] - g["dense_layers"]
+    gated_mlp = 3 * g["hidden"]  # gate, up and down projections: 3 x hidden x size
+    embeddings = g["vocab"] * g["hidden"] * (2 - g["tied"])
+    # Two RMSNorm weight vectors per layer and one final norm.
+    common = embeddings + g["hidden"] + g["layers"] * (g["attention_params"] + 2 * g["hidden"])
+    dense_mlps = g["dense_layers"] * gated_mlp * g["intermediate"]
+    router = g["experts"] * g["hidden"]
+
+    def moe_params(routed: sympy.Symbol) -> sympy.Expr:
+        experts = routed + g["shared_experts"]
+        return moe_layers * (experts * gated_mlp * g["expert_intermediate"] + router)
+
+    table = [
+        (
+            "attention_params",
+            "attention_params",
+            2 * g["hidden"] * g["heads"] * g["head_dim"]
+            + 2 * g["hidden"] * g["kv_heads"] * g["head_dim"]
+            + g["qkv_bias"] * (g["heads"] + 2 * g["kv_heads"]) * g["head_dim"],
+            "Q and O are hidden x heads*head_dim, K and V hidden x kv_heads*head_dim (+ biases).",
+        ),
+        (
+            "attention_params_mla",
+            "attention_params",
+            g["hidden"] * g["q_lora_rank"]
+            + g["q_lora_rank"] * g["heads"] * (g["qk_nope_dim"] + g["rope_dim"])
+            + g["hidden"] * (g["kv_lora_rank"] + g["rope_dim"])
+            + g["kv_lora_rank"] * g["heads"] * (g["qk_nope_dim"] + g["v_head_dim"])
+            + g["heads"] * g["v_head_dim"] * g["hidden"]
+            + g["q_lora_rank"]
+            + g["kv_lora_rank"],
+            "MLA: query and KV down/up projections through their latents, output projection.",
+        ),
+        (
+            "model_params",
+            "model_params",
+            common + dense_mlps + moe_params(g["experts"]),
+            "Embeddings (x2 unless tied) + per layer attention, norms, dense or MoE gated MLP.",
+        ),
+        (
+            "active_params",
+            "active_params",
+            common + dense_mlps + moe_params(g["active_experts"]),
+            "Parameters one token uses: only its active (and shared) experts count.",
+        ),
+        (
+            "weight_bytes",
+            "weight_bytes",
+            g["model_params"] * (g["weight_bits"] + g["scale_bits"]) / 8,
+            "Parameters x bits per weight (plus scale overhead) / 8.",
+        ),
+        (
+            "kv_bytes_per_token",
+            "kv_bytes_per_token",
+            2 * g["layers"] * kv_heads_per_gpu * g["head_dim"] * g["kv_dtype_bytes"],
+            "K and V, every layer, every KV head on this GPU (max(1, kv_heads // tp)), x bytes.",
+        ),
+        (
+            "kv_bytes_per_token_mla",
+            "kv_bytes_per_token",
+            g["layers"] * (g["kv_lora_rank"] + g["rope_dim"]) * g["kv_dtype_bytes"],
+            "MLA: one latent (kv_lora_rank + rope dim) per layer, no factor 2, same on every GPU.",
+        ),
+        (
+            "kv_bytes_per_sequence",
+            "kv_bytes_per_sequence",
+            g["kv_bytes_per_token"] * g["seq_tokens"],
+            "KV bytes per token x tokens in the sequence.",
+        ),
+        (
+            "kv_bytes_per_sequence_swa",
+            "kv_bytes_per_sequence",
+            2
+            * kv_heads_per_gpu
+            * g["head_dim"]
+            * g["kv_dtype_bytes"]
+            * (
+                (g["layers"] - g["sliding_layers"]) * g["seq_tokens"]
+                + g["sliding_layers"] * sympy.Min(g["seq_tokens"], g["window"])
+            ),
+            "Sliding-window layers keep at most `window` tokens; global layers keep them all.",
+        ),
+        (
+            "decode_floor_time",
+            "decode_floor_time",
+            g["weight_bytes"] / (g["tp"] * g["hbm_bandwidth"]),
+            "Each decode step reads every weight once: weight bytes / (TP GPUs x bandwidth).",
+        ),
+        (
+            "kv_pool_bytes",
+            "kv_pool_bytes",
+            g["gpu_mem"] * g["gpu_util"] - g["weight_bytes"] / g["tp"] - g["overhead_bytes"],
+            "Per GPU: memory x utilization - its share of the weights - activation/other overhead.",
+        ),
+        (
+            "kv_pool_tokens",
+            "kv_pool_tokens",
+            g["kv_pool_bytes"] / g["kv_bytes_per_token"],
+            "Pool bytes / KV bytes per token.",
+        ),
+        (
+            "max_concurrency",
+            "max_concurrency",
+            sympy.floor(g["kv_pool_bytes"] / (g["block_size"] * g["kv_bytes_per_token"]))
+            / sympy.ceiling(g["max_model_len"] / g["block_size"]),
+            "vLLM start-up figure: pool blocks / blocks one max_model_len request needs.",
+        ),
+        (
+            "requests_that_fit",
+            "requests_that_fit",
+            sympy.floor(g["kv_pool_tokens"] / g["request_tokens"]),
+            "Pool tokens // final tokens per request (round down: more means preemptions).",
+        ),
+        (
+            "extra_kv_tokens",
+            "extra_kv_tokens",
+            (g["new_gpu_util"] - g["gpu_util"]) * g["gpu_mem"] / g["kv_bytes_per_token"],
+            "Change of utilization x GPU memory / KV bytes per token.",
+        ),
+        (
+            "sessions_that_fit",
+            "sessions_that_fit",
+            sympy.floor(
+                (g["tp"] * (g["gpu_mem"] * g["gpu_util"] - g["overhead_bytes"]) - g["weight_bytes"])
+                / (g["tp"] * g["kv_bytes_per_token"] * g["seq_tokens"])
+            ),
+            "Node memory left after the weights // KV of one full session (all tp GPUs).",
+        ),
+        (
+            "kv_dtype_gain_tokens",
+            "kv_dtype_gain_tokens",
+            g["kv_pool_bytes"]
+            / g["kv_bytes_per_token"]
+            * (g["kv_dtype_bytes"] / g["new_kv_dtype_bytes"] - 1),
+            "A smaller KV dtype multiplies the pool's tokens (BF16 -> FP8 doubles them).",
+        ),
+        (
+            "weight_quant_gain_tokens",
+            "weight_quant_gain_tokens",
+            g["weight_bytes"]
+            * (1 - g["new_weight_bits"] / g["weight_bits"])
+            / g["kv_bytes_per_token"],
+            "Quantizing weights adds a fixed amount: the bytes freed / KV bytes per token.",
+        ),
+    ]
+    return {name: Formula(name, output, expr, desc) for name, output, expr, desc in table}
+
+
+FORMULAS: dict[str, Formula] = _formulas()
+QUANTITIES: tuple[str, ...] = tuple(dict.fromkeys(f.output for f in FORMULAS.values()))
+
+# Derived inputs, in the order inputs_from computes them.
+_DERIVED = (
+    "attention_params",
+    "model_params",
+    "active_params",
+    "weight_bytes",
+    "kv_bytes_per_token",
+    "kv_pool_bytes",
+    "kv_pool_tokens",
+)
+
+DEFAULTS: dict[str, float] = {
+    "gpu_util": 0.9,  # vLLM's default in most releases; name it in a question
+    "overhead_bytes": 0.0,  # set it from your profiling run
+    "block_size": 16,
+    "new_kv_dtype_bytes": 1,  # FP8
+    "new_weight_bits": 8,
+    "tp": 1,
+}
+
+
+def canonical_symbol(name: str) -> str:
+    key = name.strip().lower().replace("-", "_")
+    key = ALIASES.get(key, key)
+    if key not in SYMBOLS:
+        choices = list(SYMBOLS) + list(ALIASES)
+        raise UserError(f"unknown symbol {name!r}{close_matches(key, choices)}")
+    return key
+
+
+def get_formula(name: str) -> Formula:
+    key = name.strip().lower().replace("-", "_")
+    if key not in FORMULAS:
+        raise UserError(f"unknown quantity {name!r}{close_matches(key, list(FORMULAS))}")
+    return FORMULAS[key]
+
+
+def variant_for(
+    quantity: str, model: ModelSpec | None = None, inputs: Mapping[str, float] | None = None
+) -> str:
+    """The formula that computes ``quantity`` for this model (MLA and sliding-window variants)."""
+    known = inputs or {}
+    if quantity in FORMULAS and FORMULAS[quantity].output != quantity:
+        return quantity  # already a specific variant
+    mla = model.mla is not None if model else "kv_lora_rank" in known
+    swa = model.sliding_window is not None if model else "sliding_layers" in known
+    if mla and f"{quantity}_mla" in FORMULAS:
+        return f"{quantity}_mla"
+    if swa and f"{quantity}_swa" in FORMULAS:
+        return f"{quantity}_swa"
+    return quantity
+
+
+@cache
+def _compiled(name: str) -> Callable[..., Any]:
+    formula = FORMULAS[name]
+    args = [_S[s] for s in formula.symbols]
+    return sympy.lambdify(args, formula.expr, modules="math")
+
+
+def _missing(formula: Formula, inputs: Mapping[str, float]) -> list[str]:
+    return [s for s in formula.symbols if s not in inputs]
+
+
+def evaluate(name: str, inputs: Mapping[str, float]) -> float:
+    """The formula's value for these inputs (SI base units), from its cached compiled form."""
+    formula = get_formula(name)
+    try:
+        args = [inputs[s] for s in formula.symbols]
+    except KeyError:
+        missing = ", ".join(_missing(formula, inputs))
+        raise UserError(f"{formula.name} needs {missing}: set them or pick a model/GPU") from None
+    try:
+        return float(_compiled(formula.name)(*args))
+    except (ZeroDivisionError, OverflowError, ValueError) as exc:
+        raise UserError(f"{formula.name} cannot be computed from these inputs ({exc})") from None
+
+
+def _relax(expr: sympy.Expr) -> sympy.Expr:
+    """The continuous form of a block-rounded formula: floor/ceil dropped, max(1, x) read as x."""
+
+    def drop_constants(*args: sympy.Expr) -> sympy.Expr:
+        variable = [a for a in args if not a.is_number]
+        return variable[0] if len(variable) == 1 else sympy.Max(*args)
+
+    return (
+        expr.replace(sympy.floor, lambda a: a)
+        .replace(sympy.ceiling, lambda a: a)
+        .replace(sympy.Max, drop_constants)
+    )
+
+
+@cache
+def _inverse(name: str, symbol: str) -> tuple[tuple[str, ...], tuple[Callable[..., Any], ...]]:
+    """Closed-form solutions of ``output = expr`` for ``symbol``, compiled; empty if none."""
+    formula = FORMULAS[name]
+    target = sympy.Symbol(f"{formula.output}__target", positive=True)
+    others = tuple(s for s in formula.symbols if s != symbol)
+    try:
+        roots = sympy.solve(sympy.Eq(target, _relax(formula.expr)), _S[symbol])
+    except (NotImplementedError, ValueError):
+        roots = []
+    args = [target, *(_S[s] for s in others)]
+    compiled = tuple(sympy.lambdify(args, root, modules="math") for root in roots)
+    return (formula.output, *others), compiled
+
+
+def solve_for(name: str, symbol: str, known: Mapping[str, float]) -> float:
+    """Solve formula ``name`` for one input ``symbol`` given its output and the other inputs."""
+    formula = get_formula(name)
+    symbol = canonical_symbol(symbol)
+    if symbol not in formula.symbols:
+        raise UserError(
+            f"{formula.name} has no input {symbol!r}{close_matches(symbol, list(formula.symbols))}"
+        )
+    arg_names, roots = _inverse(formula.name, symbol)
+    missing = [s for s in arg_names if s not in known]
+    if missing:
+        raise UserError(f"solving {formula.name} for {symbol} needs {', '.join(missing)}")
+    args = [known[s] for s in arg_names]
+    for root in roots:
+        try:
+            value = complex(root(*args))
+        except (ZeroDivisionError, OverflowError, ValueError, TypeError):
+            continue
+        if abs(value.imag) < 1e-9 * max(1.0, abs(value.real)) and value.real >= 0:
+            return value.real
+    return _bisect(formula, symbol, known)
+
+
+def _bisect(formula: Formula, symbol: str, known: Mapping[str, float]) -> float:
+    """Numeric inverse for formulas sympy cannot invert (all of them are monotone in each input)."""
+    target = known[formula.output]
+    values = dict(known)
+
+    def gap(x: float) -> float:
+        values[symbol] = x
+        return evaluate(formula.name, values) - target
+
+    points = [10.0**k for k in range(-6, 19)]
+    for lo, hi in zip(points, points[1:], strict=False):
+        if gap(lo) == 0:
+            return lo
+        if (gap(lo) < 0) != (gap(hi) < 0):
+            break
+    else:
+        raise UserError(f"no value of {symbol} gives {formula.output} = {target:g}")
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if (gap(mid) < 0) == (gap(lo) < 0):
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def inputs_from(
+    model: str | ModelSpec | None = None,
+    gpu: str | GpuSpec | None = None,
+    dtype: str = "bf16",
+    kv_dtype: str | None = None,
+    tp: int = 1,
+    overrides: Mapping[str, float] | None = None,
+) -> dict[str, float]:
+    """Symbol values (SI base units) from catalog entries, precisions, defaults and overrides."""
+    spec = get_model(model) if isinstance(model, str) else model
+    card = get_gpu(gpu) if isinstance(gpu, str) else gpu
+    weights = get_dtype(dtype)
+    if kv_dtype is None:
+        # vLLM's kv_cache_dtype "auto" follows the activations, which stay 16-bit for 8/4-bit weights.
+        kv_dtype = weights.name if weights.bits >= 16 else "bf16"
+    values: dict[str, float] = dict(DEFAULTS)
+    values.update(
+        tp=tp,
+        weight_bits=weights.bits,
+        scale_bits=weights.scale_bits,
+        kv_dtype_bytes=get_dtype(kv_dtype).bytes,
+    )
+    if spec is not None:
+        values.update(_model_values(spec))
+    if card is not None:
+        values.update(gpu_mem=card.memory_bytes, hbm_bandwidth=card.bandwidth_bytes_per_s)
+    for name, value in (overrides or {}).items():
+        values[canonical_symbol(name)] = float(value)
+    given = set(values)
+    for quantity in _DERIVED:
+        if quantity in given:
+            continue
+        formula = FORMULAS[variant_for(quantity, spec, values)]
+        if not _missing(formula, values):
+            values[quantity] = evaluate(formula.name, values)
+    return values
+
+
+def _model_values(spec: ModelSpec) -> dict[str, float]:
+    values: dict[str, float] = {
+        "layers": spec.layers,
+        "heads": spec.heads,
+        "kv_heads": spec.kv_heads,
+        "head_dim": spec.head_dim,
+        "hidden": spec.hidden,
+        "intermediate": spec.intermediate,
+        "vocab": spec.vocab,
+        "tied": int(spec.tied_embeddings),
+        "qkv_bias": int(spec.qkv_bias),
+        "experts": 0,
+        "active_experts": 0,
+        "shared_experts": 0,
+        "expert_intermediate": 0,
+        "dense_layers": spec.layers,
+    }
+    if spec.moe:
+        values.update(spec.moe.model_dump())
+    if spec.mla:
+        values.update(spec.mla.model_dump())
+    if spec.sliding_window:
+        values.update(window=spec.sliding_window.window)
+        values.update(sliding_layers=spec.sliding_window.sliding_layers)
+    if spec.max_context:
+        values["max_model_len"] = spec.max_context
+    return values
+
+
+def _number(value: float) -> str:
+    if float(value).is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    return f"{value:.6g}"
+
+
+class _Substituting(StrPrinter):
+    def __init__(self, values: Mapping[str, float]):
+        super().__init__({"order": "none"})
+        self.values = values
+
+    def _print_Symbol(self, expr: sympy.Symbol) -> str:
+        return _number(self.values[expr.name]) if expr.name in self.values else expr.name
+
+
+def _pretty(text: str) -> str:
+    return text.replace("**", "^").replace("*", " x ").replace("ceiling", "ceil")
+
+
+def explain(name: str, inputs: Mapping[str, float]) -> str:
+    """Three lines: the formula, the same with numbers substituted, and the result."""
+    formula = get_formula(name)
+    value = evaluate(formula.name, inputs)
+    substituted = _pretty(_Substituting(inputs).doprint(formula.expr))
+    return "\n".join(
+        [
+            formula.text,
+            f"{' ' * len(formula.output)} = {substituted}",
+            f"{' ' * len(formula.output)} = {humanize(value, formula.unit)}",
+        ]
+    )
+
+
+_BINARY = (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10))
+_COUNT = (("T", 1e12), ("B", 1e9), ("M", 1e6), ("k", 1e3))
+
+
+def _sig(value: float, digits: int = 4) -> str:
+    text = f"{value:.{digits}g}"
+    return text if "e" in text else f"{float(text):,}".removesuffix(".0")
+
+
+def humanize(value: float, unit: str) -> str:
+    """A display form: bytes in binary units, seconds in ms/us, big counts with k/M/B."""
+    if unit == "byte":
+        for suffix, size in _BINARY:
+            if abs(value) >= size:
+                return (
+                    f"{_sig(value / size)} {suffix} ({_sig(value / 1e9)} GB)"
+                    if size >= 2**30
+                    else f"{_sig(value / size)} {suffix}"
+                )
+        return f"{_sig(value)} B"
+    if unit == "s":
+        if abs(value) < 1e-3:
+            return f"{_sig(value * 1e6)} us"
+        return f"{_sig(value * 1e3)} ms" if abs(value) < 1 else f"{_sig(value)} s"
+    if unit == "byte/s":
+        return f"{_sig(value / 1e12)} TB/s"
+    label = (
+        ""
+        if unit == "dimensionless"
+        else f" {unit}s"
+        if unit in ("token", "request")
+        else f" {unit}"
+    )
+    if abs(value) >= 1e4 and unit != "dimensionless" or abs(value) >= 1e6:
+        for suffix, size in _COUNT:
+            if abs(value) >= size:
+                return f"{_sig(value / size)}{suffix}{label}"
+    return f"{_sig(value)}{label}"
+
+
+__all__ = [
+    "ALIASES",
+    "DEFAULTS",
+    "FORMULAS",
+    "QUANTITIES",
+    "SYMBOLS",
+    "Formula",
+    "Symbol",
+    "canonical_symbol",
+    "evaluate",
+    "explain",
+    "get_formula",
+    "humanize",
+    "inputs_from",
+    "solve_for",
+    "variant_for",
+]
