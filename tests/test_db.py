@@ -225,3 +225,41 @@ def test_two_processes_opening_a_new_database_at_once_migrate_it_once(tmp_path: 
             (HEAD_REVISION,)
         ]
     raw.close()
+
+
+def test_profiles_are_created_once_with_default_settings(db_url: str) -> None:
+    from store.profiles import get_or_create_profile, profile_settings
+
+    database = open_database(db_url)
+    with database.session() as session:
+        first = get_or_create_profile(session, "ana")
+        assert profile_settings(first).new_per_day == 10
+    with database.session() as session:
+        assert get_or_create_profile(session, "ana").id == first.id
+        assert get_or_create_profile(session, "bo").id != first.id
+
+
+def test_profile_settings_are_checked_and_kept(db_url: str) -> None:
+    from store.profiles import get_or_create_profile, profile_settings, update_profile_settings
+
+    database = open_database(db_url)
+    with database.session() as session:
+        profile = get_or_create_profile(session, "default")
+        update_profile_settings(profile, new_per_day=3, rollover_hour=6)
+    with database.session() as session:
+        settings = profile_settings(get_or_create_profile(session, "default"))
+        assert (settings.new_per_day, settings.rollover_hour) == (3, 6)
+        profile = get_or_create_profile(session, "default")
+        with pytest.raises(UserError, match="rollover_hour .* from 0 to 23"):
+            update_profile_settings(profile, new_per_day=5, rollover_hour=24)
+        assert profile.new_per_day == 3  # nothing changed when one value is bad
+        with pytest.raises(UserError, match="no profile setting 'colour'"):
+            update_profile_settings(profile, colour=1)
+
+
+def test_a_strange_profile_name_is_refused(db_url: str) -> None:
+    from store.profiles import get_or_create_profile
+
+    database = open_database(db_url)
+    with pytest.raises(UserError, match="not a usable profile name"), database.session() as s:
+        get_or_create_profile(s, "../../etc")

@@ -1,0 +1,390 @@
+"""Storing parsed packs: plan what an import changes, apply it in one transaction, keep history.
+
+Identity is (pack key, card key). Re-importing an edited pack updates each card's row in place,
+so its schedule (``card_states``) and answers (``review_log``) stay attached. A card missing from
+the file is retired (out of drills, history kept) and comes back if it returns.
+
+A card counts as *changed* when its stored content changes; moving it within the file (its line
+or position) is not a change, though the stored line numbers follow the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import delete, select, tuple_
+from sqlalchemy.orm import Session
+
+import store
+from engine.clock import now_from
+from engine.errors import Located, PackErrors
+from engine.pack_checks import extra_checks
+from engine.pack_model import ParsedCard, ParsedPack
+from store.db import Database, begin_write
+from store.models import Card, CardTopic, Pack, Setting
+
+BUNDLED_DECKS = Path(store.__file__).resolve().parent.parent / "decks"
+BUNDLED_HASH_KEY = "bundled_decks_hash"
+# Part of the bundled hash: bump it when the importer stores cards differently, so the bundled
+# decks are stored again on the next start.
+IMPORT_FORMAT = "kvdrill-import-1"
+
+Progress = Callable[[int, int], None]  # (packs done, packs in all)
+
+
+@dataclass
+class PackPlan:
+    """What importing one pack changes, by card key."""
+
+    pack_key: str
+    path: str
+    new_pack: bool = False
+    added: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    retired: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    revived: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        """``pack-key: N added, N changed, N retired, N unchanged`` (and revived, if any)."""
+        line = (
+            f"{self.pack_key}: {len(self.added)} added, {len(self.changed)} changed, "
+            f"{len(self.retired)} retired, {len(self.unchanged)} unchanged"
+        )
+        if self.revived:
+            line += f", {len(self.revived)} revived"
+        return line
+
+    @property
+    def writes(self) -> bool:
+        return bool(self.new_pack or self.added or self.changed or self.retired or self.revived)
+
+
+@dataclass
+class ImportPlan:
+    packs: list[PackPlan] = field(default_factory=list)
+
+    def summary_lines(self) -> list[str]:
+        return [pack.summary() for pack in self.packs]
+
+    def count(self, what: str) -> int:
+        """Total over packs of ``added``, ``changed``, ``retired``, ``unchanged`` or ``revived``."""
+        return sum(len(getattr(pack, what)) for pack in self.packs)
+
+
+# --- content of a card as stored ---------------------------------------------------------------
+
+
+def _unique(values: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(values))
+
+
+def _lesson(value: str) -> str:
+    # "05" and "5" are the same lesson.
+    return str(int(value)) if value.isdigit() else value
+
+
+def card_values(pack: ParsedPack, card: ParsedCard) -> dict[str, Any]:
+    """The columns a parsed card is stored in, except its position, lines and parent row id.
+
+    Tags are the pack's plus the card's; lessons are the card's own, else the pack's.
+    """
+    return {
+        "kind": card.kind,
+        "title": card.title,
+        "status": card.status,
+        "prompt": card.prompt,
+        "answer": card.answer,
+        "key_numbers": [number.model_dump() for number in card.key_numbers],
+        "tip": card.tip,
+        "choices": [choice.model_dump() for choice in card.choices],
+        "explanation": card.explanation,
+        "related": [related.model_dump() for related in card.related],
+        "problem": card.problem,
+        "tags": _unique([*pack.meta.tags, *card.tags]),
+        "lessons": _unique(_lesson(lesson) for lesson in (card.lessons or pack.meta.lessons)),
+    }
+
+
+def card_hash(values: dict[str, Any], parent_key: str | None) -> str:
+    """sha256 of what the learner sees of a card; line numbers left out so moving is no change."""
+    content = dict(values)
+    content["key_numbers"] = [
+        {k: v for k, v in number.items() if k != "line"} for number in values["key_numbers"]
+    ]
+    content["parent"] = parent_key
+    encoded = json.dumps(content, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(encoded.encode("utf-8")).hexdigest()
+
+
+def card_topics(pack_key: str, values: dict[str, Any]) -> set[tuple[str, str]]:
+    return {
+        ("pack", pack_key),
+        *(("tag", tag) for tag in values["tags"]),
+        *(("lesson", lesson) for lesson in values["lessons"]),
+    }
+
+
+# --- validation that needs all packs at once -----------------------------------------------------
+
+
+def _check_packs(packs: list[ParsedPack]) -> None:
+    """Problems the parser cannot see from one file: a pack id used twice, dangling parents."""
+    problems: list[Located] = []
+    seen: dict[str, str] = {}
+    for pack in packs:
+        key = pack.meta.pack
+        if key in seen:
+            problems.append(Located(pack.path, 1, f"pack id '{key}' is also the id of {seen[key]}"))
+        else:
+            seen[key] = pack.path
+        card_keys: set[str] = set()
+        for card in pack.cards:
+            if card.key in card_keys:
+                problems.append(
+                    Located(pack.path, card.line, f"card id '{card.key}' is used twice")
+                )
+            if card.parent is not None and card.parent not in card_keys:
+                problems.append(
+                    Located(
+                        pack.path,
+                        card.line,
+                        f"follow-up's parent card '{card.parent}' does not come before it",
+                    )
+                )
+            card_keys.add(card.key)
+    if problems:
+        raise PackErrors(problems)
+
+
+# --- planning ---------------------------------------------------------------------------------
+
+
+def _existing_cards(session: Session, pack_row: Pack | None) -> dict[str, Card]:
+    if pack_row is None:
+        return {}
+    return {card.key: card for card in session.scalars(select(Card).where(Card.pack == pack_row))}
+
+
+def _plan_pack(
+    pack: ParsedPack, pack_row: Pack | None, existing: dict[str, Card]
+) -> tuple[PackPlan, dict[str, dict[str, Any]], dict[str, str]]:
+    plan = PackPlan(pack_key=pack.meta.pack, path=pack.path, new_pack=pack_row is None)
+    values_by_key: dict[str, dict[str, Any]] = {}
+    hash_by_key: dict[str, str] = {}
+    for card in pack.cards:
+        values = card_values(pack, card)
+        digest = card_hash(values, card.parent)
+        values_by_key[card.key] = values
+        hash_by_key[card.key] = digest
+        row = existing.get(card.key)
+        if row is None:
+            plan.added.append(card.key)
+        elif row.retired:
+            plan.revived.append(card.key)
+        elif row.content_hash != digest:
+            plan.changed.append(card.key)
+        else:
+            plan.unchanged.append(card.key)
+    plan.retired = [
+        key for key, row in existing.items() if not row.retired and key not in values_by_key
+    ]
+    return plan, values_by_key, hash_by_key
+
+
+def _pack_row(session: Session, key: str) -> Pack | None:
+    return session.scalars(select(Pack).where(Pack.key == key)).one_or_none()
+
+
+def plan_import(session: Session, packs: list[ParsedPack]) -> ImportPlan:
+    """What importing ``packs`` would change, per pack; writes nothing."""
+    _check_packs(packs)
+    plan = ImportPlan()
+    for pack in packs:
+        pack_row = _pack_row(session, pack.meta.pack)
+        pack_plan, _, _ = _plan_pack(pack, pack_row, _existing_cards(session, pack_row))
+        plan.packs.append(pack_plan)
+    return plan
+
+
+# --- applying ---------------------------------------------------------------------------------
+
+
+def apply_import(
+    session: Session,
+    packs: list[ParsedPack],
+    *,
+    bundled: bool = False,
+    progress: Progress | None = None,
+) -> ImportPlan:
+    """Store ``packs`` in the session's transaction and return what changed.
+
+    Nothing is committed here: the caller's session commits all packs at once, or, on any
+    error, rolls back and nothing is written.
+    """
+    _check_packs(packs)
+    now = now_from(os.environ).replace(microsecond=0)
+    plan = ImportPlan()
+    for done, pack in enumerate(packs, start=1):
+        plan.packs.append(_apply_pack(session, pack, bundled=bundled, now=now))
+        if progress is not None:
+            progress(done, len(packs))
+    session.flush()
+    return plan
+
+
+def _apply_pack(session: Session, pack: ParsedPack, *, bundled: bool, now: datetime) -> PackPlan:
+    meta = pack.meta
+    pack_row = _pack_row(session, meta.pack)
+    existing = _existing_cards(session, pack_row)
+    plan, values_by_key, hash_by_key = _plan_pack(pack, pack_row, existing)
+
+    if pack_row is None:
+        pack_row = Pack(key=meta.pack)
+        session.add(pack_row)
+    pack_row.title = meta.title
+    pack_row.version = meta.version
+    pack_row.lang = meta.lang
+    pack_row.description = meta.description
+    pack_row.lessons = list(meta.lessons)
+    pack_row.tags = list(meta.tags)
+    pack_row.source_path = pack.path
+    pack_row.content_hash = pack.content_hash
+    pack_row.bundled = bundled
+    pack_row.imported_at = now
+
+    rows: dict[str, Card] = {}
+    for position, card in enumerate(pack.cards):
+        row = existing.get(card.key)
+        if row is None:
+            row = Card(key=card.key, pack=pack_row)
+            session.add(row)
+        for column, value in values_by_key[card.key].items():
+            if getattr(row, column, None) != value:
+                setattr(row, column, value)
+        row.content_hash = hash_by_key[card.key]
+        row.source_line = card.line
+        row.problem_line = card.problem_line
+        row.position = position
+        row.parent = rows[card.parent] if card.parent is not None else None
+        row.retired = False
+        row.retired_at = None
+        rows[card.key] = row
+    for key in plan.retired:
+        existing[key].retired = True
+        existing[key].retired_at = now
+    session.flush()  # card ids for the topics below
+
+    _sync_topics(
+        session,
+        {rows[key].id: card_topics(meta.pack, values) for key, values in values_by_key.items()},
+    )
+    return plan
+
+
+def _sync_topics(session: Session, wanted: dict[int, set[tuple[str, str]]]) -> None:
+    """Make ``card_topics`` hold exactly ``wanted`` for these cards (retired cards keep theirs)."""
+    if not wanted:
+        return
+    current: dict[int, set[tuple[str, str]]] = {card_id: set() for card_id in wanted}
+    for card_id, kind, value in session.execute(
+        select(CardTopic.card_id, CardTopic.kind, CardTopic.value).where(
+            CardTopic.card_id.in_(list(wanted))
+        )
+    ):
+        current[card_id].add((kind, value))
+    stale = [
+        (card_id, kind, value)
+        for card_id, topics in current.items()
+        for kind, value in topics - wanted[card_id]
+    ]
+    fresh = [
+        {"card_id": card_id, "kind": kind, "value": value}
+        for card_id, topics in wanted.items()
+        for kind, value in sorted(topics - current[card_id])
+    ]
+    if stale:
+        session.execute(
+            delete(CardTopic).where(
+                tuple_(CardTopic.card_id, CardTopic.kind, CardTopic.value).in_(stale)
+            )
+        )
+    if fresh:
+        session.execute(CardTopic.__table__.insert(), fresh)
+
+
+# --- bundled decks ----------------------------------------------------------------------------
+
+
+def bundled_pack_files(decks: Path = BUNDLED_DECKS) -> list[Path]:
+    """The bundled pack files: every ``.md`` under decks/ except the format's README."""
+    if not decks.is_dir():
+        return []
+    return sorted(
+        path for path in decks.rglob("*.md") if path.is_file() and path.name.lower() != "readme.md"
+    )
+
+
+def bundled_hash(files: list[Path], decks: Path = BUNDLED_DECKS) -> str:
+    """One sha256 over the bundled files' names and bytes (and the import format)."""
+    digest = hashlib.sha256(IMPORT_FORMAT.encode())
+    for path in files:
+        digest.update(b"\0" + path.relative_to(decks).as_posix().encode("utf-8") + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def import_bundled(database: Database, decks: Path = BUNDLED_DECKS) -> ImportPlan | None:
+    """Import the bundled decks if they differ from the ones last imported; None if they don't.
+
+    Fast when nothing changed: the files are hashed, not parsed. A bundled pack that a release
+    dropped has its cards retired, history kept.
+    """
+    files = bundled_pack_files(decks)
+    if not files:
+        return None
+    digest = bundled_hash(files, decks)
+    with database.session() as session:
+        recorded = session.get(Setting, BUNDLED_HASH_KEY)
+        if recorded is not None and recorded.value == digest:
+            return None
+
+    from engine.pack_parser import parse_paths
+
+    packs, problems = parse_paths(files)
+    for pack in packs:
+        problems.extend(extra_checks(pack))
+    if problems:
+        raise PackErrors(problems)
+
+    with database.session() as session:
+        # Under the write lock, so two kvdrill processes starting at once import once.
+        begin_write(session)
+        recorded = session.get(Setting, BUNDLED_HASH_KEY)
+        if recorded is not None and recorded.value == digest:
+            return None
+        plan = apply_import(session, packs, bundled=True)
+        plan.packs.extend(_retire_dropped_bundled(session, {pack.meta.pack for pack in packs}))
+        session.merge(Setting(key=BUNDLED_HASH_KEY, value=digest))
+    return plan
+
+
+def _retire_dropped_bundled(session: Session, keep: set[str]) -> list[PackPlan]:
+    now = now_from(os.environ).replace(microsecond=0)
+    plans = []
+    dropped = session.scalars(select(Pack).where(Pack.bundled, Pack.key.not_in(keep)))
+    for pack_row in dropped:
+        plan = PackPlan(pack_key=pack_row.key, path=pack_row.source_path)
+        for card in session.scalars(select(Card).where(Card.pack == pack_row, ~Card.retired)):
+            card.retired = True
+            card.retired_at = now
+            plan.retired.append(card.key)
+        plans.append(plan)
+    return plans
