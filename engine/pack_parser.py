@@ -1,0 +1,826 @@
+"""Markdown pack -> ``ParsedPack``, reporting every error in the file as ``path:line: message``.
+
+The format is documented in decks/README.md. markdown-it-py finds the blocks (with true line
+numbers, front matter included); every text kept on a card is sliced from the original lines, so
+it stays the author's Markdown, byte for byte, Rich/Textual markup and all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import textwrap
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from mdit_py_plugins.front_matter import front_matter_plugin
+from pydantic import BaseModel, ConfigDict, StrictFloat, StrictInt, StrictStr, ValidationError
+
+from engine.errors import Located, PackErrors
+from engine.pack_headings import (
+    CardHeading,
+    id_problem,
+    parse_card_heading,
+    shorten,
+    tag_problem,
+)
+from engine.pack_model import (
+    MAX_CARDS_PER_PACK,
+    Choice,
+    KeyNumber,
+    PackMeta,
+    ParsedCard,
+    ParsedPack,
+    Related,
+)
+from engine.pack_source import (
+    check_pack_text,
+    decode_pack_bytes,
+    expand_pack_paths,
+    read_pack_bytes,
+)
+from engine.pack_yaml import YamlProblem, load_yaml
+
+MIN_CHOICES, MAX_CHOICES = 2, 8
+MAX_LESSON_RANGE = 100
+
+# Section names as written (case, spaces and hyphens ignored) -> canonical name.
+SECTIONS = {
+    "prompt": "Prompt",
+    "answer": "Answer",
+    "keynumbers": "Key numbers",
+    "followup": "Follow-up",
+    "tip": "Tip",
+    "choices": "Choices",
+    "explanation": "Explanation",
+    "related": "Related",
+    "problem": "Problem",
+}
+ALLOWED = {
+    "recall": ("Prompt", "Answer", "Key numbers", "Follow-up", "Tip"),
+    "choice": ("Prompt", "Choices", "Explanation", "Related", "Tip"),
+    "problem": ("Problem", "Explanation", "Tip"),
+}
+REQUIRED = {
+    "recall": ("Prompt", "Answer"),
+    "choice": ("Prompt", "Choices"),
+    "problem": ("Problem",),
+}
+KIND_NAMES = {"recall": "recall", "choice": "multiple-choice", "problem": "problem"}
+KIND_REASONS = {
+    "recall": "it has no ### Choices or ### Problem",
+    "choice": "it has ### Choices",
+    "problem": "it has a ```problem block",
+}
+FIELDS = ("Lessons", "Tags")
+FRONT_MATTER_TYPES = {
+    "pack": "must be text (the pack id)",
+    "title": "must be text",
+    "version": "must be a number or text",
+    "lang": "must be a language tag such as en or vi",
+    "lessons": "must be a list of lesson numbers",
+    "tags": "must be a list of tags",
+    "description": "must be text",
+}
+FRONT_MATTER_KEYS = tuple(FRONT_MATTER_TYPES)
+
+_FIELD_RE = re.compile(r"([A-Za-z][A-Za-z -]*?)\s*:(.*)\Z")
+_ITEM_MARKER_RE = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|\Z)")
+_CHECKBOX_RE = re.compile(r"\[([ xX])\](?:[ \t]+|\Z)")
+_LINK_RE = re.compile(r"\s*\{#([^{}]*)\}\s*\Z")
+_CLAIM_RE = re.compile(r"\s*(`+)[ \t]*claim:(.*?)\1\s*\Z", re.DOTALL)
+_LESSON_RANGE_RE = re.compile(r"(\d{1,4})-(\d{1,4})\Z")
+_LESSON_RE = re.compile(r"[A-Za-z0-9][\w.]*\Z")
+_LANG_RE = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*\Z")
+_NEWLINES_RE = re.compile(r"\r\n?|\n")
+
+
+@cache
+def _markdown() -> MarkdownIt:
+    # Only the block structure matters: inline parsing is off (faster, and no inline rule ever
+    # runs on hostile text). Text is sliced from the source, never re-rendered.
+    md = MarkdownIt("commonmark").use(front_matter_plugin)
+    md.disable("inline")
+    return md
+
+
+class _FrontMatter(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    pack: StrictStr
+    title: StrictStr
+    version: StrictStr | StrictInt | StrictFloat
+    lang: StrictStr = "en"
+    lessons: list[StrictStr | StrictInt] | StrictStr | StrictInt = []
+    tags: list[StrictStr] | StrictStr = []
+    description: StrictStr = ""
+
+
+@dataclass
+class _Block:
+    """One top-level Markdown block: its type, 0-based line range and what matters of it."""
+
+    kind: str  # paragraph, heading, list, fence, html, other
+    start: int
+    end: int
+    level: int = 0  # heading level
+    setext: bool = False
+    content: str = ""  # heading text, fence body, html source
+    info: str = ""  # fence info string
+    markup: str = ""  # fence marker
+    items: list[tuple[int, int]] = field(default_factory=list)  # list items' line ranges
+
+
+@dataclass
+class _Section:
+    name: str
+    line: int  # 0-based line of the ### heading
+    end: int  # 0-based line where the section stops (exclusive)
+    blocks: list[_Block] = field(default_factory=list)
+
+
+@dataclass
+class _RawCard:
+    heading: CardHeading
+    line: int  # 0-based
+    end: int
+    fields: list[_Block] = field(default_factory=list)
+    sections: list[_Section] = field(default_factory=list)
+    stray: list[_Block] = field(default_factory=list)  # blocks a card may not hold
+
+
+def _blocks(tokens: list[Token]) -> list[_Block]:
+    """The top-level blocks of a token stream (list items kept as line ranges)."""
+    blocks: list[_Block] = []
+    for index, token in enumerate(tokens):
+        if token.level != 0 or token.map is None or token.nesting == -1:
+            if token.type == "list_item_open" and token.level == 1 and blocks:
+                blocks[-1].items.append((token.map[0], token.map[1]))
+            continue
+        start, end = token.map
+        if token.type == "heading_open":
+            blocks.append(
+                _Block(
+                    "heading",
+                    start,
+                    end,
+                    level=int(token.tag[1]),
+                    setext=token.markup in ("-", "="),
+                    content=tokens[index + 1].content,
+                )
+            )
+        elif token.type == "paragraph_open":
+            blocks.append(_Block("paragraph", start, end))
+        elif token.type in ("bullet_list_open", "ordered_list_open"):
+            blocks.append(_Block("list", start, end, markup=token.markup))
+        elif token.type == "fence":
+            blocks.append(
+                _Block(
+                    "fence",
+                    start,
+                    end,
+                    content=token.content,
+                    info=token.info.strip(),
+                    markup=token.markup,
+                )
+            )
+        elif token.type == "html_block":
+            blocks.append(_Block("html", start, end, content=token.content))
+        elif token.type == "front_matter":
+            blocks.append(_Block("front_matter", start, end, content=token.content))
+        else:
+            blocks.append(_Block("other", start, end))
+    return blocks
+
+
+def _dedupe(values: list[str]) -> list[str]:
+    return list(dict.fromkeys(values))
+
+
+class _PackParser:
+    def __init__(self, text: str, path: str, content_hash: str):
+        self.path = path
+        self.content_hash = content_hash
+        self.text = text[1:] if text.startswith("\ufeff") else text
+        self.lines = _NEWLINES_RE.split(self.text)
+        self.errors: list[Located] = []
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    def error(self, line: int, message: str) -> None:
+        """Record a problem at a 0-based line."""
+        self.errors.append(Located(self.path, line + 1, message))
+
+    def source(self, start: int, end: int) -> str:
+        """Lines [start, end) as written, without leading or trailing blank lines."""
+        chunk = self.lines[start:end]
+        while chunk and not chunk[0].strip():
+            chunk = chunk[1:]
+        while chunk and not chunk[-1].strip():
+            chunk = chunk[:-1]
+        return "\n".join(chunk)
+
+    def item_text(self, start: int, end: int) -> str:
+        """A list item's Markdown without its bullet: first line, then dedented continuation."""
+        first, *rest = self.source(start, end).split("\n")
+        first = _ITEM_MARKER_RE.sub("", first, count=1)
+        if not rest:
+            return first.strip()
+        return (first.strip() + "\n" + textwrap.dedent("\n".join(rest))).strip()
+
+    # -- the whole file ----------------------------------------------------------------------
+
+    def parse(self) -> ParsedPack:
+        blocks = _blocks(_markdown().parse(self.text))
+        if not blocks or blocks[0].kind != "front_matter":
+            if self.lines[0].startswith("---"):
+                self.error(0, "front matter opened here is never closed: end it with a line ---")
+            else:
+                self.error(
+                    0,
+                    "no front matter: a pack starts with a line ---, then pack:, title: and "
+                    "version: lines, then a line ---",
+                )
+            raise PackErrors(self.errors)
+        meta = self.front_matter(blocks[0])
+        body = blocks[1:]
+        self.check_unclosed(body)
+        first_card = next(
+            (
+                i
+                for i, b in enumerate(body)
+                if b.kind == "heading" and b.level == 2 and not b.setext
+            ),
+            len(body),
+        )
+        intro_end = body[first_card].start if first_card < len(body) else len(self.lines)
+        for block in body[:first_card]:
+            self.check_heading_style(block)
+        intro = self.source(blocks[0].end, intro_end)
+        raw_cards = self.split_cards(body[first_card:])
+        cards = self.build_cards(raw_cards)
+        if not raw_cards:
+            self.error(0, "pack has no cards: add one under a heading `## Title {#card-id}`")
+        if self.errors or meta is None:
+            raise PackErrors(self.errors)
+        return ParsedPack(
+            meta=meta, intro=intro, cards=cards, path=self.path, content_hash=self.content_hash
+        )
+
+    def front_matter(self, block: _Block) -> PackMeta | None:
+        offset = block.start + 1  # the YAML starts on the line after ---
+        try:
+            loaded = load_yaml(block.content)
+        except YamlProblem as problem:
+            self.error(offset + problem.line, f"front matter: {problem.message}")
+            return None
+        if not isinstance(loaded.value, dict):
+            self.error(
+                block.start,
+                "front matter must be `key: value` lines with at least pack:, title: and version:",
+            )
+            return None
+
+        def line_of(key: object) -> int:
+            if isinstance(key, str) and key in loaded.key_lines:
+                return offset + loaded.key_lines[key]
+            return block.start
+
+        front: _FrontMatter | None = None
+        reported: set[object] = set()
+        try:
+            front = _FrontMatter.model_validate(loaded.value)
+        except ValidationError as exc:
+            for err in exc.errors():
+                key = err["loc"][0] if err["loc"] else ""
+                if key in reported:
+                    continue  # one message per key, not one per branch of a union
+                reported.add(key)
+                if err["type"] == "missing":
+                    self.error(block.start, f"front matter has no `{key}:` (it is required)")
+                elif err["type"] == "extra_forbidden":
+                    self.error(
+                        line_of(key),
+                        f"unknown front-matter key `{key}`; the keys are "
+                        + ", ".join(FRONT_MATTER_KEYS),
+                    )
+                else:
+                    self.error(
+                        line_of(key),
+                        f"front-matter `{key}`: {FRONT_MATTER_TYPES.get(str(key), 'has the wrong type')}",
+                    )
+        # Check the meaning of every value whose type was right, even if another key failed.
+        values = {k: v for k, v in loaded.value.items() if k not in reported}
+        errors_before = len(self.errors)
+        if isinstance(pack := values.get("pack"), str) and (bad := id_problem(pack, "pack id")):
+            self.error(line_of("pack"), bad)
+        if isinstance(title := values.get("title"), str) and not title.strip():
+            self.error(line_of("title"), "front-matter `title` is empty")
+        if isinstance(lang := values.get("lang"), str) and not _LANG_RE.match(lang):
+            self.error(
+                line_of("lang"),
+                f'lang "{shorten(lang)}" is not a language tag such as en, vi or en-GB',
+            )
+        lessons = self.lessons(values.get("lessons", []), line_of("lessons"))
+        tags = self.tags(values.get("tags", []), line_of("tags"))
+        if front is None or len(self.errors) > errors_before or lessons is None or tags is None:
+            return None
+        return PackMeta(
+            pack=front.pack,
+            title=front.title.strip(),
+            version=str(front.version),
+            lang=front.lang,
+            lessons=lessons,
+            tags=tags,
+            description=front.description.strip(),
+        )
+
+    def lessons(self, value: list[str | int] | str | int, line: int) -> list[str] | None:
+        """Lesson numbers, zero-padded to two digits so 5 and 05 are one lesson."""
+        if isinstance(value, str):
+            raw = [value]
+        elif isinstance(value, int):
+            raw = [str(value)]
+        else:
+            raw = [str(v) for v in value]
+        text = re.sub(r"\s*[-–]\s*", "-", ", ".join(raw))
+        result: list[str] = []
+        for word in re.split(r"[,\s]+", text.strip()):
+            if not word:
+                continue
+            if word.isdigit():
+                result.append(f"{int(word):02d}")
+            elif match := _LESSON_RANGE_RE.match(word):
+                low, high = int(match.group(1)), int(match.group(2))
+                if low > high or high - low > MAX_LESSON_RANGE:
+                    self.error(line, f'lesson range "{word}" is backwards or too wide')
+                    return None
+                result.extend(f"{n:02d}" for n in range(low, high + 1))
+            elif _LESSON_RE.match(word) and len(word) <= 32:
+                result.append(word)
+            else:
+                self.error(
+                    line, f'lesson "{shorten(word)}" is not a lesson number or a range like 03-05'
+                )
+                return None
+        return _dedupe(result)
+
+    def tags(self, value: list[str] | str, line: int) -> list[str] | None:
+        words = re.split(r"[,\s]+", value) if isinstance(value, str) else value
+        result: list[str] = []
+        for word in words:
+            tag = word.strip().removeprefix("#")
+            if not tag:
+                continue
+            if bad := tag_problem(tag):
+                self.error(line, bad)
+                return None
+            result.append(tag.lower())
+        return _dedupe(result)
+
+    def check_unclosed(self, blocks: list[_Block]) -> None:
+        """An unclosed fence or HTML comment would silently swallow the rest of the file."""
+        for block in blocks:
+            if block.kind == "fence":
+                last = self.lines[block.end - 1].strip() if block.end - block.start >= 2 else ""
+                closed = (
+                    block.end - block.start >= 2
+                    and last.startswith(block.markup)
+                    and set(last) == {block.markup[0]}
+                )
+                if not closed:
+                    self.error(
+                        block.start, f"code block opened here with {block.markup} is never closed"
+                    )
+            elif block.kind == "html" and "<!--" in block.content and "-->" not in block.content:
+                self.error(block.start, "HTML comment <!-- opened here is never closed with -->")
+
+    def check_heading_style(self, block: _Block) -> None:
+        if block.kind == "heading" and block.setext and block.level == 2:
+            self.error(
+                block.start,
+                "text followed by a line of --- makes a heading; put a blank line before --- or "
+                "write a card as `## Title {#card-id}`",
+            )
+
+    # -- cards -------------------------------------------------------------------------------
+
+    def split_cards(self, blocks: list[_Block]) -> list[_RawCard]:
+        cards: list[_RawCard] = []
+        for block in blocks:
+            is_card = block.kind == "heading" and block.level == 2 and not block.setext
+            if is_card:
+                if len(cards) == MAX_CARDS_PER_PACK:
+                    self.error(
+                        block.start,
+                        f"pack has more than {MAX_CARDS_PER_PACK} cards (this is card "
+                        f"{MAX_CARDS_PER_PACK + 1}); split it into smaller packs",
+                    )
+                    break
+                if cards:
+                    self.close_card(cards[-1], block.start)
+                cards.append(_RawCard(parse_card_heading(block.content), block.start, 0))
+                continue
+            card = cards[-1]
+            self.check_heading_style(block)
+            if block.kind == "heading" and block.level == 3:
+                name = SECTIONS.get(re.sub(r"[\s-]+", "", block.content.lower()))
+                if name is None:
+                    self.error(
+                        block.start,
+                        f'unknown section "### {shorten(block.content)}"; sections are '
+                        + ", ".join(dict.fromkeys(SECTIONS.values())),
+                    )
+                    name = "?"
+                elif any(s.name == name for s in card.sections):
+                    first = next(s for s in card.sections if s.name == name)
+                    self.error(
+                        block.start,
+                        f"section ### {name} appears twice in this card "
+                        f"(first on line {first.line + 1})",
+                    )
+                    name = "?"
+                if card.sections:
+                    card.sections[-1].end = block.start
+                card.sections.append(_Section(name, block.start, 0))
+            elif block.kind == "heading" and block.level == 1:
+                self.error(
+                    block.start,
+                    "a # heading inside a card: cards start with ## and their sections with ###",
+                )
+            elif card.sections:
+                card.sections[-1].blocks.append(block)
+            elif block.kind == "paragraph":
+                card.fields.append(block)
+            else:
+                card.stray.append(block)
+        if cards:
+            self.close_card(cards[-1], len(self.lines))
+        return cards
+
+    @staticmethod
+    def close_card(card: _RawCard, end: int) -> None:
+        card.end = end
+        if card.sections:
+            card.sections[-1].end = end
+
+    def build_cards(self, raw_cards: list[_RawCard]) -> list[ParsedCard]:
+        ids: dict[str, int] = {}
+        for raw in raw_cards:
+            card_id = raw.heading.card_id
+            if card_id is None or id_problem(card_id):
+                continue
+            if card_id in ids:
+                self.error(
+                    raw.line,
+                    f'duplicate card id "{card_id}" (first used on line {ids[card_id] + 1})',
+                )
+            else:
+                ids[card_id] = raw.line
+        cards: list[ParsedCard] = []
+        for raw in raw_cards:
+            cards.extend(self.build_card(raw, ids))
+        return cards
+
+    def build_card(self, raw: _RawCard, ids: dict[str, int]) -> list[ParsedCard]:
+        heading = raw.heading
+        for problem in heading.problems:
+            self.error(raw.line, problem)
+        if heading.card_id is None and heading.title:
+            self.error(
+                raw.line,
+                f'card "{shorten(heading.title)}" has no id {{#...}}; '
+                f"run kvdrill check --add-ids {self.path}",
+            )
+        lessons, tags = self.card_fields(raw)
+        for block in raw.stray:
+            self.error(
+                block.start,
+                "under a card heading, before its first ### section, only "
+                "field lines (Lessons: ..., Tags: ...) may appear",
+            )
+        sections = {s.name: s for s in raw.sections if s.name != "?"}
+
+        if "Choices" in sections and "Problem" in sections:
+            self.error(sections["Problem"].line, "a card has ### Choices or ### Problem, not both")
+        kind = "choice" if "Choices" in sections else "problem" if "Problem" in sections else None
+        problem_fences = [
+            (s, b)
+            for s in raw.sections
+            for b in s.blocks
+            if b.kind == "fence" and b.info.split()[:1] == ["problem"]
+        ]
+        if kind is None:
+            kind = "problem" if problem_fences else "recall"
+        for section, block in problem_fences:
+            if section.name != "Problem":
+                self.error(
+                    block.start, "a ```problem block belongs in the card's ### Problem section"
+                )
+        for name, section in sections.items():
+            if name not in ALLOWED[kind]:
+                self.error(
+                    section.line,
+                    f"### {name} does not belong on a {KIND_NAMES[kind]} "
+                    "card (" + KIND_REASONS[kind] + ")",
+                )
+        for name in REQUIRED[kind]:
+            if name not in sections and not (name == "Problem" and problem_fences):
+                self.error(raw.line, f"{KIND_NAMES[kind]} card has no ### {name} section")
+
+        card: dict[str, Any] = {
+            "key": heading.card_id or "",
+            "kind": kind,
+            "title": heading.title,
+            "status": heading.status,
+            "tags": _dedupe(list(heading.tags) + tags),
+            "lessons": lessons,
+            "line": raw.line + 1,
+        }
+        followup: ParsedCard | None = None
+        for name, section in sections.items():
+            if name in ("Prompt", "Answer", "Tip", "Explanation"):
+                text = self.source(section.line + 1, section.end)
+                if not text:
+                    self.error(section.line, f"### {name} is empty")
+                card[name.lower()] = text
+            elif name == "Key numbers":
+                card["key_numbers"] = self.key_numbers(section)
+            elif name == "Choices":
+                card["choices"] = self.choices(section)
+            elif name == "Related":
+                card["related"] = self.related(section, ids)
+            elif name == "Problem":
+                card["problem"], card["problem_line"] = self.problem(section)
+            elif name == "Follow-up":
+                followup = self.followup(section, card)
+        if heading.card_id is None or self.errors:
+            return []  # nothing will be returned; skip building models from broken parts
+        parent = ParsedCard(**card)
+        return [parent, followup] if followup else [parent]
+
+    def card_fields(self, raw: _RawCard) -> tuple[list[str], list[str]]:
+        lessons: list[str] = []
+        tags: list[str] = []
+        seen: dict[str, int] = {}
+        for block in raw.fields:
+            for line in range(block.start, block.end):
+                match = _FIELD_RE.match(self.lines[line].strip())
+                if not match:
+                    self.error(
+                        line,
+                        "under a card heading, before its first ### section, only "
+                        "field lines (Lessons: ..., Tags: ...) may appear",
+                    )
+                    continue
+                name = match.group(1).strip().capitalize()
+                value = match.group(2).strip()
+                if name not in FIELDS:
+                    self.error(
+                        line,
+                        f'unknown field "{shorten(match.group(1))}:"; fields are '
+                        + ", ".join(FIELDS),
+                    )
+                    continue
+                if name in seen:
+                    self.error(
+                        line, f"field {name}: appears twice (first on line {seen[name] + 1})"
+                    )
+                    continue
+                seen[name] = line
+                if name == "Lessons":
+                    lessons = self.lessons(value, line) or []
+                else:
+                    tags = self.tags(value, line) or []
+        return lessons, tags
+
+    def list_items(self, section: _Section, what: str) -> list[tuple[int, int]]:
+        """The items of a section that must hold only a list."""
+        items: list[tuple[int, int]] = []
+        for block in section.blocks:
+            if block.kind == "list":
+                items.extend(block.items)
+            else:
+                self.error(
+                    block.start,
+                    f"### {section.name} holds only a list of {what}, each item starting with - ",
+                )
+        if not section.blocks:
+            self.error(section.line, f"### {section.name} is empty")
+        return items
+
+    def key_numbers(self, section: _Section) -> list[KeyNumber]:
+        result: list[KeyNumber] = []
+        for start, end in self.list_items(section, "figures"):
+            text = self.item_text(start, end)
+            claim: str | None = None
+            line = start
+            if match := _CLAIM_RE.search(text):
+                claim = match.group(2).strip()
+                line = start + text[: match.start(1)].count("\n")
+                text = text[: match.start()].rstrip()
+                if not claim:
+                    self.error(line, "empty claim: write `claim: QUANTITY name=value ... = VALUE`")
+            elif "`claim:" in text.replace("` claim:", "`claim:"):
+                self.error(start, "a claim must come last in its key-numbers item")
+            if not text:
+                self.error(start, "key-numbers item is empty")
+            result.append(KeyNumber(text=text, claim=claim, line=line + 1))
+        return result
+
+    def choices(self, section: _Section) -> list[Choice]:
+        lists = [b for b in section.blocks if b.kind == "list"]
+        if len(lists) > 1:
+            self.error(
+                lists[1].start,
+                "### Choices holds one list; changing the bullet "
+                "character or numbering starts a second one",
+            )
+        result: list[Choice] = []
+        for start, end in self.list_items(section, "choices"):
+            text = self.item_text(start, end)
+            box = _CHECKBOX_RE.match(text)
+            if not box:
+                self.error(
+                    start,
+                    "choice has no [ ] or [x] box: write `- [x] ...` for a correct "
+                    "choice and `- [ ] ...` for a wrong one",
+                )
+                continue
+            text = text[box.end() :].strip()
+            if not text:
+                self.error(start, "choice is empty")
+            result.append(Choice(text=text, correct=box.group(1) != " "))
+        count = sum(len(b.items) for b in lists)
+        if lists and not MIN_CHOICES <= count <= MAX_CHOICES:
+            self.error(
+                section.line,
+                f"### Choices has {count} choices; write {MIN_CHOICES} to {MAX_CHOICES}",
+            )
+        if result and not any(c.correct for c in result):
+            self.error(section.line, "no choice is marked correct: mark it `- [x] ...`")
+        return result
+
+    def related(self, section: _Section, ids: dict[str, int]) -> list[Related]:
+        result: list[Related] = []
+        for start, end in self.list_items(section, "related prompts"):
+            text = self.item_text(start, end)
+            card: str | None = None
+            if match := _LINK_RE.search(text):
+                card = match.group(1).strip()
+                text = text[: match.start()].rstrip()
+                if card not in ids:
+                    self.error(
+                        start,
+                        f"related item links to {{#{shorten(card)}}}, but this pack "
+                        "has no card with that id",
+                    )
+            if not text:
+                self.error(start, "related item has no prompt")
+            result.append(Related(prompt=text, card=card))
+        return result
+
+    def problem(self, section: _Section) -> tuple[dict[str, Any] | None, int | None]:
+        fences = [
+            b for b in section.blocks if b.kind == "fence" and b.info.split()[:1] == ["problem"]
+        ]
+        for block in section.blocks:
+            if block not in fences[:1]:
+                what = "a second ```problem block" if block in fences else "anything else"
+                self.error(block.start, f"### Problem holds one ```problem block and not {what}")
+        if not fences:
+            self.error(section.line, "### Problem has no ```problem block")
+            return None, None
+        block = fences[0]
+        try:
+            loaded = load_yaml(block.content)
+        except YamlProblem as problem:
+            self.error(block.start + 1 + problem.line, f"problem block: {problem.message}")
+            return None, block.start + 1
+        if not isinstance(loaded.value, dict) or not loaded.value:
+            self.error(block.start, "problem block must be YAML `field: value` lines")
+            return None, block.start + 1
+        return loaded.value, block.start + 1
+
+    def followup(self, section: _Section, parent: dict[str, Any]) -> ParsedCard | None:
+        """A ``Q:`` paragraph and an ``A:`` paragraph (or line) -> a card of its own."""
+        para_lines = [
+            line
+            for block in section.blocks
+            if block.kind == "paragraph"
+            for line in range(block.start, block.end)
+        ]
+        first = section.blocks[0] if section.blocks else None
+        if (
+            first is None
+            or first.kind != "paragraph"
+            or not self.lines[first.start].lstrip().startswith("Q:")
+        ):
+            self.error(
+                section.line,
+                "### Follow-up starts with a paragraph `Q: the question`, then `A: its answer`",
+            )
+            return None
+        answer_line = next(
+            (
+                ln
+                for ln in para_lines
+                if ln > first.start and self.lines[ln].lstrip().startswith("A:")
+            ),
+            None,
+        )
+        if answer_line is None:
+            self.error(section.line, "### Follow-up has a Q: but no A: line with its answer")
+            return None
+        question = self.source(first.start, answer_line).lstrip().removeprefix("Q:").strip()
+        answer = self.source(answer_line, section.end).lstrip().removeprefix("A:").strip()
+        if not question:
+            self.error(first.start, "follow-up question after Q: is empty")
+        if not answer:
+            self.error(answer_line, "follow-up answer after A: is empty")
+        if not (question and answer and parent["key"]):
+            return None
+        return ParsedCard(
+            key=f"{parent['key']}/follow-up",
+            kind="followup",
+            title=parent["title"],
+            status=parent["status"],
+            tags=parent["tags"],
+            lessons=parent["lessons"],
+            prompt=question,
+            answer=answer,
+            parent=parent["key"],
+            line=section.line + 1,
+        )
+
+
+def card_headings(text: str) -> list[tuple[int, CardHeading]]:
+    """Every card heading of a pack's text, with its 0-based line, as the parser sees them."""
+    text = text[1:] if text.startswith("\ufeff") else text
+    return [
+        (block.start, parse_card_heading(block.content))
+        for block in _blocks(_markdown().parse(text))
+        if block.kind == "heading" and block.level == 2 and not block.setext
+    ]
+
+
+def parse_pack_text(text: str, path: str) -> ParsedPack:
+    """Parse a pack's text; ``path`` is only used in messages. Raises ``PackErrors``."""
+    check_pack_text(text, path)
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return _PackParser(text, path, digest).parse()
+
+
+def parse_pack(path: Path) -> ParsedPack:
+    """Parse one pack file. Raises ``PackErrors`` listing every problem found in it."""
+    data = read_pack_bytes(path)
+    text = decode_pack_bytes(data, str(path))
+    check_pack_text(text, str(path))
+    return _PackParser(text, str(path), hashlib.sha256(data).hexdigest()).parse()
+
+
+def parse_paths(paths: list[Path]) -> tuple[list[ParsedPack], list[Located]]:
+    """Parse every pack in ``paths`` (directories recursively: *.md, README.md skipped).
+
+    Returns the packs that parsed and every problem across all files, including a pack id
+    used by two files.
+    """
+    files, problems = expand_pack_paths(paths)
+    packs: list[ParsedPack] = []
+    first_file: dict[str, str] = {}
+    for file in files:
+        try:
+            pack = parse_pack(file)
+        except PackErrors as exc:
+            problems.extend(exc.problems)
+            continue
+        if pack.meta.pack in first_file:
+            problems.append(
+                Located(
+                    pack.path,
+                    _front_matter_line(pack, "pack"),
+                    f'pack id "{pack.meta.pack}" is already used by {first_file[pack.meta.pack]}',
+                )
+            )
+            continue
+        first_file[pack.meta.pack] = pack.path
+        packs.append(pack)
+    return packs, problems
+
+
+def _front_matter_line(pack: ParsedPack, key: str) -> int:
+    """1-based line of ``key:`` in a parsed pack's front matter (1 if it cannot be found)."""
+    try:
+        lines = Path(pack.path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return 1
+    for number, line in enumerate(lines[1:], start=2):
+        if line.strip() in ("---", "..."):
+            break
+        if line.startswith(f"{key}:"):
+            return number
+    return 1

@@ -1,0 +1,120 @@
+"""Getting a pack's text off the disk safely: files are untrusted and may be anything.
+
+Every refusal is one ``Located`` line: missing, not a file, too big, empty, binary, not UTF-8.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from engine.errors import Located, PackErrors
+from engine.pack_model import MAX_PACK_BYTES
+
+_MIB = 1024 * 1024
+
+
+def _refuse(path: str, line: int, message: str) -> PackErrors:
+    return PackErrors([Located(path, line, message)])
+
+
+def too_big_message(size: int) -> str:
+    return (
+        f"file is {size / _MIB:.1f} MB; a pack may be at most {MAX_PACK_BYTES // _MIB} MB, "
+        "so split it into smaller packs"
+    )
+
+
+def read_pack_bytes(path: Path) -> bytes:
+    """The file's bytes, or ``PackErrors`` if it is missing, not a file, or over the size cap."""
+    name = str(path)
+    try:
+        if not path.exists():
+            raise _refuse(name, 1, "no such file or directory")
+        if not path.is_file():
+            raise _refuse(name, 1, "not a regular file")
+        size = path.stat().st_size
+        if size > MAX_PACK_BYTES:
+            raise _refuse(name, 1, too_big_message(size))
+        with path.open("rb") as handle:
+            # Read one byte past the cap: the file may have grown since stat().
+            data = handle.read(MAX_PACK_BYTES + 1)
+    except OSError as exc:
+        raise _refuse(name, 1, f"cannot read the file: {exc.strerror or exc}") from None
+    if len(data) > MAX_PACK_BYTES:
+        raise _refuse(name, 1, too_big_message(len(data)))
+    return data
+
+
+def decode_pack_bytes(data: bytes, path: str) -> str:
+    """The text of a pack file, or one clear ``PackErrors`` line: empty, binary or not UTF-8."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise _refuse(path, 1, "file is UTF-16; save it as UTF-8")
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        line = data.count(b"\n", 0, nul) + 1
+        raise _refuse(path, line, f"binary file (NUL byte at offset {nul}); a pack is UTF-8 text")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise _refuse(
+            path,
+            line,
+            f"not valid UTF-8: byte 0x{data[exc.start]:02x} at offset {exc.start} "
+            f"(column {column}); save the file as UTF-8",
+        ) from None
+    return text
+
+
+def check_pack_text(text: str, path: str) -> None:
+    """Refuse text no pack can be: empty, binary (NUL), or over the size cap."""
+    if not text.lstrip("\ufeff").strip():
+        raise _refuse(path, 1, "empty file: a pack starts with --- front matter, then its cards")
+    nul = text.find("\x00")
+    if nul >= 0:
+        line = text.count("\n", 0, nul) + 1
+        raise _refuse(path, line, f"binary file (NUL character at offset {nul}); a pack is text")
+    try:
+        size = len(text.encode("utf-8"))
+    except UnicodeEncodeError as exc:
+        line = text.count("\n", 0, exc.start) + 1
+        raise _refuse(path, line, "text is not valid Unicode (a lone surrogate)") from None
+    if size > MAX_PACK_BYTES:
+        raise _refuse(path, 1, too_big_message(size))
+
+
+def expand_pack_paths(paths: list[Path]) -> tuple[list[Path], list[Located]]:
+    """Files given, plus every ``*.md`` under directories given (recursively, README.md skipped).
+
+    Hidden directories are skipped and symlinked directories are not followed (no loops).
+    A missing path, or a directory with no pack in it, is one error each.
+    """
+    files: list[Path] = []
+    problems: list[Located] = []
+    for path in paths:
+        if path.is_dir():
+            found: list[Path] = []
+            for root, dirs, names in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                found.extend(
+                    Path(root) / name
+                    for name in sorted(names)
+                    if name.endswith(".md") and name.lower() != "readme.md"
+                )
+            if not found:
+                problems.append(Located(str(path), 1, "no pack files (*.md) in this directory"))
+            files.extend(found)
+        elif path.exists() or path.is_symlink():
+            files.append(path)
+        else:
+            problems.append(Located(str(path), 1, "no such file or directory"))
+    unique: list[Path] = []
+    seen: set[Path] = set()
+    for file in files:
+        resolved = file.resolve()
+        if resolved not in seen:
+            seen.add(resolved)
+            unique.append(file)
+    return unique, problems
