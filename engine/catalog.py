@@ -177,6 +177,7 @@ def _key(name: str) -> str:
 
 def close_matches(word: str, choices: list[str]) -> str:
     """' (did you mean a, b?)' or a list of what exists, for a one-line error."""
+    choices = list(dict.fromkeys(choices))
     near = difflib.get_close_matches(word, choices, n=4, cutoff=0.5)
     if near:
         return f" (did you mean {', '.join(near)}?)"

@@ -24,6 +24,7 @@ Public API (names are stable; the generator, the checker, claim checks and ``kvd
   -> dict[str, float]`` — symbol values from catalog entries and precisions, plus every derived
   quantity (attention_params, model_params, active_params, weight_bytes, kv_bytes_per_token,
   kv_pool_bytes, kv_pool_tokens) that its inputs allow. ``overrides`` win over both.
+- ``missing_inputs(name, inputs, model=None) -> list[str]`` — base symbols still needed.
 - ``explain(name, inputs) -> str`` — the formula, the numbers substituted and the result.
 - ``humanize(value, unit) -> str`` — "128 KiB", "42.1 ms", "449k" for display.
 
@@ -47,6 +48,7 @@ from sympy.printing.str import StrPrinter
 
 from engine.catalog import GpuSpec, ModelSpec, close_matches, get_dtype, get_gpu, get_model
 from engine.errors import UserError
+from engine.units import format_number
 
 
 @dataclass(frozen=True)
@@ -407,6 +409,20 @@ def _missing(formula: Formula, inputs: Mapping[str, float]) -> list[str]:
     return [s for s in formula.symbols if s not in inputs]
 
 
+def missing_inputs(
+    name: str, inputs: Mapping[str, float], model: ModelSpec | None = None
+) -> list[str]:
+    """The base symbols still needed to evaluate ``name``, looking through derived quantities."""
+    needed: list[str] = []
+    for symbol in _missing(get_formula(name), inputs):
+        if symbol in _DERIVED:
+            deeper = missing_inputs(variant_for(symbol, model, inputs), inputs, model)
+            needed.extend(deeper or [symbol])
+        else:
+            needed.append(symbol)
+    return list(dict.fromkeys(needed))
+
+
 def evaluate(name: str, inputs: Mapping[str, float]) -> float:
     """The formula's value for these inputs (SI base units), from its cached compiled form."""
     formula = get_formula(name)
@@ -600,43 +616,27 @@ def explain(name: str, inputs: Mapping[str, float]) -> str:
 
 
 _BINARY = (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10))
-_COUNT = (("T", 1e12), ("B", 1e9), ("M", 1e6), ("k", 1e3))
-
-
-def _sig(value: float, digits: int = 4) -> str:
-    text = f"{value:.{digits}g}"
-    return text if "e" in text else f"{float(text):,}".removesuffix(".0")
 
 
 def humanize(value: float, unit: str) -> str:
-    """A display form: bytes in binary units, seconds in ms/us, big counts with k/M/B."""
+    """A display form: bytes in binary units (and GB), seconds in ms/us, counts with commas."""
     if unit == "byte":
         for suffix, size in _BINARY:
             if abs(value) >= size:
-                return (
-                    f"{_sig(value / size)} {suffix} ({_sig(value / 1e9)} GB)"
-                    if size >= 2**30
-                    else f"{_sig(value / size)} {suffix}"
-                )
-        return f"{_sig(value)} B"
+                text = f"{format_number(value / size)} {suffix}"
+                return f"{text} ({format_number(value / 1e9)} GB)" if size >= 2**30 else text
+        return f"{format_number(value)} B"
     if unit == "s":
         if abs(value) < 1e-3:
-            return f"{_sig(value * 1e6)} us"
-        return f"{_sig(value * 1e3)} ms" if abs(value) < 1 else f"{_sig(value)} s"
+            return f"{format_number(value * 1e6)} us"
+        return f"{format_number(value * 1e3)} ms" if abs(value) < 1 else f"{format_number(value)} s"
     if unit == "byte/s":
-        return f"{_sig(value / 1e12)} TB/s"
-    label = (
-        ""
-        if unit == "dimensionless"
-        else f" {unit}s"
-        if unit in ("token", "request")
-        else f" {unit}"
-    )
-    if abs(value) >= 1e4 and unit != "dimensionless" or abs(value) >= 1e6:
-        for suffix, size in _COUNT:
-            if abs(value) >= size:
-                return f"{_sig(value / size)}{suffix}{label}"
-    return f"{_sig(value)}{label}"
+        return f"{format_number(value / 1e12)} TB/s"
+    if unit in ("token", "request"):
+        return f"{format_number(value)} {unit}s"
+    if abs(value) >= 1e9:
+        return f"{format_number(value)} ({format_number(value / 1e9)} B)"
+    return format_number(value)
 
 
 __all__ = [
@@ -653,6 +653,7 @@ __all__ = [
     "get_formula",
     "humanize",
     "inputs_from",
+    "missing_inputs",
     "solve_for",
     "variant_for",
 ]

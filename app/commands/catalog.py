@@ -1,8 +1,131 @@
-"""Placeholder for the `catalog` command; replaced by its real implementation."""
+"""``kvdrill models`` and ``kvdrill gpus``: list the catalogs with their ids and fields."""
 
 from __future__ import annotations
 
+import argparse
+import json
+
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("catalog", help="(not built yet)")
-    parser.set_defaults(func=lambda args: 2)
+    models = subparsers.add_parser(
+        "models",
+        help="list the model catalog (ids for --model)",
+        description="List the models kvdrill knows, with their architecture fields.",
+    )
+    models.add_argument("--json", action="store_true", help="print a JSON list")
+    models.set_defaults(func=run_models)
+    gpus = subparsers.add_parser(
+        "gpus",
+        help="list the GPU catalog (ids for --gpu)",
+        description="List the GPUs kvdrill knows, with datasheet memory and bandwidth.",
+    )
+    gpus.add_argument("--json", action="store_true", help="print a JSON list")
+    gpus.set_defaults(func=run_gpus)
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    lines = [
+        "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
+        for row in [header, *rows]
+    ]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def _model_notes(spec) -> str:
+    notes = []
+    if spec.moe:
+        moe = spec.moe
+        shared = f" + {moe.shared_experts} shared" if moe.shared_experts else ""
+        notes.append(
+            f"MoE {moe.experts} experts{shared}, {moe.active_experts} active, "
+            f"expert MLP {moe.expert_intermediate}"
+            + (f", {moe.dense_layers} dense layers" if moe.dense_layers else "")
+        )
+    if spec.mla:
+        notes.append(f"MLA latent {spec.mla.kv_lora_rank} + rope {spec.mla.rope_dim}")
+    if spec.sliding_window:
+        window = spec.sliding_window
+        notes.append(f"sliding window {window.window} on {window.sliding_layers} layers")
+    if spec.tied_embeddings:
+        notes.append("tied embeddings")
+    if spec.aliases:
+        notes.append("aka " + ", ".join(spec.aliases))
+    return "; ".join(notes)
+
+
+def run_models(args: argparse.Namespace) -> int:
+    from engine.catalog import models
+
+    entries = list(models().values())
+    if args.json:
+        payload = [
+            {**spec.model_dump(), "attention_kind": spec.attention_kind, "is_moe": spec.is_moe}
+            for spec in entries
+        ]
+        print(json.dumps(payload, indent=2))
+        return 0
+    header = ["id", "layers", "heads/kv", "head_dim", "hidden", "MLP", "vocab", "params", "notes"]
+    rows = [
+        [
+            spec.id,
+            str(spec.layers),
+            f"{spec.heads}/{spec.kv_heads}" if not spec.mla else f"{spec.heads}/MLA",
+            str(spec.head_dim),
+            str(spec.hidden),
+            str(spec.intermediate),
+            str(spec.vocab),
+            f"{spec.published_params_b:g} B"
+            + (
+                f" ({spec.published_active_params_b:g} act.)"
+                if spec.published_active_params_b
+                else ""
+            ),
+            _model_notes(spec),
+        ]
+        for spec in entries
+    ]
+    print(_table(header, rows))
+    return 0
+
+
+def run_gpus(args: argparse.Namespace) -> int:
+    from engine.catalog import gpus
+
+    entries = list(gpus().values())
+    if args.json:
+        payload = [
+            {
+                **card.model_dump(),
+                "memory_bytes": card.memory_bytes,
+                "bandwidth_bytes_per_s": card.bandwidth_bytes_per_s,
+            }
+            for card in entries
+        ]
+        print(json.dumps(payload, indent=2))
+        return 0
+    header = ["id", "name", "memory", "bandwidth", "BF16 dense", "FP8", "notes"]
+    rows = [
+        [
+            card.id,
+            card.name,
+            f"{card.memory_gb:g} GB",
+            f"{card.bandwidth_tbps:g} TB/s",
+            f"{card.bf16_tflops:g} TFLOP/s",
+            ("yes" if card.fp8 else "no") + (" (+FP4)" if card.fp4 else ""),
+            "; ".join(
+                n
+                for n in (
+                    card.memory_note,
+                    f"CUDA sees {card.visible_memory_gib:g} GiB" if card.visible_memory_gib else "",
+                    "aka " + ", ".join(card.aliases) if card.aliases else "",
+                )
+                if n
+            ),
+        ]
+        for card in entries
+    ]
+    print(_table(header, rows))
+    print("memory in decimal GB (80 GB = 80e9 bytes), bandwidth in decimal TB/s, as on datasheets")
+    return 0
