@@ -132,11 +132,11 @@ def card_topics(pack_key: str, values: dict[str, Any]) -> set[tuple[str, str]]:
     }
 
 
-# --- validation that needs all packs at once -----------------------------------------------------
+# --- reading and checking files -------------------------------------------------------------
 
 
-def _check_packs(packs: list[ParsedPack]) -> None:
-    """Problems the parser cannot see from one file: a pack id used twice, dangling parents."""
+def pack_set_problems(packs: list[ParsedPack]) -> list[Located]:
+    """Problems no single file shows: a pack id used twice, a card id used twice, a dangling parent."""
     problems: list[Located] = []
     seen: dict[str, str] = {}
     for pack in packs:
@@ -160,8 +160,43 @@ def _check_packs(packs: list[ParsedPack]) -> None:
                     )
                 )
             card_keys.add(card.key)
+    return problems
+
+
+def _check_packs(packs: list[ParsedPack]) -> None:
+    problems = pack_set_problems(packs)
     if problems:
         raise PackErrors(problems)
+
+
+def pack_files(paths: list[Path]) -> tuple[list[Path], list[Located]]:
+    """The pack files named by ``paths`` (directories searched), and any path that is missing."""
+    from engine.pack_source import expand_pack_paths
+
+    return expand_pack_paths(paths)
+
+
+def load_packs(paths: list[Path], progress: Progress | None = None) -> list[ParsedPack]:
+    """Parse and check every pack under ``paths``; ``PackErrors`` lists every problem in all files.
+
+    ``progress`` hears (files done, files in all) as parsing goes.
+    """
+    from engine.pack_parser import parse_paths
+
+    files, problems = pack_files(paths)
+    packs: list[ParsedPack] = []
+    for done, file in enumerate(files, start=1):
+        parsed, file_problems = parse_paths([file])
+        problems.extend(file_problems)
+        for pack in parsed:
+            problems.extend(extra_checks(pack))
+        packs.extend(parsed)
+        if progress is not None:
+            progress(done, len(files))
+    problems.extend(pack_set_problems(packs))
+    if problems:
+        raise PackErrors(problems)
+    return packs
 
 
 # --- planning ---------------------------------------------------------------------------------
@@ -327,9 +362,8 @@ def bundled_pack_files(decks: Path = BUNDLED_DECKS) -> list[Path]:
     """The bundled pack files: every ``.md`` under decks/ except the format's README."""
     if not decks.is_dir():
         return []
-    return sorted(
-        path for path in decks.rglob("*.md") if path.is_file() and path.name.lower() != "readme.md"
-    )
+    files, _ = pack_files([decks])
+    return files
 
 
 def bundled_hash(files: list[Path], decks: Path = BUNDLED_DECKS) -> str:
@@ -356,14 +390,7 @@ def import_bundled(database: Database, decks: Path = BUNDLED_DECKS) -> ImportPla
         if recorded is not None and recorded.value == digest:
             return None
 
-    from engine.pack_parser import parse_paths
-
-    packs, problems = parse_paths(files)
-    for pack in packs:
-        problems.extend(extra_checks(pack))
-    if problems:
-        raise PackErrors(problems)
-
+    packs = load_packs(files)
     with database.session() as session:
         # Under the write lock, so two kvdrill processes starting at once import once.
         begin_write(session)

@@ -1,0 +1,237 @@
+"""``kvdrill import`` end to end: real pack files, the summary lines, dry runs, atomicity."""
+
+from __future__ import annotations
+
+import io
+import shutil
+from datetime import date, datetime
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, select
+
+from app.cli import main
+from app.commands.import_ import ProgressLine
+from store.db import open_database
+from store.importer import import_bundled
+from store.models import Card, CardState, Pack, ReviewLog, Setting
+from store.profiles import get_or_create_profile
+
+DECKS = Path(__file__).resolve().parent.parent / "decks"
+
+
+def card_text(key: str, answer: str = "Two times layers times heads.") -> str:
+    return f"## Card {key} {{#{key}}}\n\n### Prompt\n\nWhat is {key}?\n\n### Answer\n\n{answer}\n\n"
+
+
+def write_pack(path: Path, pack: str, cards: dict[str, str]) -> Path:
+    header = f"---\npack: {pack}\ntitle: {pack.title()}\nversion: 1\n---\n\n"
+    body = "".join(card_text(key, answer) for key, answer in cards.items())
+    path.write_text(header + body, encoding="utf-8")
+    return path
+
+
+def run(*argv: str) -> int:
+    return main([*argv])
+
+
+@pytest.fixture
+def pack_dir(tmp_path: Path) -> Path:
+    folder = tmp_path / "packs"
+    folder.mkdir()
+    write_pack(folder / "alpha.md", "alpha", {"a1": "One.", "a2": "Two."})
+    write_pack(folder / "beta.md", "beta", {"b1": "Three."})
+    return folder
+
+
+def counts(db_url: str) -> tuple[int, int]:
+    database = open_database(db_url)
+    with database.session() as session:
+        packs = session.scalar(select(func.count()).select_from(Pack))
+        cards = session.scalar(select(func.count()).select_from(Card))
+    database.close()
+    return packs, cards
+
+
+def test_import_prints_one_line_per_pack(
+    pack_dir: Path, db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run("--db", db_url, "import", str(pack_dir)) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "alpha: 2 added, 0 changed, 0 retired, 0 unchanged",
+        "beta: 1 added, 0 changed, 0 retired, 0 unchanged",
+    ]
+    assert counts(db_url) == (2, 3)
+
+
+def test_reimport_of_an_edited_file_keeps_history_and_retires_the_removed_card(
+    pack_dir: Path, db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run("--db", db_url, "import", str(pack_dir / "alpha.md"))
+    database = open_database(db_url)
+    with database.session() as session:
+        profile = get_or_create_profile(session)
+        card = session.scalars(select(Card).where(Card.key == "a1")).one()
+        session.add(CardState(profile_id=profile.id, card_id=card.id, due_day=date(2026, 3, 2)))
+        session.add(
+            ReviewLog(
+                profile_id=profile.id,
+                card_id=card.id,
+                reviewed_at=datetime(2026, 3, 1, 9),
+                study_day=date(2026, 3, 1),
+                quality=3,
+                graded_by="self",
+            )
+        )
+    capsys.readouterr()
+
+    write_pack(pack_dir / "alpha.md", "alpha", {"a1": "One, said better."})
+    assert run("--db", db_url, "import", str(pack_dir / "alpha.md")) == 0
+
+    assert capsys.readouterr().out.splitlines() == [
+        "alpha: 0 added, 1 changed, 1 retired, 0 unchanged"
+    ]
+    with database.session() as session:
+        a1 = session.scalars(select(Card).where(Card.key == "a1")).one()
+        a2 = session.scalars(select(Card).where(Card.key == "a2")).one()
+        assert (a1.id, a1.answer.strip()) == (card.id, "One, said better.")
+        assert session.get(CardState, (profile.id, card.id)) is not None
+        assert session.scalar(select(func.count()).select_from(ReviewLog)) == 1
+        assert a2.retired
+
+
+def test_dry_run_shows_the_diff_and_writes_nothing(
+    pack_dir: Path, db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run("--db", db_url, "import", str(pack_dir))
+    write_pack(pack_dir / "alpha.md", "alpha", {"a1": "Changed.", "a3": "New."})
+    db_file = Path(db_url.removeprefix("sqlite:///"))
+    capsys.readouterr()
+
+    assert run("--db", db_url, "import", "--dry-run", str(pack_dir)) == 0
+
+    assert capsys.readouterr().out.splitlines() == [
+        "alpha: 1 added, 1 changed, 1 retired, 0 unchanged",
+        "beta: 0 added, 0 changed, 0 retired, 1 unchanged",
+        "dry run: nothing written",
+    ]
+    database = open_database(db_url)
+    with database.session() as session:
+        keys = session.scalars(select(Card.key).where(~Card.retired).order_by(Card.key)).all()
+        assert keys == ["a1", "a2", "b1"]
+        assert "Changed." not in session.scalars(select(Card.answer)).all()
+    assert db_file.exists()
+
+
+def test_dry_run_does_not_create_a_missing_database(
+    pack_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run("import", "--dry-run", str(pack_dir)) == 0
+    assert "alpha: 2 added" in capsys.readouterr().out
+    assert not (tmp_path / "data").exists()
+
+
+def test_one_bad_file_among_several_writes_nothing_and_says_where(
+    pack_dir: Path, db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run("--db", db_url, "import", str(pack_dir))
+    write_pack(pack_dir / "alpha.md", "alpha", {"a1": "Edited."})
+    bad = pack_dir / "gamma.md"
+    bad.write_text(
+        "---\npack: gamma\ntitle: G\nversion: 1\n---\n\n## No id here\n\n### Prompt\n\nq\n",
+        encoding="utf-8",
+    )
+    capsys.readouterr()
+
+    assert run("--db", db_url, "import", str(pack_dir)) == 1
+
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert f"{bad}:7: " in captured.err
+    assert "nothing imported" in captured.err
+    database = open_database(db_url)
+    with database.session() as session:
+        a1 = session.scalars(select(Card).where(Card.key == "a1")).one()
+        assert a1.answer.strip() == "One."
+        assert session.scalar(select(func.count()).select_from(Card).where(Card.retired)) == 0
+        assert session.scalars(select(Pack.key).order_by(Pack.key)).all() == ["alpha", "beta"]
+
+
+def test_a_missing_path_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run("import", str(tmp_path / "nope.md")) == 1
+    assert "nope.md:1: no such file or directory" in capsys.readouterr().err
+
+
+class FakeTerminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_line_draws_on_a_terminal_for_several_files_only() -> None:
+    terminal = FakeTerminal()
+    progress = ProgressLine(terminal, files=5)
+    progress.callback("importing")(2, 5)
+    assert "2/5" in terminal.getvalue()
+    progress.clear()
+    assert terminal.getvalue().endswith("\r")
+
+    quiet = FakeTerminal()
+    ProgressLine(quiet, files=1).callback("importing")(1, 1)
+    piped = io.StringIO()
+    ProgressLine(piped, files=5).callback("importing")(1, 5)
+    assert quiet.getvalue() == piped.getvalue() == ""
+
+
+def test_bundled_decks_import_once_then_only_when_they_change(db_url: str, tmp_path: Path) -> None:
+    decks = tmp_path / "decks"
+    shutil.copytree(DECKS, decks)
+    database = open_database(db_url)
+
+    first = import_bundled(database, decks)
+    assert first is not None and first.count("added") > 0
+    assert import_bundled(database, decks) is None
+
+    with database.session() as session:
+        card = session.scalars(select(Card).order_by(Card.id)).first()
+        profile = get_or_create_profile(session)
+        session.add(CardState(profile_id=profile.id, card_id=card.id, due_day=date(2026, 3, 2)))
+        total = session.scalar(select(func.count()).select_from(Card))
+        assert all(session.scalars(select(Pack.bundled)))
+        assert session.get(Setting, "bundled_decks_hash") is not None
+
+    # A later release edits a deck: picked up, the rest unchanged, history kept.
+    pack_file = next(path for path in sorted(decks.glob("*.md")) if path.name != "README.md")
+    pack_file.write_text(pack_file.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    again = import_bundled(database, decks)
+    assert again is not None
+    assert again.count("added") == again.count("retired") == 0
+    with database.session() as session:
+        assert session.scalar(select(func.count()).select_from(Card)) == total
+        assert session.get(CardState, (profile.id, card.id)) is not None
+
+
+def test_bundled_decks_parse_cleanly() -> None:
+    from store.importer import bundled_pack_files, load_packs
+
+    files = bundled_pack_files()
+    assert files, "no bundled decks found"
+    assert len(load_packs(files)) == len(files)
+
+
+def test_a_bundled_pack_dropped_by_a_release_is_retired(db_url: str, tmp_path: Path) -> None:
+    decks = tmp_path / "decks"
+    shutil.copytree(DECKS, decks)
+    database = open_database(db_url)
+    import_bundled(database, decks)
+    dropped = sorted(path for path in decks.glob("*.md") if path.name != "README.md")[0]
+    with database.session() as session:
+        before = session.scalar(select(func.count()).select_from(Card).where(~Card.retired))
+    dropped_cards = len(dropped.read_text(encoding="utf-8").split("\n## ")) - 1
+    dropped.unlink()
+
+    plan = import_bundled(database, decks)
+
+    assert plan is not None and plan.count("retired") >= dropped_cards
+    with database.session() as session:
+        after = session.scalar(select(func.count()).select_from(Card).where(~Card.retired))
+    assert after == before - plan.count("retired")
