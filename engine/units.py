@@ -121,6 +121,7 @@ class ReadNumber:
     value: float
     significant_figures: int
     rest: str  # the text after the number, stripped
+    scaled: bool = False  # a k/M/G/T suffix multiplied the value
 
 
 def clean_text(text: str) -> str:
@@ -144,7 +145,7 @@ def clean_text(text: str) -> str:
     return text
 
 
-def _shorten(text: str, limit: int = 30) -> str:
+def shorten(text: str, limit: int = 30) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -163,17 +164,17 @@ def read_number(text: str) -> ReadNumber:
     match = _NUMBER.match(text)
     if match is None:
         if re.match(r"[+-]?(nan|inf|infinity)\b", text, re.IGNORECASE):
-            raise AnswerError(f"'{_shorten(text)}' is not a finite number.")
+            raise AnswerError(f"'{shorten(text)}' is not a finite number.")
         if re.match(r"[+-]?\.?\d", text) is None:
             raise AnswerError(
-                f"'{_shorten(text)}' does not start with a number: type something like 128 KiB."
+                f"'{shorten(text)}' does not start with a number: type something like 128 KiB."
             )
         if "," in text:
             raise AnswerError(
-                f"Could not read the number in '{_shorten(text)}': use a dot for decimals, "
+                f"Could not read the number in '{shorten(text)}': use a dot for decimals, "
                 "and commas only between groups of three digits (131,072)."
             )
-        raise AnswerError(f"Could not read the number in '{_shorten(text)}'.")
+        raise AnswerError(f"Could not read the number in '{shorten(text)}'.")
     rest = text[match.end() :].strip()
     mantissa = match.group("mantissa")
     plain = re.sub(r"[,\ _]", "", mantissa)
@@ -187,12 +188,21 @@ def read_number(text: str) -> ReadNumber:
     figures = _significant_figures(mantissa)
 
     scale = re.match(r"([kKMGT])(?:\s+|$)", rest)
-    if scale is not None and rest not in unit_names():
-        value *= SCALE_SUFFIXES[scale.group(1)]
-        rest = rest[scale.end() :].strip()
-        if abs(value) > MAX_MAGNITUDE:
-            raise AnswerError(f"{text} is too large to be an answer.")
-    return ReadNumber(value, figures, rest)
+    if scale is None or rest in unit_names():
+        return ReadNumber(value, figures, rest)
+    return scale_number(
+        ReadNumber(value, figures, rest[scale.end() :].strip(), True),
+        SCALE_SUFFIXES[scale.group(1)],
+        text,
+    )
+
+
+def scale_number(number: ReadNumber, factor: float, text: str) -> ReadNumber:
+    """The number multiplied by a suffix's factor, still within MAX_MAGNITUDE."""
+    value = number.value * factor
+    if abs(value) > MAX_MAGNITUDE:
+        raise AnswerError(f"{text} is too large to be an answer.")
+    return ReadNumber(value, number.significant_figures, number.rest, True)
 
 
 # --- units ---------------------------------------------------------------------------------
@@ -223,11 +233,11 @@ def parse_unit(text: str) -> pint.Unit:
 @functools.lru_cache(maxsize=1024)
 def _parse_unit(text: str) -> pint.Unit:
     ureg = registry()
-    if text == "":
+    if text in ("", "dimensionless"):
         return ureg.dimensionless
     if len(text) > MAX_UNIT_CHARS or _UNIT_TEXT.fullmatch(text) is None:
         raise AnswerError(
-            f"Could not read the unit '{_shorten(text)}': write one unit like KiB, "
+            f"Could not read the unit '{shorten(text)}': write one unit like KiB, "
             "or a rate like GB/s."
         )
     words = text.split("/")
@@ -261,7 +271,7 @@ def convert(value: float, from_unit: str, to_unit: str) -> float:
 
 
 _DIMENSION_WORDS: dict[frozenset[tuple[str, int]], str] = {
-    frozenset(): "a plain number",
+    frozenset(): "a count or a ratio",
     frozenset({("[information]", 1)}): "a size in bytes",
     frozenset({("[time]", 1)}): "a time",
     frozenset({("[information]", 1), ("[time]", -1)}): "a bandwidth",
@@ -294,14 +304,21 @@ def read_quantity_parts(text: str) -> ReadQuantity:
     """Split text into a checked number and a checked unit text (unit may be '')."""
     cleaned = clean_text(text)
     number = read_number(cleaned)
-    unit_text = normalise_unit_text(number.rest)
+    return ReadQuantity(
+        number.value, unit_after_number(number.rest, cleaned), number.significant_figures
+    )
+
+
+def unit_after_number(rest: str, whole: str) -> str:
+    """The checked, normalised unit text that follows a number ('' if none)."""
+    unit_text = normalise_unit_text(rest)
     if unit_text and _UNIT_TEXT.fullmatch(unit_text) is None:
         raise AnswerError(
-            f"Could not read '{_shorten(cleaned)}': type one number and a unit, "
+            f"Could not read '{shorten(whole)}': type one number and a unit, "
             "like 128 KiB or 3.35 TB/s (no arithmetic)."
         )
     parse_unit(unit_text)  # validates; raises AnswerError with the reason
-    return ReadQuantity(number.value, unit_text, number.significant_figures)
+    return unit_text
 
 
 def parse_quantity(text: str, *, allow_negative: bool = False) -> pint.Quantity:
@@ -343,7 +360,7 @@ def format_quantity(value: float, unit: str, significant: int = 4) -> str:
     """'128 KiB', '131,072 B', '3.35 TB/s', '3.43x', '90%', '448,921 tokens'."""
     number = format_number(value, significant)
     unit = normalise_unit_text(unit)
-    if not unit:
+    if not unit or unit == "dimensionless":
         return number
     if unit in RATIO_UNITS:
         return number + unit

@@ -1,0 +1,115 @@
+"""Reading a typed answer against the unit a question asks for.
+
+What reads (the unit is optional; a bare number is taken in the expected unit):
+
+- ``128 KiB``, ``128KiB``, ``0.5 GiB``, ``42 ms``, ``3.35 TB/s``, ``12 tokens per second``;
+- ``131,072`` and ``131 072`` (commas, spaces or underscores between groups of exactly three
+  digits; a comma is never a decimal point), ``1.3e5``, ``.5``;
+- ``449k``, ``449K``, ``1.3M``, ``2G``, ``1T`` for counts, also before a unit (``449k tokens``);
+- ``7B`` and ``7B params`` mean seven billion when the question asks for a plain count; when it
+  asks for bytes, ``7B`` is seven bytes;
+- ``3.43x``, ``90%``; a leading ``~`` or ``≈`` is ignored.
+
+What does not read, each with one line (``AnswerError``, a ``UserError``): more than 100
+characters, control characters, arithmetic (``9**9**9``, ``32*1024``), ``nan``/``inf``, numbers
+beyond 1e30, negative numbers, an unknown unit (with a case hint: ``gb`` -> GB or Gb), ``KB``
+(ambiguous), a unit of the wrong dimension (``42 ms`` for a size in bytes), and a bare ``128K``
+when bytes are asked for (write ``128 KiB`` or ``128 kB``).
+
+Dimensionless units (tokens, requests, x, %...) are interchangeable: ``449k requests`` reads for a
+question in tokens. The checker, not the reader, decides whether the value is right.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from engine.units import (
+    BILLION_SUFFIX,
+    AnswerError,
+    ReadNumber,
+    clean_text,
+    describe_dimension,
+    normalise_unit_text,
+    parse_unit,
+    read_number,
+    registry,
+    scale_number,
+    shorten,
+    unit_after_number,
+    unit_scale,
+)
+
+if TYPE_CHECKING:
+    import pint
+
+__all__ = ["AnswerError", "TypedAnswer", "read_answer", "read_typed_answer"]
+
+_BILLION = re.compile(rf"{BILLION_SUFFIX}(?:\s+|$)")
+_INFORMATION = "[information]"
+
+
+@dataclass(frozen=True)
+class TypedAnswer:
+    """A typed answer, read: its value in ``unit`` and how it was written."""
+
+    text: str  # the answer as typed, cleaned (single spaces)
+    value: float  # in ``unit``, suffixes applied
+    unit: str  # the unit typed, normalised; the expected unit when none was typed
+    unit_typed: bool  # False for a bare number
+    significant_figures: int  # of the digits typed: '449k' -> 3, '131,072' -> 6, '450' -> 2
+
+    def value_in(self, unit: str) -> float:
+        """The answer expressed in another unit of the same dimension."""
+        from engine.units import convert
+
+        return convert(self.value, self.unit, unit)
+
+
+def read_typed_answer(text: str, expected_unit: str) -> TypedAnswer:
+    """Read ``text`` as an answer in ``expected_unit``'s dimension; AnswerError if it cannot."""
+    expected_unit = normalise_unit_text(expected_unit)
+    _, expected_dimension = unit_scale(expected_unit)
+    cleaned = clean_text(text)
+    number = read_number(cleaned)
+    if not expected_dimension:
+        number = _billions(number, cleaned)
+    if number.value < 0:
+        raise AnswerError(f"{cleaned} is negative; this answer cannot be.")
+    unit = unit_after_number(number.rest, cleaned)
+
+    if not unit:
+        if number.scaled and _INFORMATION in dict(expected_dimension):
+            raise AnswerError(
+                f"'{shorten(cleaned)}' is ambiguous for a size: write the unit, "
+                "like 128 KiB or 128 kB."
+            )
+        return TypedAnswer(cleaned, number.value, expected_unit, False, number.significant_figures)
+
+    _, typed_dimension = unit_scale(unit)
+    if typed_dimension != expected_dimension:
+        raise AnswerError(
+            f"{shorten(cleaned)} is {describe_dimension(unit)}, but this answer is "
+            f"{describe_dimension(expected_unit)}"
+            + (f" (in {expected_unit})." if expected_unit else ".")
+        )
+    return TypedAnswer(cleaned, number.value, unit, True, number.significant_figures)
+
+
+def _billions(number: ReadNumber, cleaned: str) -> ReadNumber:
+    """'7B' / '7B params' is seven billion when a plain count is asked for."""
+    if number.scaled:
+        return number
+    match = _BILLION.match(number.rest)
+    if match is None:
+        return number
+    scaled = scale_number(number, 1e9, cleaned)
+    return ReadNumber(scaled.value, scaled.significant_figures, number.rest[match.end() :], True)
+
+
+def read_answer(text: str, expected_unit: str) -> pint.Quantity:
+    """The typed answer as a pint Quantity in the unit typed (or ``expected_unit`` if bare)."""
+    answer = read_typed_answer(text, expected_unit)
+    return registry().Quantity(answer.value, parse_unit(answer.unit))

@@ -1,0 +1,555 @@
+"""Checking a typed answer against a generated variant, and naming the mistake when it is wrong.
+
+Public API (pure functions, no I/O):
+
+- ``check_answer(variant, typed, seconds=None) -> Verdict``
+- ``give_up(variant) -> Verdict``
+- ``diagnose(variant, answer: TypedAnswer) -> Diagnosis | None`` (the rule table, for tests/tools)
+- ``RULES`` — the ordered table of diagnosis rules; add a rule by appending a ``Rule``.
+
+Acceptance. An answer is correct when it is within ``variant.rel_tolerance`` (default 1 %) of
+the truth, or, for templates with a tighter tolerance, when it *is* the truth rounded to the
+answer's own significant figures with at least three of them (``449k`` for 448,921 tokens,
+``128 KiB`` for 131,072 B; trailing zeros of an integer do not count, so ``450k`` has two).
+Three figures bound that rounding to 0.5 %, below every unit trap. Unit traps are never accepted,
+whatever the tolerance: when the number typed is the truth in the *sibling* of the unit typed
+(``128 kB`` for 128 KiB, ``64 GB`` for 64 GiB, ``1 Gb`` for 1 GB), the answer is wrong.
+
+SM-2 quality (engine/sm2.py: q >= 3 advances the schedule, q < 3 resets it):
+
+- 5 correct, answered within ``QUICK_SECONDS`` (60 s);
+- 4 correct (slower, or no time given);
+- 3 is never given by the checker: an answer that is not accepted must not advance the schedule,
+  so a unit slip (right number, trap unit, e.g. GB for GiB) is ``correct=False`` with quality 2;
+- 2 wrong, but a rule below recognised the mistake (a unit slip or another diagnosed near miss);
+- 1 wrong, nothing recognised;
+- 0 gave up (``give_up``).
+An unreadable answer (garbage, unknown unit, wrong dimension) gives ``unreadable=True`` and
+quality 0; the session does not grade it and the learner types again. Its expected_text and
+worked_solution are filled like any verdict's, but are not meant to be shown.
+
+Diagnosis. Rules are tried in ``RULES`` order; the first that matches names the mistake in one
+sentence with a stable code. A rule matches when the answer (in the variant's unit) is within
+``DIAGNOSIS_TOLERANCE`` (1 %, widened to the rounding of the digits typed, at most 2 %) of a
+value the mistake would produce. Codes: ``gb_vs_gib``, ``kb_vs_kib``, ``mb_vs_mib``,
+``tb_vs_tib``, ``bits_vs_bytes`` (unit slips and decimal/binary ratio errors), then any
+generator-supplied ``alternatives``, then ``kv_factor_2``, ``mla_factor_2``,
+``attention_heads``, ``tp_missing``, ``tp_wrong``, ``dtype_bytes``, ``factor_1000``,
+``factor_1024``, and last ``near_miss`` (within 5 %, outside the tolerance).
+
+Variant.context keys read here (all optional; the generator fills what it knows):
+
+- ``formula`` (str): catalog formula name, e.g. "kv_bytes_per_token" (``_mla``/``_swa`` variants
+  too); picks default exponents (below) and, with a ``_mla`` name, sets ``mla``.
+- ``formula_text`` (str): the formula for the generic worked solution, e.g.
+  "2 x layers x kv_heads x head_dim x dtype_bytes".
+- ``worked_solution`` (str, Markdown): used as is for every verdict when present.
+- ``heads``, ``kv_heads`` (int): attention heads and KV heads of the model.
+- ``tp`` (int): tensor-parallel size.
+- ``dtype`` (str, e.g. "BF16") and ``dtype_bytes`` (float): the precision whose bytes per value
+  the answer scales with (the KV dtype for KV questions, the weight dtype for weights).
+- ``mla`` (bool): the model caches one latent per layer (no factor 2).
+- ``exponents`` (dict[str, float]): how the answer scales with ``kv`` (KV bytes per token),
+  ``tp`` and ``dtype_bytes``: answer ~ x**e. 0 or absent disables the rules for that input.
+  Defaults by formula are in ``DEFAULT_EXPONENTS`` (e.g. kv_bytes_per_token: kv 1, tp -1,
+  dtype_bytes 1; kv_pool_tokens: kv -1).
+- ``alternatives`` (dict[str, float]): mistake code -> the value, in ``variant.unit``, that
+  mistake produces (computed by the generator with the wrong formula or input). Preferred over
+  the ratio rules because it is exact for formulas that are not simple products.
+- ``mistake_sentences`` (dict[str, str]): sentences for alternative codes this table does not
+  know (or to override one).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+
+from engine.answers import TypedAnswer, read_typed_answer
+from engine.problem_types import Variant, Verdict
+from engine.units import (
+    AnswerError,
+    convert,
+    format_number,
+    format_quantity,
+    registry,
+    unit_scale,
+)
+
+QUICK_SECONDS = 60.0
+QUALITY_QUICK = 5
+QUALITY_CORRECT = 4
+QUALITY_DIAGNOSED = 2
+QUALITY_WRONG = 1
+QUALITY_GAVE_UP = 0
+QUALITY_UNREADABLE = 0  # not graded: the session asks again
+
+MIN_SIGNIFICANT_FIGURES = 3
+TRAP_TOLERANCE = 0.005  # the typed number equals the truth in the sibling unit
+DIAGNOSIS_TOLERANCE = 0.01
+MAX_DIAGNOSIS_TOLERANCE = 0.02
+NEAR_MISS = 0.05
+
+DEFAULT_EXPONENTS: dict[str, dict[str, float]] = {
+    "kv_bytes_per_token": {"kv": 1, "tp": -1, "dtype_bytes": 1},
+    "kv_bytes_per_sequence": {"kv": 1, "tp": -1, "dtype_bytes": 1},
+    "weight_bytes": {"dtype_bytes": 1},
+    "decode_floor_time": {"dtype_bytes": 1, "tp": -1},
+    "kv_pool_tokens": {"kv": -1},
+    "max_concurrency": {"kv": -1},
+    "requests_that_fit": {"kv": -1},
+    "sessions_that_fit": {"kv": -1},
+    "extra_kv_tokens": {"kv": -1},
+}
+
+# Decimal/binary pairs, one per prefix step: (code, decimal unit, binary unit).
+_PREFIX_PAIRS = [
+    ("kb_vs_kib", "kB", "KiB"),
+    ("mb_vs_mib", "MB", "MiB"),
+    ("gb_vs_gib", "GB", "GiB"),
+    ("tb_vs_tib", "TB", "TiB"),
+    ("tb_vs_tib", "PB", "PiB"),
+]
+_BIT_OF_BYTE = {
+    "B": "b",
+    "kB": "kb",
+    "MB": "Mb",
+    "GB": "Gb",
+    "TB": "Tb",
+    "KiB": "Kib",
+    "MiB": "Mib",
+    "GiB": "Gib",
+    "TiB": "Tib",
+}
+
+
+def _sibling_table() -> dict[str, list[tuple[str, str]]]:
+    """unit symbol -> [(sibling symbol, mistake code)] for every trap pair."""
+    table: dict[str, list[tuple[str, str]]] = {}
+
+    def add(a: str, b: str, code: str) -> None:
+        table.setdefault(a, []).append((b, code))
+        table.setdefault(b, []).append((a, code))
+
+    for code, decimal, binary in _PREFIX_PAIRS:
+        add(decimal, binary, code)
+        if decimal in _BIT_OF_BYTE and binary in _BIT_OF_BYTE:
+            add(_BIT_OF_BYTE[decimal], _BIT_OF_BYTE[binary], code)
+    for byte_unit, bit_unit in _BIT_OF_BYTE.items():
+        add(byte_unit, bit_unit, "bits_vs_bytes")
+    return table
+
+
+_SIBLINGS = _sibling_table()
+
+_UNIT_DEFINITIONS = {
+    "kb_vs_kib": "1 KiB = 1024 B, 1 kB = 1000 B",
+    "mb_vs_mib": "1 MiB = 1024² B = 1.049 MB",
+    "gb_vs_gib": "1 GiB = 2³⁰ B = 1.074 GB",
+    "tb_vs_tib": "1 TiB = 2⁴⁰ B = 1.1 TB",
+    "bits_vs_bytes": "1 B = 8 bits",
+}
+
+
+# Sentences by code, for generator-supplied alternatives and the rules that need no numbers.
+SENTENCES = {
+    "kv_factor_2": "You left out the factor 2 for K and V: every layer caches a key and a value.",
+    "mla_factor_2": "MLA caches one compressed latent per layer, so there is no factor 2 for K and V.",
+    "attention_heads": "You used the attention heads; the KV cache holds only the KV heads.",
+    "tp_missing": "You left out tensor parallelism: the work is split over the TP GPUs.",
+    "tp_wrong": "You applied the tensor-parallel size the wrong way.",
+    "tp_replication": "With TP above the KV head count, each GPU keeps a whole KV head.",
+    "dtype_bytes": "You used the wrong number of bytes per value for the precision.",
+    "block_rounding": "You left out the rounding to whole KV blocks.",
+    "weights_not_subtracted": "You forgot to subtract the weights from the GPU memory.",
+    "utilization_missing": "You left out the GPU memory utilization (gpu_memory_utilization).",
+    "sliding_window": "Sliding-window layers keep only the window's tokens, not the whole context.",
+    "active_vs_total": "You mixed up active and total parameters of the MoE model.",
+    "rounding": "You rounded the wrong way: a request that does not fit whole does not count.",
+}
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    code: str
+    sentence: str
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What every rule may look at: the answer, the truth, their ratio and the context."""
+
+    variant: Variant
+    answer: TypedAnswer
+    value: float  # the answer in variant.unit
+    truth: float
+    ratio: float  # value / truth
+    tolerance: float  # for matching a mistake's value
+    precise: bool  # the digits typed pin the value down to DIAGNOSIS_TOLERANCE
+    context: Mapping[str, object]
+    information: bool  # the answer is a size or a bandwidth
+
+    def number(self, key: str) -> float | None:
+        raw = self.context.get(key)
+        if isinstance(raw, bool) or not isinstance(raw, int | float):
+            return None
+        return float(raw)
+
+    def exponent(self, name: str) -> float:
+        given = self.context.get("exponents")
+        if isinstance(given, Mapping) and name in given:
+            value = given[name]
+            return float(value) if isinstance(value, int | float) else 0.0
+        return DEFAULT_EXPONENTS.get(_formula_base(self.context), {}).get(name, 0.0)
+
+    def is_mla(self) -> bool:
+        formula = self.context.get("formula")
+        return bool(self.context.get("mla")) or (
+            isinstance(formula, str) and formula.endswith("_mla")
+        )
+
+    def near(self, ratio: float) -> bool:
+        return ratio > 0 and abs(self.ratio / ratio - 1) <= self.tolerance
+
+
+# A rule yields (ratio the mistake produces, sentence); the first ratio that matches wins.
+Candidates = Iterator[tuple[float, str]]
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    candidates: Callable[[Facts], Candidates]
+    # Ratios a few percent apart (1.024, 1.049, 1.074) cannot be told apart from an answer typed
+    # with two figures: such rules only look at answers precise to DIAGNOSIS_TOLERANCE.
+    needs_precision: bool = False
+
+
+def _formula_base(context: Mapping[str, object]) -> str:
+    formula = context.get("formula")
+    if not isinstance(formula, str):
+        return ""
+    for suffix in ("_mla", "_swa"):
+        if formula.endswith(suffix):
+            return formula[: -len(suffix)]
+    return formula
+
+
+def _times(ratio: float) -> str:
+    """'8 times too large' / '2 times too small' for a ratio of answer to truth."""
+    if ratio >= 1:
+        return f"{format_number(ratio, 3)} times too large"
+    return f"{format_number(1 / ratio, 3)} times too small"
+
+
+def _prefix_ratio_rule(code: str, step: int) -> Rule:
+    def candidates(facts: Facts) -> Candidates:
+        if not facts.information:
+            return
+        ratio = 1.024**step
+        for r in (ratio, 1 / ratio):
+            yield (
+                r,
+                f"Your answer is off by {format_number(ratio, 4)}, the gap between decimal and "
+                f"binary units ({_UNIT_DEFINITIONS[code]}).",
+            )
+
+    return Rule(code, candidates, needs_precision=True)
+
+
+def _bits_vs_bytes(facts: Facts) -> Candidates:
+    if not facts.information:
+        return
+    for r in (8.0, 1 / 8):
+        yield r, f"Your answer is {_times(r)}: you mixed bits and bytes (1 B = 8 bits)."
+
+
+def _kv_factor_2(facts: Facts) -> Candidates:
+    e = facts.exponent("kv")
+    if e and not facts.is_mla():
+        yield 0.5**e, SENTENCES["kv_factor_2"]
+
+
+def _mla_factor_2(facts: Facts) -> Candidates:
+    e = facts.exponent("kv")
+    if e and facts.is_mla():
+        yield 2.0**e, SENTENCES["mla_factor_2"]
+
+
+def _attention_heads(facts: Facts) -> Candidates:
+    e = facts.exponent("kv")
+    heads, kv_heads = facts.number("heads"), facts.number("kv_heads")
+    if not e or not heads or not kv_heads or heads == kv_heads or facts.is_mla():
+        return
+    sentence = (
+        f"You used the {format_number(heads)} attention heads; the KV cache holds only the "
+        f"{format_number(kv_heads)} KV heads."
+    )
+    yield (heads / kv_heads) ** e, sentence
+    tp = facts.number("tp")
+    if tp and tp > 1:
+        # Per GPU: heads split over TP, KV heads replicated once TP exceeds their count.
+        yield ((heads / tp) / max(kv_heads / tp, 1.0)) ** e, sentence
+
+
+def _tp_missing(facts: Facts) -> Candidates:
+    k, tp = facts.exponent("tp"), facts.number("tp")
+    if k and tp and tp > 1:
+        yield (
+            tp ** (-k),
+            f"You left out tensor parallelism: the work is split over {format_number(tp)} GPUs.",
+        )
+
+
+def _tp_wrong(facts: Facts) -> Candidates:
+    k, tp = facts.exponent("tp"), facts.number("tp")
+    if k and tp and tp > 1:
+        sentence = (
+            f"You applied the tensor-parallel size {format_number(tp)} the wrong way "
+            "(twice, or multiplied instead of divided)."
+        )
+        yield tp**k, sentence
+        yield tp ** (-2 * k), sentence
+
+
+def _dtype_bytes(facts: Facts) -> Candidates:
+    d, size = facts.exponent("dtype_bytes"), facts.number("dtype_bytes")
+    if not d or not size:
+        return
+    dtype = facts.context.get("dtype")
+    named = f"{dtype} takes" if isinstance(dtype, str) and dtype else "the precision takes"
+    for wrong in (2.0, 1.0, 4.0, 0.5):
+        if wrong != size:
+            yield (
+                (wrong / size) ** d,
+                f"You used {format_number(wrong)} bytes per value; {named} {format_number(size)}.",
+            )
+
+
+def _factor_1000(facts: Facts) -> Candidates:
+    for r in (1e3, 1e-3, 1e6, 1e-6):
+        yield r, f"Your answer is {_times(r)}: check the prefixes (k, M, G; ms against s)."
+
+
+def _factor_1024(facts: Facts) -> Candidates:
+    for r in (1024.0, 1 / 1024):
+        yield r, f"Your answer is {_times(r)}: one binary prefix step (KiB, MiB, GiB) is off."
+
+
+def _near_miss(facts: Facts) -> Candidates:
+    off = abs(facts.ratio - 1)
+    if off <= NEAR_MISS:
+        yield (
+            facts.ratio,
+            f"Your answer is {format_number(off * 100, 2)}% off, outside the "
+            f"{format_number(facts.variant.rel_tolerance * 100, 2)}% tolerance: keep more digits "
+            "until the last step.",
+        )
+
+
+RULES: list[Rule] = [
+    _prefix_ratio_rule("kb_vs_kib", 1),
+    _prefix_ratio_rule("mb_vs_mib", 2),
+    _prefix_ratio_rule("gb_vs_gib", 3),
+    _prefix_ratio_rule("tb_vs_tib", 4),
+    Rule("bits_vs_bytes", _bits_vs_bytes),
+    Rule("kv_factor_2", _kv_factor_2),
+    Rule("mla_factor_2", _mla_factor_2),
+    Rule("attention_heads", _attention_heads),
+    Rule("tp_missing", _tp_missing),
+    Rule("tp_wrong", _tp_wrong),
+    Rule("dtype_bytes", _dtype_bytes),
+    Rule("factor_1000", _factor_1000),
+    Rule("factor_1024", _factor_1024),
+    Rule("near_miss", _near_miss),
+]
+
+
+# --- the answer's own unit: slips where the number is right and the unit a trap -------------
+
+
+def _unit_slip(answer: TypedAnswer, variant: Variant) -> Diagnosis | None:
+    """The typed number is the truth in the sibling of the typed unit: right number, trap unit."""
+    if not answer.unit_typed:
+        return None
+    numerator, _, denominator = answer.unit.partition("/")
+    try:
+        symbol = registry().get_symbol(numerator)
+    except Exception:  # pint raises its own errors for odd names; no slip to report then
+        return None
+    for sibling, code in _SIBLINGS.get(symbol, []):
+        sibling_unit = sibling + (f"/{denominator}" if denominator else "")
+        truth_there = convert(variant.expected_value, variant.unit, sibling_unit)
+        if truth_there and abs(answer.value / truth_there - 1) <= TRAP_TOLERANCE:
+            typed_unit = symbol + (f"/{denominator}" if denominator else "")
+            truth_typed = convert(variant.expected_value, variant.unit, answer.unit)
+            return Diagnosis(
+                code,
+                f"Your number is the answer in {sibling_unit}, not {typed_unit}: "
+                f"in {typed_unit} it is {format_number(truth_typed)} "
+                f"({_UNIT_DEFINITIONS[code]}).",
+            )
+    return None
+
+
+def _alternatives(facts: Facts) -> Diagnosis | None:
+    alternatives = facts.context.get("alternatives")
+    if not isinstance(alternatives, Mapping):
+        return None
+    custom = facts.context.get("mistake_sentences")
+    custom = custom if isinstance(custom, Mapping) else {}
+    for code, wrong in alternatives.items():
+        if isinstance(wrong, bool) or not isinstance(wrong, int | float) or not wrong:
+            continue
+        if abs(facts.value / wrong - 1) <= facts.tolerance:
+            sentence = custom.get(code) or SENTENCES.get(str(code))
+            if sentence is None:
+                sentence = f"Your answer matches a known mistake ({code})."
+            return Diagnosis(str(code), str(sentence))
+    return None
+
+
+def _rounding(answer: TypedAnswer) -> float:
+    """Half a unit in the last digit typed, relative: 3.4x stands for 3.35..3.45 (1.5 %)."""
+    value = abs(answer.value)
+    if value == 0:
+        return 0.0
+    last_digit = 10 ** (math.floor(math.log10(value)) - answer.significant_figures + 1)
+    return 0.5 * last_digit / value
+
+
+def diagnose(variant: Variant, answer: TypedAnswer) -> Diagnosis | None:
+    """The first rule that explains a wrong answer, or None."""
+    slip = _unit_slip(answer, variant)
+    if slip is not None:
+        return slip
+    truth = variant.expected_value
+    value = answer.value_in(variant.unit)
+    if truth == 0 or value == 0:
+        return None
+    _, dimension = unit_scale(variant.unit)
+    facts = Facts(
+        variant=variant,
+        answer=answer,
+        value=value,
+        truth=truth,
+        ratio=value / truth,
+        tolerance=min(max(DIAGNOSIS_TOLERANCE, _rounding(answer)), MAX_DIAGNOSIS_TOLERANCE),
+        precise=_rounding(answer) <= DIAGNOSIS_TOLERANCE,
+        context=variant.context,
+        information="[information]" in dict(dimension),
+    )
+    alternative = _alternatives(facts)
+    if alternative is not None:
+        return alternative
+    for rule in RULES:
+        if rule.needs_precision and not facts.precise:
+            continue
+        for ratio, sentence in rule.candidates(facts):
+            if facts.near(ratio):
+                return Diagnosis(rule.code, sentence)
+    return None
+
+
+# --- acceptance -----------------------------------------------------------------------------
+
+
+def _round_significant(value: float, figures: int) -> float:
+    if value == 0:
+        return 0.0
+    digits = figures - 1 - math.floor(math.log10(abs(value)))
+    return round(value, digits)
+
+
+def is_accepted(variant: Variant, answer: TypedAnswer) -> bool:
+    """Within tolerance, or the truth rounded to the answer's (>= 3) significant figures."""
+    if _unit_slip(answer, variant) is not None:
+        return False
+    truth = variant.expected_value
+    value = answer.value_in(variant.unit)
+    if truth == 0:
+        return value == 0
+    if abs(value - truth) <= variant.rel_tolerance * abs(truth):
+        return True
+    if answer.significant_figures < MIN_SIGNIFICANT_FIGURES:
+        return False
+    truth_typed = convert(truth, variant.unit, answer.unit)
+    rounded = _round_significant(truth_typed, answer.significant_figures)
+    return rounded != 0 and abs(answer.value / rounded - 1) <= 1e-9
+
+
+# --- verdicts -------------------------------------------------------------------------------
+
+
+def expected_text(variant: Variant) -> str:
+    return format_quantity(variant.expected_value, variant.unit)
+
+
+def worked_solution(variant: Variant) -> str:
+    """The generator's worked solution, or a generic one in the variant's numbers."""
+    given = variant.context.get("worked_solution")
+    if isinstance(given, str) and given.strip():
+        return given
+    lines = []
+    formula_text = variant.context.get("formula_text")
+    formula = variant.context.get("formula")
+    if isinstance(formula_text, str) and formula_text:
+        lines.append(f"Formula: `{formula_text}`")
+    elif isinstance(formula, str) and formula:
+        lines.append(f"Formula: `{formula}`")
+    if variant.params:
+        inputs = ", ".join(f"{name} = {value}" for name, value in variant.params.items())
+        lines.append(f"Inputs: {inputs}")
+    lines.append(f"Expected: **{expected_text(variant)}**")
+    return "\n\n".join(lines)
+
+
+def _verdict(variant: Variant, **fields: object) -> Verdict:
+    return Verdict(
+        expected_text=expected_text(variant),
+        worked_solution=worked_solution(variant),
+        **fields,  # type: ignore[arg-type]
+    )
+
+
+def check_answer(variant: Variant, typed: str, seconds: float | None = None) -> Verdict:
+    """Read ``typed`` in the variant's unit, accept or diagnose it, and grade it for SM-2."""
+    try:
+        answer = read_typed_answer(typed, variant.unit)
+    except AnswerError as error:
+        return _verdict(
+            variant,
+            correct=False,
+            quality=QUALITY_UNREADABLE,
+            headline=str(error),
+            unreadable=True,
+        )
+    shown = expected_text(variant)
+    if is_accepted(variant, answer):
+        quick = seconds is not None and seconds <= QUICK_SECONDS
+        return _verdict(
+            variant,
+            correct=True,
+            quality=QUALITY_QUICK if quick else QUALITY_CORRECT,
+            headline=f"Correct: {shown}",
+        )
+    found = diagnose(variant, answer)
+    return _verdict(
+        variant,
+        correct=False,
+        quality=QUALITY_WRONG if found is None else QUALITY_DIAGNOSED,
+        headline=f"Not quite: expected {shown}",
+        diagnosis=None if found is None else found.sentence,
+        mistake=None if found is None else found.code,
+    )
+
+
+def give_up(variant: Variant) -> Verdict:
+    """The learner gave up: quality 0, with the answer and the worked solution."""
+    return _verdict(
+        variant,
+        correct=False,
+        quality=QUALITY_GAVE_UP,
+        headline=f"The answer: {expected_text(variant)}",
+    )
