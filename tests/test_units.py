@@ -1,0 +1,139 @@
+"""The project's unit registry: bytes are information, bits and bytes are case-sensitive, KB is
+refused, and text is read without pint's expression parser."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.errors import UserError
+from engine.units import (
+    AnswerError,
+    convert,
+    describe_dimension,
+    format_quantity,
+    parse_quantity,
+    parse_unit,
+    registry,
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "unit", "in_bytes"),
+    [
+        ("1 B", "B", 1),
+        ("1 b", "b", 1 / 8),
+        ("1 kB", "kB", 1000),
+        ("1 KiB", "KiB", 1024),
+        ("1 MB", "MB", 1e6),
+        ("1 MiB", "MiB", 2**20),
+        ("1 GB", "GB", 1e9),
+        ("1 GiB", "GiB", 2**30),
+        ("1 TB", "TB", 1e12),
+        ("1 TiB", "TiB", 2**40),
+        ("1 PB", "PB", 1e15),
+        ("1 Gb", "Gb", 1e9 / 8),
+        ("1 Gib", "Gib", 2**30 / 8),
+        ("1 kb", "kb", 125),
+        ("1 Kib", "Kib", 128),
+    ],
+)
+def test_information_units_have_their_sizes(text: str, unit: str, in_bytes: float) -> None:
+    quantity = parse_quantity(text)
+    assert quantity.to(parse_unit("B")).magnitude == pytest.approx(in_bytes)
+    assert convert(1, unit, "B") == pytest.approx(in_bytes)
+
+
+def test_bytes_are_a_dimension_not_a_plain_number() -> None:
+    assert describe_dimension("GiB") == "a size in bytes"
+    assert describe_dimension("tokens") == "a count or a ratio"
+    with pytest.raises(AnswerError):
+        convert(1, "GiB", "tokens")
+
+
+def test_gb_is_gigabit_and_b_is_bit_never_gilbert_or_barn() -> None:
+    assert convert(8, "Gb", "GB") == pytest.approx(1)
+    assert convert(8, "b", "B") == pytest.approx(1)
+    assert describe_dimension("Gb") == "a size in bytes"
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [("1 s", 1), ("42 ms", 0.042), ("3 us", 3e-6), ("3 µs", 3e-6), ("5 ns", 5e-9), ("2 min", 120)],
+)
+def test_times(text: str, seconds: float) -> None:
+    assert parse_quantity(text).to(parse_unit("s")).magnitude == pytest.approx(seconds)
+
+
+def test_rates_and_counts() -> None:
+    assert convert(3.35, "TB/s", "GB/s") == pytest.approx(3350)
+    assert convert(1, "tokens per second", "tokens/s") == 1
+    assert convert(90, "%", "") == pytest.approx(0.9)
+    assert convert(3.43, "x", "") == pytest.approx(3.43)
+    assert convert(1, "TFLOPS", "FLOP/s") == pytest.approx(1e12)
+    assert describe_dimension("GB/s") == "a bandwidth"
+
+
+def test_kb_is_refused_with_the_two_meanings() -> None:
+    with pytest.raises(AnswerError, match=r"kB \(1000 B\) or KiB \(1024 B\)"):
+        parse_quantity("128 KB")
+    with pytest.raises(AnswerError, match="kb .* or Kib"):
+        parse_quantity("128 Kb")
+
+
+def test_unknown_unit_in_the_wrong_case_gets_a_hint() -> None:
+    with pytest.raises(AnswerError, match="did you mean GB or Gb"):
+        parse_quantity("5 gb")
+    with pytest.raises(AnswerError, match="Unknown unit 'parsecs'"):
+        parse_quantity("5 parsecs")
+
+
+def test_answer_error_is_a_user_error() -> None:
+    assert issubclass(AnswerError, UserError)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "9**9**9",
+        "2**10 B",
+        "1e999999",
+        "nan",
+        "inf",
+        "-5 GiB",
+        "",
+        "x" * 10_000,
+        "1\x00",
+        "a\x1b[2J",
+    ],
+)
+def test_bad_text_is_one_line_error(text: str) -> None:
+    with pytest.raises(AnswerError) as caught:
+        parse_quantity(text)
+    assert "\n" not in str(caught.value)
+    assert len(str(caught.value)) < 200
+
+
+def test_registry_is_built_once_and_is_the_projects_own() -> None:
+    assert registry() is registry()
+    assert "gilbert" not in registry()
+    assert "barn" not in registry()
+
+
+@pytest.mark.parametrize(
+    ("value", "unit", "shown"),
+    [
+        (131072, "B", "131,072 B"),
+        (128.0, "KiB", "128 KiB"),
+        (0.5, "GiB", "0.5 GiB"),
+        (3.35, "TB/s", "3.35 TB/s"),
+        (3.428571, "x", "3.429x"),
+        (90, "%", "90%"),
+        (448921, "tokens", "448,921 tokens"),
+        (54.78934, "GiB", "54.79 GiB"),
+        (12345.67, "tokens/s", "12,346 tokens/s"),
+        (1.25e-5, "s", "1.25e-05 s"),
+        (7, "dimensionless", "7"),
+    ],
+)
+def test_format_quantity(value: float, unit: str, shown: str) -> None:
+    assert format_quantity(value, unit) == shown
