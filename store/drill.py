@@ -1,27 +1,532 @@
 """The drill session service: the one place a daily session's logic lives.
 
-Both plain mode (app/commands/drill.py) and the TUI (app/screens/drill.py) drive a session
-through this interface; neither touches the queue or the database directly. Every answer is
-committed in its own transaction before ``current`` moves on.
+Plain mode (app/plain.py) and the TUI (app/screens/drill.py) drive a session through this class;
+neither touches the queue or the database directly. Each answer is written in its own
+transaction (card state and log row together) and committed before ``current`` moves on, so
+killing the process loses at most the answer being typed.
 
-Interface (implemented by the SM-2/queue work):
+Interface::
 
     session = DrillSession.open(database, profile="default", now=None,
                                 pack=None, tag=None, new_limit=None, limit=None)
     session.current -> CardView | None       # None: the session is over
-    session.remaining -> int                 # cards left, including requeued misses
-    session.done -> int
-    session.grade(quality: int, seconds: float) -> None      # self-graded recall / follow-up
-    session.answer_choice(letters: str, seconds) -> ChoiceResult  # multiple choice; grades too
-    session.answer_problem(typed: str, seconds) -> Verdict   # problems; grades automatically
-                                                              # (an unreadable answer does NOT grade)
-    session.give_up(seconds) -> Verdict                       # problem: quality 0, shows solution
-    session.undo() -> bool                   # restores the last answer's card state exactly
-    session.suspend() / session.bury()       # current card
-    session.note() -> str / session.set_note(text)            # current card's personal note
+    session.remaining -> int                 # cards left, current, owed repeats and follow-ups
+    session.done -> int                      # answers given in this session (repeats included)
+    session.today -> date                    # the study day the session belongs to
+    session.answer_seconds -> int            # the profile's answer time, for a countdown
+    session.grade(quality, seconds) -> None  # recall / follow-up: self-graded 0..5
+    session.answer_choice(letters, seconds) -> ChoiceResult   # multiple choice; grades too
+    session.answer_problem(typed, seconds) -> Verdict   # problem; grades automatically, except
+                                                        # an unreadable answer (verdict.unreadable)
+    session.give_up(seconds) -> Verdict      # problem: quality 0, the verdict has the solution
+    session.undo() -> bool                   # the last answer, suspend or bury, put back exactly
+    session.suspend() / session.bury()       # the current card; both can be undone
+    session.note() -> str / session.set_note(text)  # the current card's personal note
     session.summary() -> SessionSummary
 
-CardView carries what a screen shows: kind, pack title, title, prompt (for a problem: the
-variant's prompt), answer, key numbers, tip, choices, explanation, related, note, the variant
-(problems), follow-up/parent info, whether it is a repeat of a miss today.
+``now`` is a datetime (the clock starts there and runs with real time, so ``KVDRILL_NOW`` can
+set the day), a zero-argument callable returning the time, or None (``KVDRILL_NOW`` or the wall
+clock). A wrong kind of call for the current card (``grade`` on a problem, say) raises
+``WrongCardKind``; unreadable multiple-choice letters raise ``InvalidAnswer`` (a ``UserError``
+whose message is the one-line reason), and the card stays current.
+
+Multiple choice grades itself: all correct letters and no wrong one is quality 4 (Good),
+anything else 1 (Again). A problem's quality comes from engine/checker.py.
 """
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.orm import Session
+
+from engine.clock import now_from, study_day
+from engine.errors import UserError
+from engine.problem_types import Variant, Verdict
+from engine.queue import SessionQueue, plan_day
+from engine.sm2 import PASSING_QUALITY
+from store import reviews
+from store.day_queue import check_filters, queue_cards, today_log
+from store.models import Card, CardState, Pack
+from store.profiles import get_or_create_profile
+
+CHOICE_RIGHT_QUALITY = 4
+CHOICE_WRONG_QUALITY = 1
+GIVE_UP_QUALITY = 0
+SEED_RANGE = 2**31
+
+
+class WrongCardKind(Exception):
+    """A call that does not fit the current card (a programming error, not a user's)."""
+
+
+class InvalidAnswer(UserError):
+    """An answer that cannot be read; the message says why in one line. Nothing was graded."""
+
+
+def problem_cards_supported() -> bool:
+    """Whether the generator and checker exist yet; until then problem cards stay out of drills."""
+    try:
+        from engine.checker import check_answer, give_up  # noqa: F401
+        from engine.generator import make_variant  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class ChoiceView:
+    letter: str  # A, B, C... in the order written
+    text: str
+    correct: bool
+
+
+@dataclass(frozen=True)
+class CardView:
+    """What a screen shows of the current card. Text comes from a pack: show it literally."""
+
+    card_id: int
+    key: str  # the card's id in its pack, e.g. "kv-bytes-per-token" or "<parent>/follow-up"
+    kind: str  # recall | choice | problem | followup
+    pack_key: str
+    pack_title: str
+    title: str
+    prompt: str  # for a problem: the variant's prompt
+    answer: str = ""
+    key_numbers: list[str] = field(default_factory=list)
+    tip: str = ""
+    choices: list[ChoiceView] = field(default_factory=list)
+    explanation: str = ""
+    related: list[str] = field(default_factory=list)  # prompts of related questions
+    note: str = ""  # the learner's own note on this card
+    variant: Variant | None = None  # problems only
+    parent_title: str | None = None  # follow-ups: the card they follow
+    tags: list[str] = field(default_factory=list)
+    is_new: bool = False  # first time this card is shown to the profile
+    is_repeat: bool = False  # missed earlier today, shown again (SM-2 step 7)
+    leech: bool = False
+
+    @property
+    def correct_letters(self) -> str:
+        return "".join(choice.letter for choice in self.choices if choice.correct)
+
+
+@dataclass(frozen=True)
+class ChoiceResult:
+    correct: bool
+    quality: int
+    chosen: str  # the letters read, e.g. "AC"
+    correct_letters: str
+    explanation: str
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    cards_done: int  # distinct cards answered
+    answers: int  # answers given, repeats included
+    first_try_right: int  # cards whose first answer this session was 3 or more
+    seconds: float  # time spent answering
+    due_tomorrow: int  # reviews tomorrow's session will hold (before its caps)
+    topics_missed: list[tuple[str, int]]  # tag (or pack title) -> answers below 3, most first
+    new_leeches: list[str]  # titles of cards that became leeches in this session
+
+    @property
+    def accuracy(self) -> float | None:
+        """Share of cards right at the first try, 0..1; None when nothing was answered."""
+        return self.first_try_right / self.cards_done if self.cards_done else None
+
+
+@dataclass(frozen=True)
+class _Answer:
+    card_id: int
+    quality: int
+    seconds: float
+    topics: tuple[str, ...]
+    leech_title: str | None
+
+
+@dataclass(frozen=True)
+class _Undoable:
+    card_id: int
+    log_id: int | None  # None: a suspend or bury
+    prev_state: dict[str, Any] | None
+    queue: object
+    view: CardView | None
+    answers: int
+
+
+def _make_clock(now: datetime | Callable[[], datetime] | None) -> Callable[[], datetime]:
+    if callable(now):
+        return now
+    start = now if now is not None else now_from(os.environ)
+    started = time.monotonic()
+    return lambda: start + timedelta(seconds=time.monotonic() - started)
+
+
+def _check_count(name: str, value: int | None) -> None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+        raise UserError(f"{name} must be a whole number 0 or more, got {value!r}")
+
+
+class DrillSession:
+    """One daily session for one profile. Create it with ``DrillSession.open``."""
+
+    def __init__(
+        self,
+        database: Any,
+        profile_id: int,
+        rollover_hour: int,
+        answer_seconds: int,
+        clock: Callable[[], datetime],
+        today: date,
+        queue: SessionQueue,
+    ):
+        self._database = database
+        self.profile_id = profile_id
+        self.rollover_hour = rollover_hour
+        self.answer_seconds = answer_seconds
+        self._clock = clock
+        self.today = today
+        self._queue = queue
+        self._view: CardView | None = None
+        self._shown: dict[int, int] = {}  # card id -> times a view was built (variant seeds)
+        self._answers: list[_Answer] = []
+        self._history: list[_Undoable] = []
+        self._problems = problem_cards_supported()
+
+    @classmethod
+    def open(
+        cls,
+        database: Any,
+        profile: str = "default",
+        now: datetime | Callable[[], datetime] | None = None,
+        pack: str | None = None,
+        tag: str | None = None,
+        new_limit: int | None = None,
+        limit: int | None = None,
+    ) -> DrillSession:
+        """Today's session: plan the queue from the store (see engine/queue.py for the rules)."""
+        _check_count("--new", new_limit)
+        _check_count("--limit", limit)
+        clock = _make_clock(now)
+        excluded = () if problem_cards_supported() else ("problem",)
+        with database.session() as session:
+            row = get_or_create_profile(session, profile)
+            today = study_day(clock(), row.rollover_hour)
+            check_filters(session, pack, tag)
+            counts, missed = today_log(session, row, today)
+            cards = queue_cards(
+                session, row.id, missed, pack=pack, tag=tag, excluded_kinds=excluded
+            )
+            profile_id, rollover, seconds = row.id, row.rollover_hour, row.answer_seconds
+        plan = plan_day(cards, today, counts, new_limit=new_limit, limit=limit)
+        return cls(database, profile_id, rollover, seconds, clock, today, SessionQueue(plan))
+
+    # --- what is shown ---------------------------------------------------------------------
+
+    @property
+    def current(self) -> CardView | None:
+        while self._view is None and self._queue.current is not None:
+            view = self._build_view(self._queue.current)
+            if view is None:  # a problem template the generator refuses: leave it out
+                self._queue.drop_current()
+                continue
+            self._view = view
+        return self._view if self._queue.current is not None else None
+
+    @property
+    def remaining(self) -> int:
+        return self._queue.remaining
+
+    @property
+    def done(self) -> int:
+        return len(self._answers)
+
+    def _build_view(self, card_id: int) -> CardView | None:
+        with self._database.session() as session:
+            card, pack_key, pack_title = session.execute(
+                select(Card, Pack.key, Pack.title)
+                .join(Pack, Pack.id == Card.pack_id)
+                .where(Card.id == card_id)
+            ).one()
+            state = reviews.load_state(session, self.profile_id, card_id)
+            note = reviews.get_note(session, self.profile_id, card_id)
+            parent_title = card.parent.title if card.parent is not None else None
+        variant = None
+        prompt = card.prompt
+        if card.kind == "problem":
+            variant = self._make_variant(card, pack_key)
+            if variant is None:
+                return None
+            prompt = variant.prompt
+        letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+        return CardView(
+            card_id=card.id,
+            key=card.key,
+            kind=card.kind,
+            pack_key=pack_key,
+            pack_title=pack_title,
+            title=card.title,
+            prompt=prompt,
+            answer=card.answer,
+            key_numbers=[_item_text(item, "text") for item in card.key_numbers or []],
+            tip=card.tip,
+            choices=[
+                ChoiceView(letters[i], str(c.get("text", "")), bool(c.get("correct")))
+                for i, c in enumerate(card.choices or [])
+            ],
+            explanation=card.explanation,
+            related=[_item_text(item, "prompt") for item in card.related or []],
+            note=note,
+            variant=variant,
+            parent_title=parent_title,
+            tags=list(card.tags or []),
+            is_new=state is None or state.reviews == 0,
+            is_repeat=self._queue.is_repeat(card_id),
+            leech=bool(state is not None and state.leech),
+        )
+
+    def _make_variant(self, card: Card, pack_key: str) -> Variant | None:
+        from engine.generator import make_variant
+
+        shown = self._shown.get(card.id, 0)
+        self._shown[card.id] = shown + 1
+        # A fresh variant on every showing, reproducible from the logged seed.
+        basis = f"{self.profile_id}:{card.id}:{self.today.isoformat()}:{shown}"
+        seed = int.from_bytes(hashlib.sha256(basis.encode()).digest()[:8], "big") % SEED_RANGE
+        try:
+            return make_variant(card.problem or {}, f"{pack_key}/{card.key}", seed)
+        except (UserError, ValueError):
+            return None
+
+    # --- answers ---------------------------------------------------------------------------
+
+    def _require(self, *kinds: str) -> CardView:
+        view = self.current
+        if view is None:
+            raise WrongCardKind("the session is over: there is no current card")
+        if view.kind not in kinds:
+            raise WrongCardKind(f"the current card is a {view.kind} card, not {' or '.join(kinds)}")
+        return view
+
+    def grade(self, quality: int, seconds: float = 0.0) -> None:
+        """Self-grade the current recall or follow-up card, 0..5 (Again 1, Hard 3, Good 4, Easy 5)."""
+        view = self._require("recall", "followup")
+        if isinstance(quality, bool) or not isinstance(quality, int) or not 0 <= quality <= 5:
+            raise ValueError(f"a grade is 0..5, got {quality!r}")
+        self._record(view, quality, seconds, "self")
+
+    def answer_choice(self, letters: str, seconds: float = 0.0) -> ChoiceResult:
+        """Answer the current multiple-choice card with letters such as ``B`` or ``A C``."""
+        view = self._require("choice")
+        chosen = _read_letters(letters, len(view.choices))
+        correct = chosen == view.correct_letters
+        quality = CHOICE_RIGHT_QUALITY if correct else CHOICE_WRONG_QUALITY
+        self._record(view, quality, seconds, "auto", typed=chosen)
+        return ChoiceResult(correct, quality, chosen, view.correct_letters, view.explanation)
+
+    def answer_problem(self, typed: str, seconds: float = 0.0) -> Verdict:
+        """Check a typed answer; graded unless unreadable (then the card stays current)."""
+        from engine.checker import check_answer
+
+        view = self._require("problem")
+        assert view.variant is not None
+        verdict = check_answer(view.variant, typed, seconds)
+        if not verdict.unreadable:
+            self._record(view, verdict.quality, seconds, "auto", typed, view.variant, verdict)
+        return verdict
+
+    def give_up(self, seconds: float = 0.0) -> Verdict:
+        """Give up on the current problem: graded 0, the verdict carries the worked solution."""
+        from engine.checker import give_up
+
+        view = self._require("problem")
+        assert view.variant is not None
+        verdict = give_up(view.variant)
+        self._record(view, GIVE_UP_QUALITY, seconds, "auto", None, view.variant, verdict)
+        return verdict
+
+    def _record(
+        self,
+        view: CardView,
+        quality: int,
+        seconds: float,
+        graded_by: str,
+        typed: str | None = None,
+        variant: Variant | None = None,
+        verdict: Verdict | None = None,
+    ) -> None:
+        def write(session: Session) -> reviews.RecordedAnswer:
+            return reviews.record_answer(
+                session,
+                profile_id=self.profile_id,
+                card_id=view.card_id,
+                quality=quality,
+                seconds=seconds,
+                graded_by=graded_by,
+                now=self._clock(),
+                rollover_hour=self.rollover_hour,
+                typed_answer=typed,
+                variant=variant,
+                verdict=verdict,
+            )
+
+        snapshot = self._queue.snapshot()
+        recorded = self._write(write)
+        # The log row keeps the previous state; undo reads it from there.
+        self._history.append(
+            _Undoable(view.card_id, recorded.log_id, None, snapshot, view, len(self._answers))
+        )
+        topics = tuple(view.tags) or (view.pack_title,)
+        leech_title = view.title if recorded.became_leech else None
+        self._answers.append(_Answer(view.card_id, quality, seconds, topics, leech_title))
+        self._queue.answered(quality)
+        self._view = None
+
+    def _write(self, action: Callable[[Session], Any]) -> Any:
+        """Run ``action`` in one write transaction; retry once if another process held the lock."""
+        from store.db import begin_write
+
+        for attempt in (1, 2):
+            try:
+                with self._database.session() as session:
+                    begin_write(session)
+                    return action(session)
+            except OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc):
+                    raise
+                if attempt == 2:
+                    raise UserError(
+                        "the database stayed locked by another kvdrill process; "
+                        "nothing was saved for this card, try again"
+                    ) from None
+        raise AssertionError("unreachable")
+
+    # --- actions ---------------------------------------------------------------------------
+
+    def undo(self) -> bool:
+        """Put back the last answer, suspend or bury of this session; False if there is none."""
+        if not self._history:
+            return False
+        entry = self._history[-1]
+
+        def write(session: Session) -> bool:
+            if entry.log_id is not None:
+                return reviews.undo_answer(session, entry.log_id)
+            reviews.restore_state(session, self.profile_id, entry.card_id, entry.prev_state)
+            return True
+
+        if not self._write(write):
+            return False
+        self._history.pop()
+        del self._answers[entry.answers :]
+        self._queue.restore(entry.queue)
+        self._view = entry.view
+        return True
+
+    def suspend(self) -> None:
+        """Suspend the current card: out of every drill until unsuspended."""
+        self._set_aside(
+            lambda s, card: reviews.set_suspended(s, self.profile_id, card, suspended=True)
+        )
+
+    def bury(self) -> None:
+        """Bury the current card until tomorrow's study day."""
+        self._set_aside(lambda s, card: reviews.bury(s, self.profile_id, card, self.today))
+
+    def _set_aside(self, change: Callable[[Session, int], None]) -> None:
+        view = self.current
+        if view is None:
+            return
+
+        def write(session: Session) -> dict[str, Any] | None:
+            prev = reviews.state_snapshot(
+                reviews.load_state(session, self.profile_id, view.card_id)
+            )
+            change(session, view.card_id)
+            return prev
+
+        snapshot = self._queue.snapshot()
+        prev = self._write(write)
+        self._history.append(
+            _Undoable(view.card_id, None, prev, snapshot, view, len(self._answers))
+        )
+        self._queue.drop_current()
+        self._view = None
+
+    def note(self) -> str:
+        """The learner's note on the current card ("" when none)."""
+        view = self.current
+        return view.note if view is not None else ""
+
+    def set_note(self, text: str) -> None:
+        """Save the learner's note on the current card (empty text deletes it)."""
+        view = self.current
+        if view is None:
+            return
+        self._write(
+            lambda s: reviews.set_note(s, self.profile_id, view.card_id, text, self._clock())
+        )
+        self._view = replace(view, note=text if text.strip() else "")
+
+    # --- the end ---------------------------------------------------------------------------
+
+    def summary(self) -> SessionSummary:
+        first: dict[int, int] = {}
+        missed: dict[str, int] = {}
+        for answer in self._answers:
+            first.setdefault(answer.card_id, answer.quality)
+            if answer.quality < PASSING_QUALITY:
+                for topic in answer.topics:
+                    missed[topic] = missed.get(topic, 0) + 1
+        tomorrow = self.today + timedelta(days=1)
+        with self._database.session() as session:
+            due_tomorrow = session.scalar(
+                select(func.count())
+                .select_from(CardState)
+                .join(Card, Card.id == CardState.card_id)
+                .where(
+                    CardState.profile_id == self.profile_id,
+                    CardState.reviews > 0,
+                    CardState.suspended.is_(False),
+                    CardState.due_day <= tomorrow,
+                    Card.retired.is_(False),
+                )
+            )
+        return SessionSummary(
+            cards_done=len(first),
+            answers=len(self._answers),
+            first_try_right=sum(1 for q in first.values() if q >= PASSING_QUALITY),
+            seconds=sum(answer.seconds for answer in self._answers),
+            due_tomorrow=int(due_tomorrow or 0),
+            topics_missed=sorted(missed.items(), key=lambda item: (-item[1], item[0])),
+            new_leeches=[a.leech_title for a in self._answers if a.leech_title is not None],
+        )
+
+
+def _item_text(item: Any, key: str) -> str:
+    if isinstance(item, dict):
+        return str(item.get(key, ""))
+    return str(item)
+
+
+def _read_letters(text: str, count: int) -> str:
+    """``"b"``, ``"A C"``, ``"a,c"`` -> sorted unique letters; InvalidAnswer when unreadable."""
+    valid = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[:count]
+    letters = [ch for ch in text.upper() if ch not in " ,;/+"]
+    if not letters:
+        raise InvalidAnswer(f"type a letter from {valid[0]} to {valid[-1]}")
+    wrong = [ch for ch in letters if ch not in valid]
+    if wrong:
+        raise InvalidAnswer(
+            f"'{wrong[0]}' is not one of the choices: type a letter from {valid[0]} to {valid[-1]}"
+        )
+    return "".join(sorted(set(letters)))

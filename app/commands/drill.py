@@ -1,12 +1,70 @@
-"""Placeholder for the `drill` command; replaced by its real implementation."""
+"""``kvdrill drill``: today's session, in the full-screen UI or, with ``--plain``, line by line.
+
+Plain ``kvdrill`` (no command) opens the UI's home screen through ``run_home``.
+"""
 
 from __future__ import annotations
 
+import argparse
+import sys
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} is below 0")
+    return value
+
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("drill", help="(not built yet)")
-    parser.set_defaults(func=lambda args: 2)
+    parser = subparsers.add_parser(
+        "drill",
+        help="today's session: due reviews, then new cards",
+        description="Drill today's cards: due reviews first, then new cards. Cards you miss "
+        "come back later in the session and on the days SM-2 picks.",
+    )
+    parser.add_argument(
+        "--plain",
+        action="store_true",
+        help="line-by-line mode on stdin/stdout (ssh, scripts, screen readers)",
+    )
+    parser.add_argument("--pack", metavar="P", help="only cards of the pack with this id")
+    parser.add_argument("--tag", metavar="T", help="only cards with this tag")
+    parser.add_argument(
+        "--new", metavar="N", type=_count, help="up to N new cards this session (default: "
+        "the profile's daily limit, 10, minus those already started today)",
+    )  # fmt: skip
+    parser.add_argument("--limit", metavar="N", type=_count, help="at most N cards in this session")
+    parser.set_defaults(func=run)
+
+
+def run(args) -> int:
+    if args.plain:
+        from app.plain import run_plain
+
+        return run_plain(args, sys.stdin, sys.stdout)
+    options = {"pack": args.pack, "tag": args.tag, "new_limit": args.new, "limit": args.limit}
+    return launch_tui(args, "drill", options)
 
 
 def run_home(args) -> int:
-    return 2
+    """Plain ``kvdrill``: the UI's home screen."""
+    return launch_tui(args, "home", {})
+
+
+def launch_tui(args, start: str, options: dict) -> int:
+    try:
+        from app.tui import create_app
+    except ModuleNotFoundError as exc:
+        if exc.name is None or not exc.name.startswith("app.tui"):
+            raise
+        print(
+            "kvdrill: the full-screen UI is not built yet; use `kvdrill drill --plain`.",
+            file=sys.stderr,
+        )
+        return 1
+    create_app(args.db, args.profile, start=start, options=options).run()
+    return 0

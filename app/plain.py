@@ -1,0 +1,316 @@
+"""Plain mode: a whole drill session on stdin/stdout, one line at a time.
+
+For ssh, scripts and screen readers. Works when stdin is a pipe: end of input ends the session
+cleanly, with its summary. Card text is printed literally (no markup); control characters from
+a pack are shown as escapes so a pack cannot drive the terminal.
+
+Keys at any prompt: ``u`` undo, ``s`` suspend, ``b`` bury, ``n`` note, ``q`` quit (also as the
+words undo, suspend, bury, note, quit). On a multiple-choice card a choice letter is always an
+answer, so bury there is the word ``bury``.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import TYPE_CHECKING, TextIO
+
+from engine.sm2 import parse_grade
+
+if TYPE_CHECKING:
+    from store.drill import CardView, DrillSession, SessionSummary
+
+COMMANDS = {
+    "u": "undo",
+    "undo": "undo",
+    "s": "suspend",
+    "suspend": "suspend",
+    "b": "bury",
+    "bury": "bury",
+    "n": "note",
+    "note": "note",
+    "q": "quit",
+    "quit": "quit",
+}
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+class EndOfInput(Exception):
+    """stdin is exhausted (a pipe ran dry, or Ctrl-D)."""
+
+
+class Quit(Exception):
+    """The learner typed q."""
+
+
+def literal(text: str) -> str:
+    """Text as typed in the pack, with control characters shown as ``\\x1b``-style escapes."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def format_duration(seconds: float) -> str:
+    whole = round(seconds)
+    minutes, secs = divmod(whole, 60)
+    return f"{minutes} min {secs} s" if minutes else f"{secs} s"
+
+
+class PlainDrill:
+    """Runs one ``DrillSession`` on a pair of text streams."""
+
+    def __init__(self, session: DrillSession, stdin: TextIO, stdout: TextIO):
+        self.session = session
+        self.stdin = stdin
+        self.stdout = stdout
+
+    # --- I/O -------------------------------------------------------------------------------
+
+    def say(self, text: str = "") -> None:
+        self.stdout.write(text + "\n")
+        self.stdout.flush()
+
+    def ask(self, prompt: str) -> str:
+        self.stdout.write(prompt)
+        self.stdout.flush()
+        line = self.stdin.readline()
+        if not line:
+            self.say()
+            raise EndOfInput
+        return line.rstrip("\r\n")
+
+    # --- the session -----------------------------------------------------------------------
+
+    def run(self) -> int:
+        """Drill until the queue is empty, ``q``, or end of input; then print the summary."""
+        code = 0
+        if self.session.current is None:
+            self.say("Nothing to study now: no card is due and today's new cards are done.")
+        try:
+            while (card := self.session.current) is not None:
+                self.show_card(card)
+                self.drill_card(card)
+        except (EndOfInput, Quit):
+            pass
+        except KeyboardInterrupt:
+            self.say()
+            code = 130
+        self.print_summary(self.session.summary())
+        return code
+
+    def show_card(self, card: CardView) -> None:
+        position = self.session.done + 1
+        total = self.session.done + self.session.remaining
+        marks = [m for m, on in (("new", card.is_new), ("again", card.is_repeat)) if on]
+        if card.leech:
+            marks.append("leech")
+        where = f"{literal(card.pack_title)} · {literal(card.title)}"
+        self.say()
+        self.say(f"── [{position}/{total}] {where}" + (f" ({', '.join(marks)})" if marks else ""))
+        if card.parent_title:
+            self.say(f"Follow-up to: {literal(card.parent_title)}")
+        self.say(literal(card.prompt).strip())
+        if card.kind == "choice":
+            for choice in card.choices:
+                self.say(f"  {choice.letter}. {literal(choice.text)}")
+
+    def drill_card(self, card: CardView) -> None:
+        started = time.monotonic()
+        if card.kind == "choice":
+            self.drill_choice(card, started)
+        elif card.kind == "problem":
+            self.drill_problem(card, started)
+        else:
+            self.drill_recall(card, started)
+
+    def command(self, text: str) -> str | None:
+        """Run ``text`` if it is a command: "moved" when another card is now current (undo,
+        suspend, bury), "stay" when the same card goes on; None when it is no command."""
+        action = COMMANDS.get(text.strip().lower())
+        if action is None:
+            return None
+        if action == "quit":
+            raise Quit
+        if action == "note":
+            self.edit_note()
+            return "stay"
+        if action == "undo":
+            if not self.session.undo():
+                self.say("Nothing to undo in this session.")
+                return "stay"
+            self.say("Undone: that card is back.")
+        elif action == "suspend":
+            self.session.suspend()
+            self.say("Suspended: this card is out of your drills until you unsuspend it.")
+        else:
+            self.session.bury()
+            self.say("Buried until tomorrow.")
+        return "moved"
+
+    def edit_note(self) -> None:
+        current = self.session.note()
+        if current:
+            self.say(f"Your note: {literal(current)}")
+        text = self.ask("New note (one line; empty keeps it, '-' deletes it): ")
+        if text.strip() == "-":
+            self.session.set_note("")
+            self.say("Note deleted.")
+        elif text.strip():
+            self.session.set_note(text.strip())
+            self.say("Note saved.")
+
+    # --- card kinds ------------------------------------------------------------------------
+
+    def drill_recall(self, card: CardView, started: float) -> None:
+        while True:
+            reply = self.ask(
+                "[Enter] show the answer · u undo · s suspend · b bury · n note · q quit: "
+            )
+            done = self.command(reply)
+            if done == "moved":
+                return
+            if done is None:
+                break
+            card = self.session.current or card  # a note edit renews the view
+        self.show_answer(card)
+        while True:
+            reply = self.ask("Grade 0-5 or again/hard/good/easy (u s b n q): ")
+            done = self.command(reply)
+            if done == "moved":
+                return
+            if done == "stay":
+                card = self.session.current or card  # a note edit renews the view
+                continue
+            if not reply.strip():
+                continue
+            quality = parse_grade(reply)
+            if quality is None:
+                self.say("Type a grade: 0-5, or again, hard, good, easy.")
+                continue
+            self.session.grade(quality, time.monotonic() - started)
+            return
+
+    def drill_choice(self, card: CardView, started: float) -> None:
+        from store.drill import InvalidAnswer
+
+        letters = "".join(choice.letter for choice in card.choices)
+        while True:
+            reply = self.ask(f"Your choice ({letters[0]}-{letters[-1]}; u s n q, 'bury'): ")
+            done = None if _all_letters(reply, letters) else self.command(reply)
+            if done == "moved":
+                return
+            if done == "stay":
+                card = self.session.current or card  # a note edit renews the view
+                continue
+            if not reply.strip():
+                continue
+            try:
+                result = self.session.answer_choice(reply, time.monotonic() - started)
+            except InvalidAnswer as exc:
+                self.say(str(exc))
+                continue
+            break
+        if result.correct:
+            self.say(f"Right: {result.correct_letters}.")
+        else:
+            self.say(
+                f"Not quite: the answer is {result.correct_letters} (you chose {result.chosen})."
+            )
+        self.show_answer(card)
+
+    def drill_problem(self, card: CardView, started: float) -> None:
+        unit = card.variant.unit if card.variant is not None else ""
+        in_unit = f" (in {unit})" if unit else ""
+        while True:
+            reply = self.ask(f"Your answer{in_unit}; ? gives up (u s b n q): ")
+            done = self.command(reply)
+            if done == "moved":
+                return
+            if done == "stay":
+                card = self.session.current or card  # a note edit renews the view
+                continue
+            if not reply.strip():
+                continue
+            seconds = time.monotonic() - started
+            if reply.strip() == "?":
+                verdict = self.session.give_up(seconds)
+            else:
+                verdict = self.session.answer_problem(reply, seconds)
+                if verdict.unreadable:
+                    self.say(literal(verdict.headline))
+                    continue
+            break
+        self.say(literal(verdict.headline))
+        if verdict.diagnosis:
+            self.say(literal(verdict.diagnosis))
+        if verdict.worked_solution:
+            self.say("Worked solution:")
+            self.say(literal(verdict.worked_solution).strip())
+        self.show_tip_and_note(card)
+
+    def show_answer(self, card: CardView) -> None:
+        if card.answer.strip():
+            self.say("Answer:")
+            self.say(literal(card.answer).strip())
+        if card.key_numbers:
+            self.say("Key numbers:")
+            for number in card.key_numbers:
+                self.say(f"  - {literal(number).strip()}")
+        if card.explanation.strip():
+            self.say("Explanation:")
+            self.say(literal(card.explanation).strip())
+        if card.related:
+            self.say("Related questions:")
+            for prompt in card.related:
+                self.say(f"  - {literal(prompt).strip()}")
+        self.show_tip_and_note(card)
+
+    def show_tip_and_note(self, card: CardView) -> None:
+        if card.tip.strip():
+            self.say(f"Tip: {literal(card.tip).strip()}")
+        note = card.note
+        if note.strip():
+            self.say(f"Your note: {literal(note).strip()}")
+
+    def print_summary(self, summary: SessionSummary) -> None:
+        self.say()
+        if summary.cards_done:
+            accuracy = summary.accuracy or 0.0
+            self.say(
+                f"Session over: {summary.cards_done} cards, {summary.answers} answers, "
+                f"{accuracy:.0%} right the first time, {format_duration(summary.seconds)}."
+            )
+        else:
+            self.say("Session over: no cards answered.")
+        self.say(f"Due tomorrow: {summary.due_tomorrow}.")
+        if summary.topics_missed:
+            missed = ", ".join(f"{literal(t)} ({n})" for t, n in summary.topics_missed)
+            self.say(f"Topics missed: {missed}.")
+        if summary.new_leeches:
+            titles = "; ".join(literal(t) for t in summary.new_leeches)
+            self.say(f"New leeches (missed 8 times; consider rewriting them): {titles}.")
+
+
+def _all_letters(reply: str, letters: str) -> bool:
+    text = reply.strip().upper()
+    return bool(text) and all(ch in letters or ch in " ,;/+" for ch in text)
+
+
+def run_plain(args, stdin: TextIO, stdout: TextIO) -> int:
+    """``kvdrill drill --plain``: import the bundled decks, open today's session, drill."""
+    from store.db import open_database
+    from store.drill import DrillSession
+    from store.importer import import_bundled
+
+    database = open_database(args.db)
+    try:
+        import_bundled(database)
+        session = DrillSession.open(
+            database,
+            profile=args.profile,
+            pack=args.pack,
+            tag=args.tag,
+            new_limit=args.new,
+            limit=args.limit,
+        )
+        return PlainDrill(session, stdin, stdout).run()
+    finally:
+        database.close()

@@ -1,0 +1,222 @@
+"""The drill session service on the fixture pack: order, step-7 repeats, days, undo, actions."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+from drill_helpers import add_pack, import_fixture_pack, recall_cards
+from sqlalchemy import func, select
+
+from engine.errors import UserError
+from store.db import open_database
+from store.drill import DrillSession, InvalidAnswer, WrongCardKind
+from store.models import ReviewLog
+
+DAY1 = datetime(2026, 3, 10, 9, 0)
+DAY2 = datetime(2026, 3, 11, 9, 0)
+DAY3 = datetime(2026, 3, 12, 9, 0)
+
+
+@pytest.fixture
+def db(db_url: str):
+    database = open_database(db_url)
+    import_fixture_pack(database)
+    yield database
+    database.close()
+
+
+def open_session(db, now: datetime = DAY1, **options) -> DrillSession:
+    return DrillSession.open(db, now=now, pack="sm2-fixture", **options)
+
+
+def keys_until_done(session: DrillSession, grades: dict[str, list[int]]) -> list[str]:
+    """Answer every card (grades by card key, default Good / the right choice); keys shown."""
+    shown = []
+    while (card := session.current) is not None:
+        shown.append(card.key)
+        planned = grades.get(card.key)
+        quality = planned.pop(0) if planned else 4
+        if card.kind == "choice":
+            session.answer_choice(card.correct_letters if quality >= 4 else "A", 3.0)
+        else:
+            session.grade(quality, 3.0)
+    return shown
+
+
+def test_a_new_user_meets_cards_in_pack_order_with_the_follow_up_after_its_parent(db) -> None:
+    session = open_session(db)
+    first = session.current
+    assert (first.title, first.is_new, first.kind) == ("First recall card", True, "recall")
+    assert first.prompt.startswith("Alpha prompt")
+    assert first.key_numbers == ["alpha key number: 4"]
+    assert first.tip.startswith("Alpha tip")
+    assert session.remaining == 5
+    session.grade(4, 2.0)
+    follow_up = session.current
+    assert follow_up.kind == "followup" and follow_up.parent_title == "First recall card"
+    assert keys_until_done(session, {}) == ["alpha/follow-up", "beta", "gamma", "delta"]
+    assert session.done == 5
+
+
+def test_a_missed_card_comes_back_after_three_others_until_it_is_good(db) -> None:
+    session = open_session(db)
+    shown = keys_until_done(session, {"alpha": [1, 3, 4]})
+    assert shown == [
+        "alpha",
+        "alpha/follow-up",
+        "beta",
+        "gamma",
+        "alpha",  # missed: back after three others
+        "delta",
+        "alpha",  # graded 3: still below 4, back again
+    ]
+    with db.session() as s:
+        moved = s.scalars(
+            select(ReviewLog.moved_schedule).where(ReviewLog.card_id == 1).order_by(ReviewLog.id)
+        ).all()
+    assert moved == [True, False, False]  # only the first grade of the day moves the schedule
+
+
+def test_the_missed_card_comes_back_the_next_day_and_more_often(db) -> None:
+    keys_until_done(open_session(db), {"beta": [1, 4]})
+    day2 = open_session(db, DAY2)
+    assert day2.remaining == 5  # every card was seen once: all due after one day
+    keys_until_done(day2, {})
+    # Day 2 good answers: the cards learned on day 1 are now 6 days out; the card missed
+    # on day 1 restarted its repetitions, so it is due again on day 3.
+    day3 = open_session(db, DAY3)
+    assert [day3.current.key, day3.remaining] == ["beta", 1]
+
+
+def test_reopening_the_same_day_owes_the_repeat_of_a_miss_but_no_new_cards_twice(db) -> None:
+    session = open_session(db)
+    session.grade(1, 1.0)  # alpha missed
+    session.grade(4, 1.0)  # its follow-up
+    again = open_session(db, DAY1.replace(hour=20))
+    shown = keys_until_done(again, {})
+    assert shown[0] == "alpha"
+    assert again.done == 4  # alpha's repeat plus the three cards not yet seen
+
+
+def test_the_new_card_limit_and_the_session_limit(db) -> None:
+    assert open_session(db, new_limit=2).remaining == 2  # alpha and its held follow-up
+    assert open_session(db, limit=1).remaining == 1
+    with pytest.raises(UserError):
+        open_session(db, limit=-1)
+
+
+def test_undo_puts_the_card_back_with_its_schedule_and_log(db) -> None:
+    session = open_session(db)
+    session.grade(5, 1.0)
+    session.grade(1, 1.0)  # the follow-up, missed
+    assert session.undo()
+    card = session.current
+    assert card.kind == "followup" and session.done == 1
+    assert session.remaining == 4  # no owed repeat after the undo
+    with db.session() as s:
+        assert s.scalar(select(func.count()).select_from(ReviewLog)) == 1
+    assert session.undo()
+    assert session.current.title == "First recall card" and session.current.is_new
+    with db.session() as s:
+        assert s.scalar(select(func.count()).select_from(ReviewLog)) == 0
+    assert not session.undo()
+
+
+def test_suspend_and_bury_take_the_card_out_and_undo_brings_it_back(db) -> None:
+    session = open_session(db)
+    session.suspend()  # alpha: its follow-up goes too
+    assert session.current.title == "Second recall card" and session.remaining == 3
+    session.bury()
+    assert session.current.title == "A choice card"
+    assert session.undo()
+    assert session.current.title == "Second recall card"
+    assert open_session(db).remaining == 3  # beta back, alpha suspended
+    assert open_session(db, DAY2).remaining == 3  # suspension lasts across days
+
+
+def test_a_buried_card_is_back_the_next_day(db) -> None:
+    session = open_session(db)
+    session.grade(4, 1.0)
+    session.grade(4, 1.0)
+    session.bury()  # beta
+    assert "beta" not in keys_until_done(open_session(db), {})
+    assert "beta" in keys_until_done(open_session(db, DAY2), {})
+
+
+def test_multiple_choice_grades_itself_and_refuses_unreadable_letters(db) -> None:
+    session = open_session(db)
+    for _ in range(3):
+        session.grade(4, 1.0)
+    card = session.current
+    assert [c.letter for c in card.choices] == ["A", "B", "C"] and card.correct_letters == "B"
+    with pytest.raises(InvalidAnswer):
+        session.answer_choice("z", 1.0)
+    with pytest.raises(WrongCardKind):
+        session.grade(4, 1.0)
+    result = session.answer_choice("c", 1.0)
+    assert (result.correct, result.quality, result.chosen, result.correct_letters) == (
+        False,
+        1,
+        "C",
+        "B",
+    )
+    assert "Four is even" in result.explanation
+
+
+def test_notes_stay_with_the_card_and_the_profile(db) -> None:
+    session = open_session(db)
+    session.set_note("carry the one")
+    assert session.note() == "carry the one" and session.current.note == "carry the one"
+    assert open_session(db).current.note == "carry the one"
+    assert DrillSession.open(db, profile="other", now=DAY1, pack="sm2-fixture").current.note == ""
+
+
+def test_profiles_keep_separate_schedules(db) -> None:
+    keys_until_done(open_session(db), {})
+    assert open_session(db).remaining == 0
+    other = DrillSession.open(db, profile="ana", now=DAY1, pack="sm2-fixture")
+    assert other.remaining == 5
+
+
+def test_two_sessions_on_one_card_move_the_schedule_once(db) -> None:
+    first, second = open_session(db), open_session(db)
+    first.grade(4, 1.0)
+    second.grade(1, 1.0)
+    with db.session() as s:
+        rows = s.execute(select(ReviewLog.quality, ReviewLog.moved_schedule)).all()
+    assert rows == [(4, True), (1, False)]
+
+
+def test_unknown_pack_or_tag_is_a_one_line_error(db) -> None:
+    with pytest.raises(UserError, match="no pack 'nope'.*sm2-fixture"):
+        DrillSession.open(db, now=DAY1, pack="nope")
+    with pytest.raises(UserError, match="tag 'nope'"):
+        DrillSession.open(db, now=DAY1, tag="nope")
+
+
+def test_the_tag_option_narrows_the_session(db) -> None:
+    session = DrillSession.open(db, now=DAY1, tag="choices")
+    assert [session.current.title, session.remaining] == ["A choice card", 1]
+
+
+def test_summary_counts_cards_accuracy_time_due_and_missed_topics(db) -> None:
+    session = open_session(db)
+    keys_until_done(session, {"beta": [2, 4], "gamma": [1, 4]})
+    summary = session.summary()
+    assert (summary.cards_done, summary.answers) == (5, 7)
+    assert summary.first_try_right == 3 and summary.accuracy == pytest.approx(0.6)
+    assert summary.seconds == pytest.approx(21.0)
+    assert summary.due_tomorrow == 5
+    assert dict(summary.topics_missed) == {"arith": 1, "choices": 1, "fixture": 2}
+
+
+def test_due_reviews_come_before_new_cards(db_url: str) -> None:
+    database = open_database(db_url)
+    with database.session() as s:
+        add_pack(s, "later", recall_cards(3))
+    session = DrillSession.open(database, now=DAY1, pack="later", new_limit=1)
+    session.grade(4, 1.0)
+    day2 = DrillSession.open(database, now=DAY2, pack="later", new_limit=1)
+    assert [day2.current.is_new, day2.current.title, day2.remaining] == [False, "Card 1", 2]
+    database.close()
