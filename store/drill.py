@@ -74,12 +74,21 @@ class InvalidAnswer(UserError):
 
 def problem_cards_supported() -> bool:
     """Whether the generator and checker exist yet; until then problem cards stay out of drills."""
+    import importlib
+
     try:
-        from engine.checker import check_answer, give_up  # noqa: F401
-        from engine.generator import make_variant  # noqa: F401
+        checker = importlib.import_module("engine.checker")
+        generator = importlib.import_module("engine.generator")
     except ImportError:
         return False
-    return True
+    return all(
+        hasattr(module, name)
+        for module, name in (
+            (checker, "check_answer"),
+            (checker, "give_up"),
+            (generator, "make_variant"),
+        )
+    )
 
 
 @dataclass(frozen=True)
