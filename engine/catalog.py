@@ -184,9 +184,12 @@ def close_matches(word: str, choices: list[str]) -> str:
     return f" (known: {', '.join(sorted(choices))})"
 
 
-def _load(filename: str, spec: type[_Strict]) -> dict:
-    path = DATA_DIR / filename
-    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+def load_entries(path: Path, spec: type[_Strict]) -> dict:
+    """Entries of one catalog file by id; any problem is a one-line ``UserError``."""
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise UserError(f"{path}: cannot read the catalog ({type(exc).__name__})") from None
     if not isinstance(raw, list):
         raise UserError(f"{path}: expected a list of entries")
     entries: dict = {}
@@ -205,12 +208,12 @@ def _load(filename: str, spec: type[_Strict]) -> dict:
 
 @cache
 def models() -> dict[str, ModelSpec]:
-    return _load("models.yaml", ModelSpec)
+    return load_entries(DATA_DIR / "models.yaml", ModelSpec)
 
 
 @cache
 def gpus() -> dict[str, GpuSpec]:
-    return _load("gpus.yaml", GpuSpec)
+    return load_entries(DATA_DIR / "gpus.yaml", GpuSpec)
 
 
 def _index(entries: dict) -> dict[str, str]:

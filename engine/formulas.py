@@ -335,8 +335,8 @@ def _formulas() -> dict[str, Formula]:
             "weight_quant_gain_tokens",
             g["weight_bytes"]
             * (1 - g["new_weight_bits"] / g["weight_bits"])
-            / g["kv_bytes_per_token"],
-            "Quantizing weights adds a fixed amount: the bytes freed / KV bytes per token.",
+            / (g["tp"] * g["kv_bytes_per_token"]),
+            "Quantizing weights adds a fixed amount: bytes freed per GPU / KV bytes per token.",
         ),
     ]
     return {name: Formula(name, output, expr, desc) for name, output, expr, desc in table}

@@ -1,0 +1,134 @@
+"""The model and GPU catalogs: complete, validated, looked up by id or alias, listed by the CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from app.cli import main
+from engine.catalog import (
+    DTYPES,
+    ModelSpec,
+    get_dtype,
+    get_gpu,
+    get_model,
+    gpus,
+    load_entries,
+    models,
+)
+from engine.errors import UserError
+
+MODEL_IDS = {
+    "llama-2-7b",
+    "llama-2-13b",
+    "llama-2-70b",
+    "llama-3.1-8b",
+    "llama-3.1-70b",
+    "llama-3.1-405b",
+    "mistral-7b-v0.1",
+    "mixtral-8x7b",
+    "qwen2.5-7b",
+    "qwen2.5-72b",
+    "gemma-2-9b",
+    "deepseek-v3",
+}
+GPU_IDS = {
+    "a100-40gb",
+    "a100-80gb",
+    "h100-sxm",
+    "h100-pcie",
+    "h200",
+    "b200",
+    "l40s",
+    "l4",
+    "mi300x",
+}
+
+
+def test_every_reference_model_and_gpu_is_in_the_catalog_with_a_source() -> None:
+    assert MODEL_IDS <= set(models())
+    assert GPU_IDS <= set(gpus())
+    assert all(entry.source.strip() for entry in [*models().values(), *gpus().values()])
+
+
+def test_head_dim_is_explicit_not_hidden_over_heads() -> None:
+    gemma = get_model("gemma-2-9b")
+    assert gemma.head_dim == 256
+    assert gemma.hidden // gemma.heads == 224  # the trap a derived head_dim falls into
+
+
+def test_architecture_features_are_represented() -> None:
+    mixtral = get_model("mixtral-8x7b")
+    assert (mixtral.moe.experts, mixtral.moe.active_experts) == (8, 2)
+    deepseek = get_model("deepseek-v3")
+    assert deepseek.attention_kind == "mla"
+    assert (deepseek.mla.kv_lora_rank, deepseek.mla.rope_dim) == (512, 64)
+    assert (deepseek.moe.experts, deepseek.moe.shared_experts, deepseek.moe.dense_layers) == (
+        256,
+        1,
+        3,
+    )
+    assert get_model("gemma-2-9b").tied_embeddings
+    assert get_model("gemma-2-9b").sliding_window.sliding_layers == 21
+    assert get_model("llama-2-7b").attention_kind == "mha"
+    assert get_model("llama-3.1-8b").attention_kind == "gqa"
+
+
+def test_seed_names_resolve_to_the_same_architecture() -> None:
+    assert get_model("Llama 3 8B").id == "llama-3.1-8b"
+    assert get_model("llama_3_70b").id == "llama-3.1-70b"
+    assert get_gpu("H100").id == "h100-sxm"
+
+
+def test_gpu_memory_is_in_decimal_datasheet_gigabytes() -> None:
+    h100 = get_gpu("h100-sxm")
+    assert h100.memory_bytes == 80e9
+    assert h100.bandwidth_bytes_per_s == 3.35e12
+    assert get_gpu("a100-40gb").fp8 is False
+
+
+def test_dtype_sizes() -> None:
+    assert {name: d.bytes for name, d in DTYPES.items()} == {
+        "fp32": 4,
+        "bf16": 2,
+        "fp16": 2,
+        "fp8": 1,
+        "int8": 1,
+        "int4": 0.5,
+        "fp4": 0.5,
+    }
+    assert get_dtype("int4").scale_bits > 0
+    assert get_dtype("BF16").name == "bf16"
+
+
+def test_unknown_names_list_close_matches() -> None:
+    with pytest.raises(UserError, match="did you mean.*llama-3.1-8b"):
+        get_model("llama-3.1-8")
+    with pytest.raises(UserError, match="did you mean.*h100"):
+        get_gpu("h10")
+    with pytest.raises(UserError, match="bf16"):
+        get_dtype("bf61")
+
+
+def test_a_catalog_file_with_an_unknown_key_is_rejected(tmp_path: Path) -> None:
+    entry = get_model("llama-2-7b").model_dump(exclude_none=True)
+    entry["kv_head"] = 8  # a typo must not pass silently
+    path = tmp_path / "models.yaml"
+    path.write_text(json.dumps([entry]), encoding="utf-8")  # JSON is valid YAML
+    with pytest.raises(UserError, match="kv_head"):
+        load_entries(path, ModelSpec)
+
+
+def test_models_and_gpus_commands_list_ids(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["models"]) == 0
+    text = capsys.readouterr().out
+    assert all(model_id in text for model_id in MODEL_IDS)
+    assert main(["gpus", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert {g["id"] for g in listed} >= GPU_IDS
+    assert next(g for g in listed if g["id"] == "h100-sxm")["memory_bytes"] == 80e9
+    assert main(["models", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert next(m for m in listed if m["id"] == "deepseek-v3")["attention_kind"] == "mla"
