@@ -97,7 +97,8 @@ class Card(Base):
     choices: Mapped[list[Any]] = mapped_column(default=list)  # [{"text": str, "correct": bool}]
     explanation: Mapped[str] = mapped_column(Text, default="")
     related: Mapped[list[Any]] = mapped_column(default=list)  # [{"prompt": str, "card": key|None}]
-    problem: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    # none_as_null (here and in ReviewLog): None is stored as SQL NULL, so ``IS NULL`` finds it.
+    problem: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True), nullable=True)
     problem_line: Mapped[int | None] = mapped_column(Integer)
     source_line: Mapped[int] = mapped_column(Integer, default=0)
     position: Mapped[int] = mapped_column(Integer, default=0)  # order within the pack
@@ -165,11 +166,13 @@ class ReviewLog(Base):
     typed_answer: Mapped[str | None] = mapped_column(Text)
     template_id: Mapped[str | None] = mapped_column(String(160))
     seed: Mapped[int | None] = mapped_column(Integer)
-    params: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    params: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True), nullable=True)
     expected: Mapped[str | None] = mapped_column(Text)
     diagnosis: Mapped[str | None] = mapped_column(Text)  # the sentence shown
     mistake: Mapped[str | None] = mapped_column(String(32))  # diagnosis code, for stats
-    prev_state: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    prev_state: Mapped[dict[str, Any] | None] = mapped_column(
+        JSON(none_as_null=True), nullable=True
+    )
 
 
 class Note(Base):
