@@ -61,6 +61,7 @@ class PlainDrill:
         self.session = session
         self.stdin = stdin
         self.stdout = stdout
+        self.echo_input = not _is_terminal(stdin)
 
     # --- I/O -------------------------------------------------------------------------------
 
@@ -75,7 +76,12 @@ class PlainDrill:
         if not line:
             self.say()
             raise EndOfInput
-        return line.rstrip("\r\n")
+        reply = line.rstrip("\r\n")
+        if not self.echo_input:
+            return reply
+        # Piped input is not echoed by a terminal: echo it, so the transcript reads like one.
+        self.say(reply)
+        return reply
 
     # --- the session -----------------------------------------------------------------------
 
@@ -99,9 +105,13 @@ class PlainDrill:
     def show_card(self, card: CardView) -> None:
         position = self.session.done + 1
         total = self.session.done + self.session.remaining
-        marks = [m for m, on in (("new", card.is_new), ("again", card.is_repeat)) if on]
-        if card.leech:
-            marks.append("leech")
+        flags = (
+            ("follow-up", card.kind == "followup"),
+            ("new", card.is_new),
+            ("again", card.is_repeat),
+            ("leech", card.leech),
+        )
+        marks = [mark for mark, on in flags if on]
         where = f"{literal(card.pack_title)} · {literal(card.title)}"
         self.say()
         self.say(f"── [{position}/{total}] {where}" + (f" ({', '.join(marks)})" if marks else ""))
@@ -287,6 +297,13 @@ class PlainDrill:
         if summary.new_leeches:
             titles = "; ".join(literal(t) for t in summary.new_leeches)
             self.say(f"New leeches (missed 8 times; consider rewriting them): {titles}.")
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def _all_letters(reply: str, letters: str) -> bool:

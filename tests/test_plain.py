@@ -1,0 +1,173 @@
+"""Plain mode: whole sessions on piped stdin, across days set with KVDRILL_NOW."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from drill_helpers import import_fixture_pack
+from sqlalchemy import select
+
+from app.cli import main
+from app.plain import literal
+from store.db import open_database
+from store.models import Card, ReviewLog
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def fixture_db(db_url: str) -> str:
+    database = open_database(db_url)
+    import_fixture_pack(database)
+    database.close()
+    return db_url
+
+
+def drill(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    db_url: str,
+    now: str,
+    lines: list[str],
+    *options: str,
+) -> tuple[int, str]:
+    monkeypatch.setenv("KVDRILL_NOW", now)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("".join(line + "\n" for line in lines)))
+    code = main(["--db", db_url, "drill", "--plain", "--pack", "sm2-fixture", *options])
+    out, err = capsys.readouterr()
+    assert err == ""
+    return code, out
+
+
+def logged(db_url: str) -> list[tuple[str, int, bool]]:
+    database = open_database(db_url)
+    with database.session() as session:
+        rows = session.execute(
+            select(Card.key, ReviewLog.quality, ReviewLog.moved_schedule)
+            .join(Card, Card.id == ReviewLog.card_id)
+            .order_by(ReviewLog.id)
+        ).all()
+    database.close()
+    return [tuple(row) for row in rows]
+
+
+DAY1_LINES = [
+    "", "again",  # alpha: missed
+    "", "5",  # its follow-up, right after it
+    "", "easy",  # beta
+    "B",  # gamma, multiple choice: right
+    "", "good",  # alpha again, three cards later: now good
+    "", "5",  # delta
+]  # fmt: skip
+
+
+def test_a_missed_card_returns_in_the_session_and_the_next_days(
+    monkeypatch, capsys, fixture_db
+) -> None:
+    code, out = drill(monkeypatch, capsys, fixture_db, "2026-03-10T09:00", DAY1_LINES)
+    assert code == 0
+    assert out.count("Alpha prompt") == 2
+    assert "First recall card (again)" in out  # the step-7 repeat is marked
+    assert "Alpha answer: 4." in out and "alpha key number: 4" in out and "Alpha tip" in out
+    assert "Follow-up to: First recall card" in out
+    assert "Right: B." in out and "Four is even" in out
+    assert "[bold]not markup[/bold]" in out  # pack text printed literally
+    assert "Session over: 5 cards, 6 answers, 80% right the first time" in out
+    assert "Due tomorrow: 5." in out
+    assert "Topics missed: arith (1), fixture (1)." in out
+    assert [(key, moved) for key, _, moved in logged(fixture_db)][4] == ("alpha", False)
+
+    # Next day: every card is due; lowest easiness first: the missed card (no rise for it)
+    # and the choice card (4, no rise), then the cards graded 5.
+    day2 = ["", "4", "B"] + ["", "4"] * 3
+    code, out = drill(monkeypatch, capsys, fixture_db, "2026-03-11T09:00", day2)
+    assert "[1/5] Scheduler fixture · First recall card" in out
+    assert "[2/5] Scheduler fixture · A choice card" in out
+    assert "Session over: 5 cards, 5 answers, 100% right the first time" in out
+
+    # Day after: only the card missed on day 1 is due again; the others wait six days.
+    code, out = drill(monkeypatch, capsys, fixture_db, "2026-03-12T09:00", ["", "4"])
+    assert "[1/1] Scheduler fixture · First recall card" in out
+    assert "Beta prompt" not in out
+
+
+def test_undo_in_plain_mode_brings_the_card_back_and_forgets_the_answer(
+    monkeypatch, capsys, fixture_db
+) -> None:
+    lines = ["", "1", "u", "", "4", "q"]
+    code, out = drill(monkeypatch, capsys, fixture_db, "2026-03-10T09:00", lines)
+    assert code == 0 and "Undone: that card is back." in out
+    assert out.count("Alpha prompt") == 2
+    assert logged(fixture_db) == [("alpha", 4, True)]
+    assert "Session over: 1 cards, 1 answers, 100% right the first time" in out
+
+
+def test_bad_input_is_asked_again_and_commands_work(monkeypatch, capsys, fixture_db) -> None:
+    lines = [
+        "", "great", "4",  # alpha: an unknown grade is asked again
+        "s",  # suspend the follow-up
+        "b",  # bury beta
+        "z", "bury",  # gamma: not a choice letter; then bury it by word
+        "n", "write it twice", "", "3",  # delta: a note, then the answer and a grade
+    ]  # fmt: skip
+    code, out = drill(monkeypatch, capsys, fixture_db, "2026-03-10T09:00", lines)
+    assert "Type a grade: 0-5, or again, hard, good, easy." in out
+    assert "Suspended" in out and out.count("Buried until tomorrow.") == 2
+    assert "'Z' is not one of the choices: type a letter from A to C" in out
+    assert "Your note: write it twice" in out
+    assert [key for key, _, _ in logged(fixture_db)] == ["alpha", "delta"]
+
+
+def test_end_of_input_mid_card_ends_cleanly_with_a_summary(monkeypatch, capsys, fixture_db) -> None:
+    code, out = drill(monkeypatch, capsys, fixture_db, "2026-03-10T09:00", ["", "4", ""])
+    assert code == 0
+    assert "Session over: 1 cards, 1 answers" in out
+    assert logged(fixture_db) == [("alpha", 4, True)]
+
+
+def test_nothing_to_study_says_so(monkeypatch, capsys, fixture_db) -> None:
+    code, out = drill(monkeypatch, capsys, fixture_db, "2026-03-10T09:00", [], "--new", "0")
+    assert code == 0 and "Nothing to study now" in out and "no cards answered" in out
+
+
+def test_a_new_user_gets_the_bundled_decks(monkeypatch, capsys, db_url: str) -> None:
+    monkeypatch.setenv("KVDRILL_NOW", "2026-03-10T09:00")
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\n4\n"))
+    assert main(["--db", db_url, "drill", "--plain", "--limit", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "[1/1] Memory and capacity ·" in out
+
+
+def test_an_unknown_pack_is_one_line_and_exit_1(monkeypatch, capsys, fixture_db) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    assert main(["--db", fixture_db, "drill", "--plain", "--pack", "nope"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("kvdrill: there is no pack 'nope'") and err.count("\n") == 1
+
+
+def test_control_characters_from_a_pack_are_shown_not_sent() -> None:
+    assert literal("red \x1b[31m text\r\n") == "red \\x1b[31m text\\x0d\n"
+    assert literal("tab\tand [bold]") == "tab\tand [bold]"
+
+
+def test_a_real_pipe_session_in_a_subprocess(fixture_db: str) -> None:
+    env = dict(os.environ, KVDRILL_NOW="2026-03-10T09:00")
+    command = [sys.executable, "-m", "app", "--db", fixture_db, "drill", "--plain"]
+    result = subprocess.run(
+        [*command, "--pack", "sm2-fixture"],
+        input="\nagain\n\n4\n\n4\nB\n\n4\n",
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    # The missed card came back and was graded; the pipe ran dry before the last card.
+    assert result.stdout.count("Alpha prompt") == 2
+    assert "Session over: 4 cards, 5 answers" in result.stdout
