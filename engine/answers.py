@@ -31,6 +31,7 @@ from engine.units import (
     AnswerError,
     ReadNumber,
     clean_text,
+    convert,
     describe_dimension,
     normalise_unit_text,
     parse_unit,
@@ -63,8 +64,6 @@ class TypedAnswer:
 
     def value_in(self, unit: str) -> float:
         """The answer expressed in another unit of the same dimension."""
-        from engine.units import convert
-
         return convert(self.value, self.unit, unit)
 
 

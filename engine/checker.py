@@ -62,8 +62,9 @@ Variant.context keys read here (all optional; the generator fills what it knows)
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from engine.answers import TypedAnswer, read_typed_answer
@@ -213,14 +214,22 @@ class Facts:
         return ratio > 0 and abs(self.ratio / ratio - 1) <= self.tolerance
 
 
-# A rule yields (ratio the mistake produces, sentence); the first ratio that matches wins.
-Candidates = Iterator[tuple[float, str]]
+def _first_near(facts: Facts, ratios: Iterable[float]) -> float | None:
+    """The first of the ratios a mistake could produce that the answer matches, if any."""
+    for ratio in ratios:
+        if facts.near(ratio):
+            return ratio
+    return None
+
+
+# A rule returns its one-sentence diagnosis when the answer matches the mistake, else None.
+Match = Callable[[Facts], "str | None"]
 
 
 @dataclass(frozen=True)
 class Rule:
     code: str
-    candidates: Callable[[Facts], Candidates]
+    match: Match
     # Ratios a few percent apart (1.024, 1.049, 1.074) cannot be told apart from an answer typed
     # with two figures: such rules only look at answers precise to DIAGNOSIS_TOLERANCE.
     needs_precision: bool = False
@@ -244,108 +253,112 @@ def _times(ratio: float) -> str:
 
 
 def _prefix_ratio_rule(code: str, step: int) -> Rule:
-    def candidates(facts: Facts) -> Candidates:
-        if not facts.information:
-            return
-        ratio = 1.024**step
-        for r in (ratio, 1 / ratio):
-            yield (
-                r,
-                f"Your answer is off by {format_number(ratio, 4)}, the gap between decimal and "
-                f"binary units ({_UNIT_DEFINITIONS[code]}).",
-            )
+    ratio = 1.024**step
 
-    return Rule(code, candidates, needs_precision=True)
+    def match(facts: Facts) -> str | None:
+        if not facts.information or _first_near(facts, (ratio, 1 / ratio)) is None:
+            return None
+        return (
+            f"Your answer is off by {format_number(ratio, 4)}, the gap between decimal and "
+            f"binary units ({_UNIT_DEFINITIONS[code]})."
+        )
 
-
-def _bits_vs_bytes(facts: Facts) -> Candidates:
-    if not facts.information:
-        return
-    for r in (8.0, 1 / 8):
-        yield r, f"Your answer is {_times(r)}: you mixed bits and bytes (1 B = 8 bits)."
+    return Rule(code, match, needs_precision=True)
 
 
-def _kv_factor_2(facts: Facts) -> Candidates:
+def _bits_vs_bytes(facts: Facts) -> str | None:
+    found = _first_near(facts, (8.0, 1 / 8)) if facts.information else None
+    if found is None:
+        return None
+    return f"Your answer is {_times(found)}: you mixed bits and bytes (1 B = 8 bits)."
+
+
+def _kv_factor_2(facts: Facts) -> str | None:
     e = facts.exponent("kv")
-    if e and not facts.is_mla():
-        yield 0.5**e, SENTENCES["kv_factor_2"]
+    if e and not facts.is_mla() and facts.near(0.5**e):
+        return SENTENCES["kv_factor_2"]
+    return None
 
 
-def _mla_factor_2(facts: Facts) -> Candidates:
+def _mla_factor_2(facts: Facts) -> str | None:
     e = facts.exponent("kv")
-    if e and facts.is_mla():
-        yield 2.0**e, SENTENCES["mla_factor_2"]
+    if e and facts.is_mla() and facts.near(2.0**e):
+        return SENTENCES["mla_factor_2"]
+    return None
 
 
-def _attention_heads(facts: Facts) -> Candidates:
+def _attention_heads(facts: Facts) -> str | None:
     e = facts.exponent("kv")
     heads, kv_heads = facts.number("heads"), facts.number("kv_heads")
     if not e or not heads or not kv_heads or heads == kv_heads or facts.is_mla():
-        return
-    sentence = (
-        f"You used the {format_number(heads)} attention heads; the KV cache holds only the "
-        f"{format_number(kv_heads)} KV heads."
-    )
-    yield (heads / kv_heads) ** e, sentence
+        return None
+    ratios = [(heads / kv_heads) ** e]
     tp = facts.number("tp")
     if tp and tp > 1:
         # Per GPU: heads split over TP, KV heads replicated once TP exceeds their count.
-        yield ((heads / tp) / max(kv_heads / tp, 1.0)) ** e, sentence
+        ratios.append(((heads / tp) / max(kv_heads / tp, 1.0)) ** e)
+    if _first_near(facts, ratios) is None:
+        return None
+    return (
+        f"You used the {format_number(heads)} attention heads; the KV cache holds only the "
+        f"{format_number(kv_heads)} KV heads."
+    )
 
 
-def _tp_missing(facts: Facts) -> Candidates:
+def _tp_missing(facts: Facts) -> str | None:
     k, tp = facts.exponent("tp"), facts.number("tp")
-    if k and tp and tp > 1:
-        yield (
-            tp ** (-k),
-            f"You left out tensor parallelism: the work is split over {format_number(tp)} GPUs.",
-        )
+    if k and tp and tp > 1 and facts.near(tp ** (-k)):
+        return f"You left out tensor parallelism: the work is split over {format_number(tp)} GPUs."
+    return None
 
 
-def _tp_wrong(facts: Facts) -> Candidates:
+def _tp_wrong(facts: Facts) -> str | None:
     k, tp = facts.exponent("tp"), facts.number("tp")
-    if k and tp and tp > 1:
-        sentence = (
-            f"You applied the tensor-parallel size {format_number(tp)} the wrong way "
-            "(twice, or multiplied instead of divided)."
-        )
-        yield tp**k, sentence
-        yield tp ** (-2 * k), sentence
+    if not (k and tp and tp > 1) or _first_near(facts, (tp**k, tp ** (-2 * k))) is None:
+        return None
+    return (
+        f"You applied the tensor-parallel size {format_number(tp)} the wrong way "
+        "(twice, or multiplied instead of divided)."
+    )
 
 
-def _dtype_bytes(facts: Facts) -> Candidates:
+def _dtype_bytes(facts: Facts) -> str | None:
     d, size = facts.exponent("dtype_bytes"), facts.number("dtype_bytes")
     if not d or not size:
-        return
-    dtype = facts.context.get("dtype")
-    named = f"{dtype} takes" if isinstance(dtype, str) and dtype else "the precision takes"
+        return None
     for wrong in (2.0, 1.0, 4.0, 0.5):
-        if wrong != size:
-            yield (
-                (wrong / size) ** d,
-                f"You used {format_number(wrong)} bytes per value; {named} {format_number(size)}.",
+        if wrong != size and facts.near((wrong / size) ** d):
+            dtype = facts.context.get("dtype")
+            named = f"{dtype} takes" if isinstance(dtype, str) and dtype else "the precision takes"
+            return (
+                f"You used {format_number(wrong)} bytes per value; {named} {format_number(size)}."
             )
+    return None
 
 
-def _factor_1000(facts: Facts) -> Candidates:
-    for r in (1e3, 1e-3, 1e6, 1e-6):
-        yield r, f"Your answer is {_times(r)}: check the prefixes (k, M, G; ms against s)."
+def _factor_1000(facts: Facts) -> str | None:
+    found = _first_near(facts, (1e3, 1e-3, 1e6, 1e-6))
+    if found is None:
+        return None
+    return f"Your answer is {_times(found)}: check the prefixes (k, M, G; ms against s)."
 
 
-def _factor_1024(facts: Facts) -> Candidates:
-    for r in (1024.0, 1 / 1024):
-        yield r, f"Your answer is {_times(r)}: one binary prefix step (KiB, MiB, GiB) is off."
+def _factor_1024(facts: Facts) -> str | None:
+    found = _first_near(facts, (1024.0, 1 / 1024))
+    if found is None:
+        return None
+    return f"Your answer is {_times(found)}: one binary prefix step (KiB, MiB, GiB) is off."
 
 
-def _near_miss(facts: Facts) -> Candidates:
+def _near_miss(facts: Facts) -> str | None:
     off = abs(facts.ratio - 1)
-    if off <= NEAR_MISS:
-        yield (
-            facts.ratio,
-            f"Your answer is {format_number(off * 100, 2)}% off, outside the "
-            f"{format_number(facts.variant.rel_tolerance * 100, 2)}% tolerance: keep more digits "
-            "until the last step.",
-        )
+    if off > NEAR_MISS:
+        return None
+    return (
+        f"Your answer is {format_number(off * 100, 2)}% off, outside the "
+        f"{format_number(facts.variant.rel_tolerance * 100, 2)}% tolerance: keep more digits "
+        "until the last step."
+    )
 
 
 RULES: list[Rule] = [
@@ -369,15 +382,18 @@ RULES: list[Rule] = [
 # --- the answer's own unit: slips where the number is right and the unit a trap -------------
 
 
+@functools.lru_cache(maxsize=256)
+def _symbol(unit_word: str) -> str:
+    """'gigabytes' -> 'GB': the symbol pint knows a typed unit word by."""
+    return registry().get_symbol(unit_word)
+
+
 def _unit_slip(answer: TypedAnswer, variant: Variant) -> Diagnosis | None:
     """The typed number is the truth in the sibling of the typed unit: right number, trap unit."""
     if not answer.unit_typed:
         return None
     numerator, _, denominator = answer.unit.partition("/")
-    try:
-        symbol = registry().get_symbol(numerator)
-    except Exception:  # pint raises its own errors for odd names; no slip to report then
-        return None
+    symbol = _symbol(numerator)
     for sibling, code in _SIBLINGS.get(symbol, []):
         sibling_unit = sibling + (f"/{denominator}" if denominator else "")
         truth_there = convert(variant.expected_value, variant.unit, sibling_unit)
@@ -446,9 +462,9 @@ def diagnose(variant: Variant, answer: TypedAnswer) -> Diagnosis | None:
     for rule in RULES:
         if rule.needs_precision and not facts.precise:
             continue
-        for ratio, sentence in rule.candidates(facts):
-            if facts.near(ratio):
-                return Diagnosis(rule.code, sentence)
+        sentence = rule.match(facts)
+        if sentence is not None:
+            return Diagnosis(rule.code, sentence)
     return None
 
 
@@ -486,7 +502,7 @@ def expected_text(variant: Variant) -> str:
     return format_quantity(variant.expected_value, variant.unit)
 
 
-def worked_solution(variant: Variant) -> str:
+def worked_solution(variant: Variant, shown: str | None = None) -> str:
     """The generator's worked solution, or a generic one in the variant's numbers."""
     given = variant.context.get("worked_solution")
     if isinstance(given, str) and given.strip():
@@ -501,35 +517,37 @@ def worked_solution(variant: Variant) -> str:
     if variant.params:
         inputs = ", ".join(f"{name} = {value}" for name, value in variant.params.items())
         lines.append(f"Inputs: {inputs}")
-    lines.append(f"Expected: **{expected_text(variant)}**")
+    lines.append(f"Expected: **{shown or expected_text(variant)}**")
     return "\n\n".join(lines)
 
 
-def _verdict(variant: Variant, **fields: object) -> Verdict:
+def _verdict(variant: Variant, shown: str, **fields: object) -> Verdict:
     return Verdict(
-        expected_text=expected_text(variant),
-        worked_solution=worked_solution(variant),
+        expected_text=shown,
+        worked_solution=worked_solution(variant, shown),
         **fields,  # type: ignore[arg-type]
     )
 
 
 def check_answer(variant: Variant, typed: str, seconds: float | None = None) -> Verdict:
     """Read ``typed`` in the variant's unit, accept or diagnose it, and grade it for SM-2."""
+    shown = expected_text(variant)
     try:
         answer = read_typed_answer(typed, variant.unit)
     except AnswerError as error:
         return _verdict(
             variant,
+            shown,
             correct=False,
             quality=QUALITY_UNREADABLE,
             headline=str(error),
             unreadable=True,
         )
-    shown = expected_text(variant)
     if is_accepted(variant, answer):
         quick = seconds is not None and seconds <= QUICK_SECONDS
         return _verdict(
             variant,
+            shown,
             correct=True,
             quality=QUALITY_QUICK if quick else QUALITY_CORRECT,
             headline=f"Correct: {shown}",
@@ -537,6 +555,7 @@ def check_answer(variant: Variant, typed: str, seconds: float | None = None) -> 
     found = diagnose(variant, answer)
     return _verdict(
         variant,
+        shown,
         correct=False,
         quality=QUALITY_WRONG if found is None else QUALITY_DIAGNOSED,
         headline=f"Not quite: expected {shown}",
@@ -547,9 +566,11 @@ def check_answer(variant: Variant, typed: str, seconds: float | None = None) -> 
 
 def give_up(variant: Variant) -> Verdict:
     """The learner gave up: quality 0, with the answer and the worked solution."""
+    shown = expected_text(variant)
     return _verdict(
         variant,
+        shown,
         correct=False,
         quality=QUALITY_GAVE_UP,
-        headline=f"The answer: {expected_text(variant)}",
+        headline=f"The answer: {shown}",
     )

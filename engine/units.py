@@ -109,6 +109,10 @@ _NUMBER = re.compile(
     re.VERBOSE,
 )
 
+_SCALE = re.compile(r"([kKMGT])(?:\s+|$)")
+_PER = re.compile(r"\s+per\s+")
+_SLASH = re.compile(r"\s*/\s*")
+
 # Unit words: letters, µ/μ, %; at most one slash (GB/s, tokens/s, KiB/token).
 _UNIT_WORD = r"[A-Za-zµμ%]+"
 _UNIT_TEXT = re.compile(rf"{_UNIT_WORD}(?:/{_UNIT_WORD})?")
@@ -150,7 +154,7 @@ def shorten(text: str, limit: int = 30) -> str:
 
 
 def _significant_figures(mantissa: str) -> int:
-    digits = re.sub(r"[^\d.]", "", mantissa)
+    digits = mantissa.replace(",", "").replace(" ", "").replace("_", "")
     has_point = "." in digits
     digits = digits.replace(".", "").lstrip("0")
     if not has_point:
@@ -177,17 +181,17 @@ def read_number(text: str) -> ReadNumber:
         raise AnswerError(f"Could not read the number in '{shorten(text)}'.")
     rest = text[match.end() :].strip()
     mantissa = match.group("mantissa")
-    plain = re.sub(r"[,\ _]", "", mantissa)
+    plain = mantissa.replace(",", "").replace(" ", "").replace("_", "")
     value = float(plain + (match.group("exponent") or ""))
     if match.group("sign") == "-":
         value = -value
     if math.isinf(value) or abs(value) > MAX_MAGNITUDE:
         raise AnswerError(f"{text} is too large to be an answer.")
-    if value == 0 and re.search(r"[1-9]", plain):
+    if value == 0 and plain.strip("0.") != "":
         raise AnswerError(f"{text} is too small to be an answer.")
     figures = _significant_figures(mantissa)
 
-    scale = re.match(r"([kKMGT])(?:\s+|$)", rest)
+    scale = _SCALE.match(rest)
     if scale is None or rest in unit_names():
         return ReadNumber(value, figures, rest)
     return scale_number(
@@ -208,11 +212,12 @@ def scale_number(number: ReadNumber, factor: float, text: str) -> ReadNumber:
 # --- units ---------------------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=1024)
 def normalise_unit_text(text: str) -> str:
     """'tokens per second' -> 'tokens/s'-style spacing: no spaces around the slash."""
     text = " ".join(text.split())
-    text = re.sub(r"\s+per\s+", "/", text)
-    return re.sub(r"\s*/\s*", "/", text)
+    text = _PER.sub("/", text)
+    return _SLASH.sub("/", text)
 
 
 def _unknown_unit_message(word: str) -> str:
