@@ -97,8 +97,14 @@ def open_database(url: str | None = None) -> Database:
     path = sqlite_file(resolved)
     if path is not None:
         _prepare_sqlite_file(path)
+    options: dict = {}
+    if sa_url.get_backend_name() == "sqlite" and path is None:
+        # One in-memory database shared by every thread (the TUI works in worker threads).
+        from sqlalchemy.pool import StaticPool
+
+        options = {"poolclass": StaticPool, "connect_args": {"check_same_thread": False}}
     try:
-        engine = create_engine(sa_url)
+        engine = create_engine(sa_url, **options)
     except (NoSuchModuleError, ImportError) as exc:
         raise UserError(f"cannot use database URL '{resolved}': {exc}") from None
     if engine.dialect.name == "sqlite":

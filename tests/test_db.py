@@ -263,3 +263,31 @@ def test_a_strange_profile_name_is_refused(db_url: str) -> None:
     database = open_database(db_url)
     with pytest.raises(UserError, match="not a usable profile name"), database.session() as s:
         get_or_create_profile(s, "../../etc")
+
+
+def test_an_in_memory_database_is_the_same_in_every_thread() -> None:
+    database = open_database("sqlite://")
+    with database.session() as session:
+        session.add(Setting(key="seen", value="yes"))
+    found: list[object] = []
+    thread = threading.Thread(
+        target=lambda: found.append(database.sessionmaker().get(Setting, "seen"))
+    )
+    thread.start()
+    thread.join()
+    assert found and found[0] is not None
+
+
+def test_opening_an_up_to_date_database_does_not_load_alembic(db_url: str) -> None:
+    import subprocess
+    import sys
+
+    open_database(db_url).close()
+    probe = (
+        "import sys; from store.db import open_database; "
+        f"open_database({db_url!r}); print('alembic' in sys.modules)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "False"

@@ -235,3 +235,26 @@ def test_a_bundled_pack_dropped_by_a_release_is_retired(db_url: str, tmp_path: P
     with database.session() as session:
         after = session.scalar(select(func.count()).select_from(Card).where(~Card.retired))
     assert after == before - plan.count("retired")
+
+
+def test_two_processes_starting_at_once_import_the_bundled_decks_once(db_url: str) -> None:
+    import threading
+
+    databases = [open_database(db_url), open_database(db_url)]
+    results: list[object] = []
+    errors: list[BaseException] = []
+
+    def start(database) -> None:
+        try:
+            results.append(import_bundled(database))
+        except BaseException as exc:  # noqa: BLE001 - reported by the assert below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=start, args=(database,)) for database in databases]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert errors == []
+    assert sum(result is not None for result in results) == 1
