@@ -1,0 +1,513 @@
+"""The daily drill: one card at a time, from the keyboard.
+
+Every call into the session runs in a worker thread (it commits to the database and may load
+sympy to check an answer), so the screen never blocks. Card text comes from packs and is shown
+through the Markdown widget or as literal ``Content``: it is never read as Rich/Textual markup.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Markdown, ProgressBar, Static
+
+from app.screens.card_text import (
+    choice_markdown,
+    correct_letters,
+    field,
+    reveal_markdown,
+    verdict_markdown,
+)
+from app.widgets.countdown import Countdown
+
+# The four labelled grades and the SM-2 quality each stands for.
+LABELLED_GRADES = {1: ("Again", 1), 2: ("Hard", 3), 3: ("Good", 4), 4: ("Easy", 5)}
+LETTERS = "abcdefgh"
+
+KEYS = [
+    ("space", "reveal the answer (recall cards)"),
+    ("1 2 3 4", "grade Again / Hard / Good / Easy (SM-2 quality 1 / 3 / 4 / 5)"),
+    ("g then 0-5", "grade with an exact SM-2 quality 0..5"),
+    ("a-h", "multiple choice: pick a letter (Enter submits when several are correct)"),
+    ("Enter", "problem: check the typed answer; after a verdict: next card"),
+    ("ctrl+g", "problem: give up and see the worked solution"),
+    ("p", "pause / resume the countdown"),
+    ("n", "write or edit your note on this card"),
+    ("u", "undo the last answer"),
+    ("s", "suspend this card"),
+    ("b / ctrl+b", "bury this card until tomorrow (ctrl+b on a multiple-choice card)"),
+    ("q / Escape", "leave the drill; every answer given is already saved"),
+    ("ctrl+t", "light / dark theme"),
+    ("?", "this list"),
+]
+
+
+@dataclass(frozen=True)
+class SessionState:
+    """What the screen needs after every session call, read in the worker thread."""
+
+    card: Any  # CardView | None
+    remaining: int
+    done: int
+
+
+def _frozen_clock() -> float:
+    return 0.0
+
+
+class DrillScreen(Screen[None]):
+    """Today's cards: prompt, countdown, reveal and grade; typed answers; multiple choice."""
+
+    KEYS = KEYS
+    BINDINGS = [
+        Binding("space", "reveal", "Reveal"),
+        Binding("1", "digit(1)", "Again"),
+        Binding("2", "digit(2)", "Hard"),
+        Binding("3", "digit(3)", "Good"),
+        Binding("4", "digit(4)", "Easy"),
+        Binding("0", "digit(0)", "0", show=False),
+        Binding("5", "digit(5)", "5", show=False),
+        Binding("g", "raw_grade", "0-5", show=False),
+        *[Binding(letter, f"choose('{letter}')", letter.upper(), show=False) for letter in LETTERS],
+        Binding("enter", "submit", "Submit", show=False),
+        Binding("enter", "next_card", "Next", priority=True),
+        Binding("ctrl+g", "give_up", "Give up", priority=True),
+        Binding("p", "pause", "Pause"),
+        Binding("n", "edit_note", "Note"),
+        Binding("u", "undo", "Undo"),
+        Binding("s", "suspend", "Suspend"),
+        Binding("b", "bury_key", "Bury"),
+        Binding("ctrl+b", "bury", "Bury", show=False),
+        Binding("q,escape", "leave", "Home"),
+    ]
+
+    def __init__(self, narrow: dict[str, Any] | None = None) -> None:
+        super().__init__()
+        self.narrow = {key: value for key, value in (narrow or {}).items() if value is not None}
+        self.session: Any = None
+        self.card: Any = None
+        self.phase = "loading"  # loading | prompt | revealed | answered | over
+        self.busy = True
+        self.raw_grade = False
+        self.selected: set[str] = set()
+        self.next_state: SessionState | None = None
+        self.answer_seconds = 60
+        self.painted_first_card = False
+
+    def compose(self) -> ComposeResult:
+        frozen = bool(os.environ.get("KVDRILL_NOW"))
+        with Horizontal(id="drill-top"):
+            yield Static(Content("Loading today's cards…"), id="drill-where")
+            yield Static(Content(""), id="drill-left")
+            yield Countdown(60, clock=_frozen_clock if frozen else time.monotonic, id="drill-timer")
+        yield ProgressBar(id="drill-progress", show_eta=False, show_percentage=False)
+        with VerticalScroll(id="drill-body"):
+            yield Markdown("", id="drill-prompt")
+            yield Markdown("", id="drill-choices")
+            yield Input(placeholder="your answer with its unit, e.g. 128 KiB", id="drill-input")
+            yield Static(Content(""), id="drill-verdict")
+            yield Markdown("", id="drill-reveal")
+        yield Static(Content(""), id="drill-hint")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        for selector in ("#drill-choices", "#drill-input", "#drill-verdict", "#drill-reveal"):
+            self.query_one(selector).display = False
+        self.load_session()
+
+    # --- session calls, in worker threads ---------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="session", exit_on_error=False)
+    def load_session(self) -> None:
+        try:
+            session = self.app.backend.open_session(**self.narrow)
+            state = self._read_state(session)
+        except Exception as error:  # noqa: BLE001 - shown to the learner, never a traceback
+            self.app.call_from_thread(self.show_failure, error)
+            return
+        seconds = self.app.options.get("answer_seconds") or getattr(session, "answer_seconds", 60)
+        self.app.call_from_thread(self.session_ready, session, state, int(seconds))
+
+    @staticmethod
+    def _read_state(session: Any) -> SessionState:
+        return SessionState(session.current, session.remaining, session.done)
+
+    def _call(self, method: str, *args: Any, then: str = "after_answer") -> None:
+        """Run ``session.<method>(*args)`` in a worker; ``then(result, state)`` on the UI side."""
+        self.busy = True
+        self._run_call(method, args, then)
+
+    @work(thread=True, exclusive=True, group="session", exit_on_error=False)
+    def _run_call(self, method: str, args: tuple[Any, ...], then: str) -> None:
+        try:
+            result = getattr(self.session, method)(*args)
+            state = self._read_state(self.session)
+        except Exception as error:  # noqa: BLE001 - shown to the learner, never a traceback
+            self.app.call_from_thread(self.call_failed, error)
+            return
+        self.app.call_from_thread(getattr(self, then), result, state)
+
+    # --- UI side ------------------------------------------------------------------------------
+
+    def show_failure(self, error: Exception) -> None:
+        self.phase = "over"
+        self.busy = False
+        self.query_one("#drill-where", Static).update(Content("Could not start the drill"))
+        self.query_one("#drill-verdict", Static).display = True
+        self.query_one("#drill-verdict", Static).update(Content(str(error)))
+        self.set_hint("q: back home")
+
+    def call_failed(self, error: Exception) -> None:
+        self.busy = False
+        self.notify(str(error), title="Not done", severity="error", markup=False)
+
+    def session_ready(self, session: Any, state: SessionState, seconds: int) -> None:
+        self.session = session
+        self.answer_seconds = seconds
+        self.show_state(state)
+
+    def show_state(self, state: SessionState) -> None:
+        """Show ``state.card`` fresh (prompt phase), or the summary when the session is over."""
+        self.busy = False
+        self.raw_grade = False
+        self.selected = set()
+        self.next_state = None
+        self.card = state.card
+        self.update_progress(state)
+        if state.card is None:
+            self.finish()
+            return
+        card = state.card
+        kind = field(card, "kind", "recall")
+        self.phase = "prompt"
+        where = [str(field(card, "pack_title", "")), str(field(card, "title", ""))]
+        badges = []
+        if kind == "followup" or field(card, "parent_title", None):
+            badges.append("follow-up")
+        if field(card, "is_repeat", False):
+            badges.append("again")
+        label = " · ".join(part for part in where if part)
+        if badges:
+            label += f"  [{', '.join(badges)}]"
+        self.query_one("#drill-where", Static).update(Content(label))
+        self.query_one("#drill-prompt", Markdown).update(str(field(card, "prompt", "")))
+        choices = self.query_one("#drill-choices", Markdown)
+        choices.display = kind == "choice"
+        if kind == "choice":
+            choices.update(choice_markdown(card, self.selected))
+        answer_box = self.query_one("#drill-input", Input)
+        answer_box.display = kind == "problem"
+        answer_box.disabled = kind != "problem"
+        answer_box.value = ""
+        self.query_one("#drill-verdict", Static).display = False
+        self.query_one("#drill-reveal", Markdown).display = False
+        self.query_one("#drill-body", VerticalScroll).scroll_home(animate=False)
+        timer = self.query_one(Countdown)
+        timer.restart(self.answer_seconds)
+        if kind == "problem":
+            answer_box.focus()
+        else:
+            self.set_focus(None)
+        self.set_hint(self.prompt_hint(kind))
+        self.refresh_bindings()
+        if not self.painted_first_card:
+            self.painted_first_card = True
+            self.call_after_refresh(self.app.first_card_painted)
+
+    def prompt_hint(self, kind: str) -> str:
+        if kind == "choice":
+            many = len(correct_letters(self.card)) > 1
+            pick = "pick every correct letter, then Enter" if many else "press the letter"
+            return f"{pick} · p pause · n note · s suspend · ctrl+b bury · ? keys"
+        if kind == "problem":
+            return "type the answer with its unit, Enter checks · ctrl+g give up · Esc leaves"
+        return (
+            "say it out loud, then space reveals · p pause · n note · s suspend · b bury · ? keys"
+        )
+
+    def update_progress(self, state: SessionState) -> None:
+        bar = self.query_one("#drill-progress", ProgressBar)
+        total = state.done + state.remaining
+        bar.update(total=max(total, 1), progress=state.done)
+        self.query_one("#drill-left", Static).update(Content(f"{state.remaining} left"))
+
+    def set_hint(self, text: str) -> None:
+        self.query_one("#drill-hint", Static).update(Content(text))
+
+    def finish(self) -> None:
+        self.phase = "over"
+        self.query_one(Countdown).stop()
+        self.busy = True
+        self._summarise()
+
+    @work(thread=True, exclusive=True, group="session", exit_on_error=False)
+    def _summarise(self) -> None:
+        from app.screens.summary import SummaryScreen
+
+        try:
+            summary = self.session.summary() if self.session is not None else None
+        except Exception as error:  # noqa: BLE001
+            self.app.call_from_thread(self.call_failed, error)
+            return
+        self.app.call_from_thread(self.app.switch_screen, SummaryScreen(summary))
+
+    # --- bindings -----------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        kind = field(self.card, "kind", None) if self.card is not None else None
+        phase = self.phase
+        if action in ("leave", "show_keys"):
+            return True
+        if phase in ("loading", "over"):
+            return False
+        if action == "reveal":
+            return phase == "prompt" and kind in ("recall", "followup")
+        if action == "digit":
+            if phase != "revealed":
+                return False
+            return self.raw_grade or parameters[0] in (1, 2, 3, 4)
+        if action == "raw_grade":
+            return phase == "revealed"
+        if action == "choose":
+            return phase == "prompt" and kind == "choice" and _has_letter(self.card, parameters)
+        if action == "submit":
+            return phase == "prompt" and kind == "choice" and bool(self.selected)
+        if action == "next_card":
+            return phase == "answered"
+        if action == "give_up":
+            return phase == "prompt" and kind == "problem"
+        if action == "bury_key" and kind == "choice" and phase == "prompt":
+            return False  # "b" picks choice B here; ctrl+b still buries
+        if action in ("suspend", "bury", "bury_key", "edit_note", "pause"):
+            return phase in ("prompt", "revealed")
+        if action == "undo":
+            return True
+        return True
+
+    def action_reveal(self) -> None:
+        if self.busy:
+            return
+        self.phase = "revealed"
+        self.query_one(Countdown).stop()
+        self.show_reveal()
+        self.set_hint("1 Again · 2 Hard · 3 Good · 4 Easy · g then 0-5 exact · n note · u undo")
+        self.refresh_bindings()
+
+    def show_reveal(self, extra: str = "") -> None:
+        reveal = self.query_one("#drill-reveal", Markdown)
+        reveal.display = True
+        reveal.update(extra + reveal_markdown(self.card))
+        self.call_after_refresh(self._scroll_to_reveal)
+
+    def _scroll_to_reveal(self) -> None:
+        self.query_one("#drill-body", VerticalScroll).scroll_to_widget(
+            self.query_one("#drill-verdict")
+            if self.query_one("#drill-verdict").display
+            else self.query_one("#drill-reveal"),
+            animate=False,
+            top=True,
+        )
+
+    def action_raw_grade(self) -> None:
+        self.raw_grade = True
+        self.set_hint("exact SM-2 quality: press 0 1 2 3 4 5 (0-2 means it comes back today)")
+        self.refresh_bindings()
+
+    def action_digit(self, digit: int) -> None:
+        if self.busy or self.phase != "revealed":
+            return
+        quality = digit if self.raw_grade else LABELLED_GRADES[digit][1]
+        seconds = self.query_one(Countdown).spent
+        self._call("grade", quality, seconds, then="after_grade")
+
+    def after_grade(self, result: Any, state: SessionState) -> None:
+        self.show_state(state)
+
+    def action_choose(self, letter: str) -> None:
+        if self.busy or self.phase != "prompt":
+            return
+        if len(correct_letters(self.card)) <= 1:
+            self.selected = {letter}
+            self.action_submit()
+            return
+        self.selected ^= {letter}
+        self.query_one("#drill-choices", Markdown).update(choice_markdown(self.card, self.selected))
+        self.refresh_bindings()
+
+    def action_submit(self) -> None:
+        if self.busy or not self.selected:
+            return
+        letters = "".join(sorted(self.selected)).upper()
+        self.query_one(Countdown).stop()
+        self._call("answer_choice", letters, self.query_one(Countdown).spent, then="after_choice")
+
+    def after_choice(self, result: Any, state: SessionState) -> None:
+        self.busy = False
+        self.phase = "answered"
+        self.next_state = state
+        self.query_one("#drill-choices", Markdown).update(
+            choice_markdown(self.card, self.selected, reveal=True)
+        )
+        correct = field(result, "correct", set(self.selected) == correct_letters(self.card))
+        right = ", ".join(sorted(letter.upper() for letter in correct_letters(self.card)))
+        verdict = self.query_one("#drill-verdict", Static)
+        verdict.display = True
+        if correct:
+            verdict.update(Content.from_markup("[b $success]Correct.[/]"))
+        else:
+            verdict.update(
+                Content.from_markup("[b $error]Not quite:[/] the answer is $right", right=right)
+            )
+        verdict.set_class(bool(correct), "-correct")
+        verdict.set_class(not correct, "-wrong")
+        self.show_reveal()
+        self.set_hint("Enter: next card · u undo · ? keys")
+        self.refresh_bindings()
+
+    @on(Input.Submitted, "#drill-input")
+    def check_typed_answer(self, event: Input.Submitted) -> None:
+        event.stop()
+        if self.busy or self.phase != "prompt":
+            return
+        typed = event.value.strip()
+        if not typed:
+            self.notify("Type an answer with its unit, or press ctrl+g to see the solution.")
+            return
+        seconds = self.query_one(Countdown).spent
+        self._call("answer_problem", typed, seconds, then="after_problem")
+
+    def action_give_up(self) -> None:
+        if self.busy or self.phase != "prompt":
+            return
+        self._call("give_up", self.query_one(Countdown).spent, then="after_problem")
+
+    def after_problem(self, verdict: Any, state: SessionState) -> None:
+        self.busy = False
+        box = self.query_one("#drill-verdict", Static)
+        box.display = True
+        if field(verdict, "unreadable", False):
+            # Not graded: the learner tries again on the same card.
+            box.update(
+                Content.from_markup(
+                    "[b $warning]Could not read that answer.[/] $why",
+                    why=str(field(verdict, "diagnosis", None) or field(verdict, "headline", "")),
+                )
+            )
+            box.set_class(False, "-correct")
+            box.set_class(True, "-wrong")
+            self.query_one("#drill-input", Input).focus()
+            return
+        self.phase = "answered"
+        self.next_state = state
+        self.query_one(Countdown).stop()
+        answer_box = self.query_one("#drill-input", Input)
+        answer_box.disabled = True
+        correct = bool(field(verdict, "correct", False))
+        style = "$success" if correct else "$error"
+        box.update(
+            Content.from_markup(
+                f"[b {style}]$headline[/]", headline=str(field(verdict, "headline", ""))
+            )
+        )
+        box.set_class(correct, "-correct")
+        box.set_class(not correct, "-wrong")
+        self.show_reveal(verdict_markdown(verdict))
+        self.set_hint("Enter: next card · u undo · ? keys")
+        self.refresh_bindings()
+
+    def action_next_card(self) -> None:
+        if self.busy or self.phase != "answered" or self.next_state is None:
+            return
+        self.show_state(self.next_state)
+
+    def action_pause(self) -> None:
+        paused = self.query_one(Countdown).toggle_pause()
+        self.notify("Countdown paused: p resumes." if paused else "Countdown running.", timeout=2)
+
+    def action_undo(self) -> None:
+        if self.busy or self.session is None:
+            return
+        self._call("undo", then="after_undo")
+
+    def after_undo(self, undone: Any, state: SessionState) -> None:
+        if not undone:
+            self.busy = False
+            self.notify("Nothing to undo in this session.", timeout=3)
+            return
+        self.show_state(state)
+        self.notify("Last answer undone: the card is back.", timeout=3)
+
+    def action_suspend(self) -> None:
+        if self.busy or self.phase not in ("prompt", "revealed"):
+            return
+        self._call("suspend", then="after_set_aside")
+
+    def action_bury(self) -> None:
+        if self.busy or self.phase not in ("prompt", "revealed"):
+            return
+        self._call("bury", then="after_set_aside")
+
+    def action_bury_key(self) -> None:
+        self.action_bury()
+
+    def after_set_aside(self, result: Any, state: SessionState) -> None:
+        title = str(field(self.card, "title", "card"))
+        self.show_state(state)
+        self.notify(f"Set aside: {title}", timeout=3, markup=False)
+
+    def action_edit_note(self) -> None:
+        if self.busy or self.phase not in ("prompt", "revealed"):
+            return
+        self.busy = True
+        self._load_note()
+
+    @work(thread=True, exclusive=True, group="session", exit_on_error=False)
+    def _load_note(self) -> None:
+        try:
+            text = self.session.note()
+        except Exception as error:  # noqa: BLE001
+            self.app.call_from_thread(self.call_failed, error)
+            return
+        self.app.call_from_thread(self._open_note_editor, text or "")
+
+    def _open_note_editor(self, text: str) -> None:
+        from app.screens.note import NoteScreen
+
+        self.busy = False
+        timer = self.query_one(Countdown)
+        was_paused = timer.paused
+        if not was_paused:
+            timer.toggle_pause()
+
+        def saved(new_text: str | None) -> None:
+            if not was_paused:
+                timer.toggle_pause()
+            if new_text is not None and new_text != text:
+                self._call("set_note", new_text, then="after_note")
+
+        self.app.push_screen(NoteScreen(str(field(self.card, "title", "")), text), saved)
+
+    def after_note(self, result: Any, state: SessionState) -> None:
+        self.busy = False
+        self.card = state.card if state.card is not None else self.card
+        if self.phase == "revealed":
+            self.show_reveal()
+        self.notify("Note saved.", timeout=2)
+
+    def action_leave(self) -> None:
+        # Every answer is committed as it is given: leaving loses nothing.
+        self.app.action_go_home()
+
+
+def _has_letter(card: Any, parameters: tuple[object, ...]) -> bool:
+    letter = str(parameters[0]) if parameters else ""
+    return letter in LETTERS[: len(field(card, "choices", []) or [])]

@@ -1,0 +1,125 @@
+"""The home screen: what is due per pack, today's progress, the streak, and where to go next."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+if TYPE_CHECKING:
+    from app.tui_data import Overview
+
+KEYS = [
+    ("d / Enter", "drill today's cards"),
+    ("i", "import packs"),
+    ("s", "stats: weak topics, heatmap, forecast"),
+    ("r", "refresh the counts"),
+    ("ctrl+p", "command palette"),
+    ("ctrl+t", "light / dark theme"),
+    ("?", "this list"),
+    ("q", "quit (every answer is already saved)"),
+]
+
+
+class HomeScreen(Screen[None]):
+    """Due and new counts per pack, today's reviews and the streak."""
+
+    KEYS = KEYS
+    BINDINGS = [
+        Binding("d", "app.start_drill", "Drill"),
+        Binding("enter", "app.start_drill", "Drill", show=False, priority=True),
+        Binding("i", "app.open_import", "Import"),
+        Binding("s", "app.open_stats", "Stats"),
+        Binding("r", "refresh_overview", "Refresh", show=False),
+        Binding("q", "app.quit", "Quit"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="home-body"):
+            yield Static(Content("kvdrill"), id="home-title")
+            yield Static(Content("Opening your collection…"), id="home-today")
+            yield DataTable(id="home-packs", cursor_type="row", zebra_stripes=True)
+            yield Static(Content(""), id="home-weak")
+            yield Static(
+                Content("d or Enter: drill   i: import   s: stats   ?: keys   q: quit"),
+                id="home-hint",
+            )
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#home-packs", DataTable)
+        table.add_column("Pack", key="pack")
+        table.add_column("Due", key="due")
+        table.add_column("New", key="new")
+        table.add_column("Cards", key="total")
+        self.refresh_overview()
+
+    def on_screen_resume(self) -> None:
+        self.refresh_overview()
+
+    def action_refresh_overview(self) -> None:
+        self.refresh_overview()
+
+    @work(thread=True, exclusive=True, group="overview", exit_on_error=False)
+    def refresh_overview(self) -> None:
+        try:
+            overview = self.app.backend.overview()
+        except Exception as error:  # noqa: BLE001 - shown to the learner, never a traceback
+            self.app.call_from_thread(self.show_failure, error)
+            return
+        self.app.call_from_thread(self.show_overview, overview)
+
+    def show_failure(self, error: Exception) -> None:
+        self.query_one("#home-today", Static).update(
+            Content.from_markup("[b]Could not open the collection:[/b] $error", error=str(error))
+        )
+
+    def show_overview(self, overview: Overview) -> None:
+        due = sum(pack.due for pack in overview.packs)
+        new = sum(pack.new for pack in overview.packs)
+        self.query_one("#home-title", Static).update(
+            Content.from_markup(
+                "[b]kvdrill[/b] · profile $profile · study day $day",
+                profile=overview.profile,
+                day=overview.today.isoformat(),
+            )
+        )
+        days = "day" if overview.streak_days == 1 else "days"
+        self.query_one("#home-today", Static).update(
+            Content.from_markup(
+                "Today: [b]$reviewed[/b] reviewed · [b]$due[/b] due · [b]$new[/b] new"
+                " · streak [b]$streak[/b] $days",
+                reviewed=str(overview.reviewed_today),
+                due=str(due),
+                new=str(new),
+                streak=str(overview.streak_days),
+                days=days,
+            )
+        )
+        table = self.query_one("#home-packs", DataTable)
+        table.clear()
+        for pack in overview.packs:
+            table.add_row(
+                Content(pack.title),
+                str(pack.due),
+                str(pack.new),
+                str(pack.total),
+                key=pack.key,
+            )
+        if not overview.packs:
+            table.add_row(Content("No packs yet: press i to import one."), "", "", "")
+        weak = self.query_one("#home-weak", Static)
+        if overview.weak_topics:
+            weak.update(
+                Content.from_markup(
+                    "Weakest topics: $topics", topics=", ".join(overview.weak_topics)
+                )
+            )
+        else:
+            weak.update(Content(""))

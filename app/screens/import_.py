@@ -1,0 +1,193 @@
+"""Import packs: pick a path, read the dry-run diff, confirm, watch the progress bar.
+
+Parsing, planning and writing run in worker threads; errors are listed as ``path:line: message``
+and nothing is written when there is any.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, ProgressBar, Static
+
+if TYPE_CHECKING:
+    from app.tui_data import ImportScan
+
+KEYS = [
+    ("Enter", "in the path box: scan the path (a dry run, nothing is written)"),
+    ("y", "after a clean scan: import"),
+    ("Tab", "move between the path box and the diff"),
+    ("Escape", "back home"),
+    ("?", "this list"),
+]
+
+
+class ImportScreen(Screen[None]):
+    """Import Markdown packs from a file or a directory."""
+
+    KEYS = KEYS
+    BINDINGS = [
+        Binding("y", "confirm", "Import", priority=True),
+        Binding("escape", "leave", "Back"),
+    ]
+
+    def __init__(self, initial_path: str = "") -> None:
+        super().__init__()
+        self.initial_path = initial_path
+        self.scan: ImportScan | None = None
+        self.working = False
+
+    def compose(self) -> ComposeResult:
+        yield Static(Content.from_markup("[b]Import packs[/b]"), id="import-title")
+        with Horizontal(id="import-path-row"):
+            yield Static(Content("Path "), id="import-path-label")
+            yield Input(
+                self.initial_path,
+                placeholder="a pack file or a directory of packs, e.g. ~/packs",
+                id="import-path",
+            )
+        yield Static(
+            Content("Type a path and press Enter for a dry run; nothing is written yet."),
+            id="import-status",
+        )
+        yield ProgressBar(id="import-progress", show_eta=False)
+        with VerticalScroll(id="import-body"):
+            yield DataTable(id="import-diff", cursor_type="row", zebra_stripes=True)
+            yield Static(Content(""), id="import-errors")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#import-diff", DataTable)
+        for label in ("Pack", "Added", "Changed", "Retired", "Unchanged"):
+            table.add_column(label, key=label.lower())
+        table.display = False
+        self.query_one("#import-progress").display = False
+        self.query_one("#import-path", Input).focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "confirm":
+            ready = self.scan is not None and bool(self.scan.packs) and not self.scan.errors
+            return ready and not self.working
+        return True
+
+    def set_status(self, content: Content) -> None:
+        self.query_one("#import-status", Static).update(content)
+
+    @on(Input.Submitted, "#import-path")
+    def scan_path(self, event: Input.Submitted) -> None:
+        event.stop()
+        path = event.value.strip()
+        if not path:
+            self.set_status(Content("Type the path of a pack file or a directory first."))
+            return
+        if self.working:
+            return
+        self.working = True
+        self.scan = None
+        self.refresh_bindings()
+        self.set_status(Content.from_markup("Scanning $path …", path=path))
+        self.run_scan(path)
+
+    @work(thread=True, exclusive=True, group="import", exit_on_error=False)
+    def run_scan(self, path: str) -> None:
+        try:
+            scan = self.app.backend.scan(path)
+        except Exception as error:  # noqa: BLE001 - shown to the learner, never a traceback
+            self.app.call_from_thread(self.failed, error)
+            return
+        self.app.call_from_thread(self.show_scan, scan)
+
+    def failed(self, error: Exception) -> None:
+        self.working = False
+        self.set_status(Content.from_markup("[b $error]Not imported:[/] $e", e=str(error)))
+        self.refresh_bindings()
+
+    def show_scan(self, scan: ImportScan) -> None:
+        self.working = False
+        self.scan = scan
+        table = self.query_one("#import-diff", DataTable)
+        table.clear()
+        for diff in scan.diffs:
+            table.add_row(
+                Content(f"{diff.title} ({diff.key})"),
+                str(diff.added),
+                str(diff.changed),
+                str(diff.retired),
+                str(diff.unchanged),
+                key=diff.key,
+            )
+        table.display = bool(scan.diffs)
+        errors = self.query_one("#import-errors", Static)
+        if scan.errors:
+            count = len(scan.errors)
+            self.set_status(
+                Content.from_markup(
+                    "[b $error]$n error(s): nothing will be imported.[/] Fix them and scan again.",
+                    n=str(count),
+                )
+            )
+            errors.update(Content("\n".join(scan.errors)))
+        elif not scan.packs:
+            self.set_status(Content("No pack files (*.md) found there."))
+            errors.update(Content(""))
+        else:
+            packs = len(scan.packs)
+            self.set_status(
+                Content.from_markup(
+                    "Dry run: $n pack(s) ready. Press [b]y[/b] to import, or edit the path.",
+                    n=str(packs),
+                )
+            )
+            errors.update(Content(""))
+            self.set_focus(None)
+        self.refresh_bindings()
+
+    def action_confirm(self) -> None:
+        if self.scan is None or self.scan.errors or not self.scan.packs or self.working:
+            return
+        self.working = True
+        bar = self.query_one("#import-progress", ProgressBar)
+        bar.display = True
+        bar.update(total=len(self.scan.packs), progress=0)
+        self.set_status(Content("Importing…"))
+        self.refresh_bindings()
+        self.run_import(self.scan)
+
+    @work(thread=True, exclusive=True, group="import", exit_on_error=False)
+    def run_import(self, scan: ImportScan) -> None:
+        bar = self.query_one("#import-progress", ProgressBar)
+
+        def progress(done: int, total: int) -> None:
+            self.app.call_from_thread(bar.update, total=total, progress=done)
+
+        try:
+            self.app.backend.apply(scan, progress)
+        except Exception as error:  # noqa: BLE001
+            self.app.call_from_thread(self.failed, error)
+            return
+        self.app.call_from_thread(self.imported, scan)
+
+    def imported(self, scan: ImportScan) -> None:
+        self.working = False
+        self.scan = None
+        added = sum(diff.added for diff in scan.diffs)
+        changed = sum(diff.changed for diff in scan.diffs)
+        self.set_status(
+            Content.from_markup(
+                "[b $success]Imported $n pack(s)[/]: $a card(s) added, $c changed."
+                " Escape goes home to drill them.",
+                n=str(len(scan.packs)),
+                a=str(added),
+                c=str(changed),
+            )
+        )
+        self.refresh_bindings()
+
+    def action_leave(self) -> None:
+        self.app.action_go_home()

@@ -1,0 +1,41 @@
+"""Write or edit the personal note on a card: the learner's own words about a mistake."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Static, TextArea
+
+
+class NoteScreen(ModalScreen[str | None]):
+    """Dismisses with the new text (ctrl+s) or ``None`` (Escape)."""
+
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save", priority=True),
+        Binding("escape", "cancel", "Cancel", priority=True),
+    ]
+
+    def __init__(self, card_title: str, text: str) -> None:
+        super().__init__()
+        self.card_title = card_title
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="note-box"):
+            yield Static(Content.from_markup("[b]Your note[/b] on $t", t=self.card_title))
+            yield TextArea(self.text, id="note-text", soft_wrap=True)
+            yield Static(Content("ctrl+s saves · Escape cancels"), id="note-hint")
+
+    def on_mount(self) -> None:
+        area = self.query_one(TextArea)
+        area.focus()
+        area.move_cursor(area.document.end)
+
+    def action_save(self) -> None:
+        self.dismiss(self.query_one(TextArea).text.strip())
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

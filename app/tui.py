@@ -1,0 +1,157 @@
+"""The Textual app: one factory, ``create_app``, shared by the CLI and the tests.
+
+Only Textual is imported here. The store (SQLAlchemy), the formula engine (sympy) and units
+(pint) are loaded by worker threads after the first screen has painted; see app/tui_data.py.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from typing import Any
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+from app.screens.drill import DrillScreen
+from app.screens.help import HelpScreen
+from app.screens.home import HomeScreen
+from app.screens.import_ import ImportScreen
+from app.tui_data import Backend
+
+LIGHT_THEME = "textual-light"
+DARK_THEME = "textual-dark"
+# Set by scripts/bench_start.py: the app writes the time the first card painted to this file,
+# then exits.
+FIRST_CARD_FILE_VARIABLE = "KVDRILL_FIRST_CARD_FILE"
+
+
+class KvdrillApp(App[None]):
+    """Home, daily drill and import, all from the keyboard."""
+
+    CSS_PATH = "kvdrill.tcss"
+    TITLE = "kvdrill"
+    BINDINGS = [
+        Binding("question_mark", "show_keys", "Keys", key_display="?"),
+        Binding("ctrl+t", "toggle_theme", "Theme", show=False),
+    ]
+
+    def __init__(
+        self,
+        database_url: str | None = None,
+        profile: str = "default",
+        start: str = "home",
+        options: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__()
+        self.options = dict(options or {})
+        self.profile = profile
+        self.database_url = database_url
+        self.start = start
+        self.backend = Backend(database_url, profile, bundled=self.options.get("bundled", True))
+        self.first_card_file = os.environ.get(FIRST_CARD_FILE_VARIABLE)
+        self.theme = LIGHT_THEME if self.options.get("theme") == "light" else DARK_THEME
+
+    def on_mount(self) -> None:
+        if self.start == "drill":
+            self.push_screen(HomeScreen())
+            self.push_screen(DrillScreen(self.drill_options()))
+        elif self.start == "import":
+            self.push_screen(HomeScreen())
+            self.push_screen(ImportScreen(self.options.get("import_path", "")))
+        else:
+            self.push_screen(HomeScreen())
+
+    def drill_options(self, **narrow: Any) -> dict[str, Any]:
+        """The session filters: command-line options, overridden by ``narrow``."""
+        keys = ("pack", "tag", "new_limit", "limit")
+        chosen = {key: self.options.get(key) for key in keys}
+        chosen.update(narrow)
+        return chosen
+
+    # Actions available from every screen (and from the command palette).
+
+    def action_start_drill(self, **narrow: Any) -> None:
+        if isinstance(self.screen, DrillScreen):
+            return
+        self.push_screen(DrillScreen(self.drill_options(**narrow)))
+
+    def action_open_import(self) -> None:
+        if not isinstance(self.screen, ImportScreen):
+            self.push_screen(ImportScreen(self.options.get("import_path", "")))
+
+    def action_open_stats(self) -> None:
+        try:
+            from app.screens.stats import StatsScreen
+        except ImportError:
+            self.notify("The stats screen is not available in this build.", title="Stats")
+            return
+
+        def drill_topic(choice: tuple[str, str] | None) -> None:
+            if choice is None:
+                return
+            kind, topic = choice
+            if kind == "pack":
+                self.action_start_drill(pack=topic)
+            elif kind == "tag":
+                self.action_start_drill(tag=topic)
+            else:
+                self.notify(f"Drilling by {kind} is not supported yet; try a pack or a tag.")
+
+        self.push_screen(StatsScreen(self.database_url, self.profile), drill_topic)
+
+    def action_go_home(self) -> None:
+        while len(self.screen_stack) > 2:
+            self.pop_screen()
+        if isinstance(self.screen, HomeScreen):
+            self.screen.refresh_overview()
+
+    def action_show_keys(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.screen))
+
+    def action_toggle_theme(self) -> None:
+        self.theme = LIGHT_THEME if self.theme == DARK_THEME else DARK_THEME
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield SystemCommand("Drill today's cards", "Start today's session", self.action_start_drill)
+        yield SystemCommand(
+            "Import packs", "Import Markdown packs from a path", self.action_open_import
+        )
+        yield SystemCommand("Stats", "Weak topics, heatmap and forecast", self.action_open_stats)
+        yield SystemCommand("Home", "Back to the home screen", self.action_go_home)
+        yield SystemCommand("Keys", "List the keys of this screen", self.action_show_keys)
+        yield SystemCommand(
+            "Toggle light/dark", "Switch between the light and dark theme", self.action_toggle_theme
+        )
+        yield SystemCommand("Quit", "Quit kvdrill (every answer is already saved)", self.exit)
+
+    def first_card_painted(self) -> None:
+        """Called once the first card is on screen; the start benchmark exits here."""
+        if self.first_card_file:
+            import time
+
+            with open(self.first_card_file, "w", encoding="utf-8") as handle:
+                handle.write(repr(time.time()))
+            self.first_card_file = None
+            self.exit()
+
+
+def create_app(
+    database_url: str | None = None,
+    profile: str = "default",
+    start: str = "home",
+    options: dict[str, Any] | None = None,
+) -> KvdrillApp:
+    """The kvdrill TUI.
+
+    ``start`` is ``"home"``, ``"drill"`` (straight into today's session) or ``"import"``.
+    ``options`` may hold ``pack``, ``tag``, ``new_limit``, ``limit`` (narrow the session),
+    ``theme`` (``"light"`` or ``"dark"``), ``import_path`` (prefilled on the import screen),
+    ``answer_seconds`` (the countdown length; default: the profile's setting) and ``bundled``
+    (``False``: do not import the bundled decks on first use; tests use it).
+    """
+    if start not in ("home", "drill", "import"):
+        raise ValueError(f"unknown start screen {start!r}")
+    return KvdrillApp(database_url, profile, start, options)

@@ -1,0 +1,213 @@
+"""What the TUI needs from the store, called only from worker threads.
+
+The screens never import SQLAlchemy, sympy or pint: every call here runs in a Textual worker
+thread, and the heavy imports happen inside the functions, so the first screen paints before any
+of them is loaded.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class PackLine:
+    """One pack on the home screen."""
+
+    key: str
+    title: str
+    due: int
+    new: int
+    total: int
+
+
+@dataclass(frozen=True)
+class Overview:
+    """Everything the home screen shows."""
+
+    profile: str
+    today: date
+    packs: list[PackLine]
+    reviewed_today: int
+    streak_days: int
+    answer_seconds: int
+    weak_topics: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class PackDiff:
+    """What importing one pack would change."""
+
+    key: str
+    title: str
+    path: str
+    added: int
+    changed: int
+    retired: int
+    unchanged: int
+
+
+@dataclass(frozen=True)
+class ImportScan:
+    """The dry run of an import: parsed packs, their diffs, and every error found."""
+
+    paths: list[str]
+    packs: list[Any]
+    diffs: list[PackDiff]
+    errors: list[str]  # each ``path:line: message``
+
+
+def clock_now() -> datetime:
+    """The app's idea of now: ``KVDRILL_NOW`` if set, else the wall clock."""
+    from engine.clock import now_from
+
+    return now_from(os.environ)
+
+
+class Backend:
+    """The store, opened once on first use; thread-safe for the TUI's worker threads."""
+
+    def __init__(self, database_url: str | None, profile: str, bundled: bool = True) -> None:
+        self.database_url = database_url
+        self.profile = profile
+        self.bundled = bundled
+        self._database: Any = None
+        self._lock = threading.Lock()
+
+    @property
+    def database(self) -> Any:
+        """The open database; the first call opens it and imports the bundled decks if new."""
+        with self._lock:
+            if self._database is None:
+                from store.db import open_database
+
+                database = open_database(self.database_url)
+                if self.bundled:
+                    from store.importer import import_bundled
+
+                    import_bundled(database)
+                self._database = database
+            return self._database
+
+    def open_session(
+        self,
+        pack: str | None = None,
+        tag: str | None = None,
+        new_limit: int | None = None,
+        limit: int | None = None,
+    ) -> Any:
+        """A ``store.drill.DrillSession`` on today's queue."""
+        from store.drill import DrillSession
+
+        return DrillSession.open(
+            self.database,
+            profile=self.profile,
+            now=clock_now(),
+            pack=pack,
+            tag=tag,
+            new_limit=new_limit,
+            limit=limit,
+        )
+
+    def overview(self) -> Overview:
+        return load_overview(self.database, self.profile, clock_now())
+
+    def scan(self, path_text: str) -> ImportScan:
+        """Parse the packs under ``path_text`` and plan their import; writes nothing."""
+        from engine.errors import UserError
+        from engine.pack_checks import extra_checks
+        from engine.pack_parser import parse_paths
+        from store.importer import plan_import
+
+        path = Path(path_text).expanduser()
+        if not path.exists():
+            raise UserError(f"{path} does not exist: type the path of a pack file or a directory")
+        packs, errors = parse_paths([path])
+        errors = list(errors)
+        for pack in packs:
+            errors.extend(extra_checks(pack))
+        problems = [str(error) for error in sorted(errors)]
+        diffs: list[PackDiff] = []
+        if packs and not problems:
+            with self.database.session() as session:
+                plan = plan_import(session, list(packs))
+            titles = {pack.meta.pack: pack.meta.title for pack in packs}
+            diffs = [_pack_diff(item, titles) for item in plan.packs]
+        return ImportScan([str(path)], list(packs), diffs, problems)
+
+    def apply(self, scan: ImportScan, progress: Callable[[int, int], None]) -> None:
+        """Store the scanned packs in one transaction, reporting (done, total) as it goes."""
+        from store.importer import apply_import
+
+        with self.database.session() as session:
+            apply_import(session, scan.packs, progress=progress)
+            session.commit()
+
+
+def _pack_diff(item: Any, titles: dict[str, str]) -> PackDiff:
+    return PackDiff(
+        key=item.pack_key,
+        title=titles.get(item.pack_key, item.pack_key),
+        path=item.path,
+        added=len(item.added) + len(item.revived),
+        changed=len(item.changed),
+        retired=len(item.retired),
+        unchanged=len(item.unchanged),
+    )
+
+
+def load_overview(database: Any, profile_name: str, now: datetime) -> Overview:
+    """Due and new cards per pack, today's reviews and the streak, for the home screen."""
+    from sqlalchemy import func, select
+
+    from engine.clock import study_day
+    from engine.queue import is_available
+    from store.day_queue import queue_cards
+    from store.models import Card, Pack, ReviewLog
+    from store.profiles import get_or_create_profile
+    from store.stats import study_streak
+
+    with database.session() as session:
+        profile = get_or_create_profile(session, profile_name)
+        today = study_day(now, profile.rollover_hour)
+        pack_of = dict(session.execute(select(Card.id, Card.pack_id).where(~Card.retired)).all())
+        due: dict[int, int] = {}
+        new: dict[int, int] = {}
+        total: dict[int, int] = {}
+        for card in queue_cards(session, profile.id):
+            pack_id = pack_of.get(card.card_id)
+            if pack_id is None:
+                continue
+            total[pack_id] = total.get(pack_id, 0) + 1
+            if not is_available(card, today):
+                continue
+            if not card.seen:
+                new[pack_id] = new.get(pack_id, 0) + 1
+            elif card.due_day is not None and card.due_day <= today:
+                due[pack_id] = due.get(pack_id, 0) + 1
+        packs = [
+            PackLine(key, title, due.get(pack_id, 0), new.get(pack_id, 0), total.get(pack_id, 0))
+            for pack_id, key, title in session.execute(
+                select(Pack.id, Pack.key, Pack.title).order_by(Pack.title)
+            )
+            if total.get(pack_id)
+        ]
+        reviewed = session.scalar(
+            select(func.count())
+            .select_from(ReviewLog)
+            .where(ReviewLog.profile_id == profile.id, ReviewLog.study_day == today)
+        )
+        return Overview(
+            profile=profile.name,
+            today=today,
+            packs=packs,
+            reviewed_today=int(reviewed or 0),
+            streak_days=study_streak(session, profile.id, today),
+            answer_seconds=profile.answer_seconds,
+        )

@@ -1,0 +1,364 @@
+"""The TUI driven with Pilot on the real stack: a tmp database holding a small fixture pack."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input, Markdown, Static
+
+FIXTURES = Path(__file__).parent / "fixtures" / "packs" / "tui"
+NOW = "2026-03-02T09:00:00"
+
+
+@pytest.fixture
+def drill_db(db_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A database holding the fixture pack, with the clock frozen on a Monday morning."""
+    monkeypatch.setenv("KVDRILL_NOW", NOW)
+    from engine.pack_parser import parse_paths
+    from store.db import open_database
+    from store.importer import apply_import
+
+    database = open_database(db_url)
+    packs, errors = parse_paths([FIXTURES / "good"])
+    assert not errors
+    with database.session() as session:
+        apply_import(session, packs)
+    database.close()
+    return db_url
+
+
+def make_app(db_url: str, start: str = "drill", **options):
+    from app.tui import create_app
+
+    return create_app(db_url, start=start, options={"bundled": False, **options})
+
+
+async def settle(pilot) -> None:
+    """Let workers finish and the screen catch up."""
+    for _ in range(3):
+        await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def text_of(app, selector: str) -> str:
+    widget = app.screen.query_one(selector)
+    if isinstance(widget, Markdown):
+        return widget.source
+    if isinstance(widget, Static):
+        return str(widget.visual) if widget.visual is not None else ""
+    return str(widget.render())
+
+
+def card_title(app) -> str:
+    """The current card's title, with ``(follow-up)`` for a follow-up (it shares its title)."""
+    card = app.screen.card
+    if card is None:
+        return ""
+    return card.title + (" (follow-up)" if card.kind == "followup" else "")
+
+
+def review_rows(db_url: str) -> list[tuple[str, int]]:
+    from sqlalchemy import select
+
+    from store.db import open_database
+    from store.models import Card, ReviewLog
+
+    database = open_database(db_url)
+    with database.session() as session:
+        rows = session.execute(
+            select(Card.key, ReviewLog.quality).join(Card).order_by(ReviewLog.id)
+        ).all()
+    database.close()
+    return [tuple(row) for row in rows]
+
+
+async def test_reveal_and_grade_moves_on_and_logs_the_quality(drill_db: str) -> None:
+    app = make_app(drill_db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert card_title(app) == "KV bytes per token"
+        prompt = text_of(app, "#drill-prompt")
+        assert "[bold red]this[/]" in prompt  # pack text is never read as markup
+        assert not app.screen.query_one("#drill-reveal").display
+        await pilot.press("space")
+        await settle(pilot)
+        revealed = text_of(app, "#drill-reveal")
+        assert "128 KiB" in revealed and "factor 2" in revealed and "Key numbers" in revealed
+        await pilot.press("3")  # Good
+        await settle(pilot)
+        assert card_title(app) != "KV bytes per token"
+    assert review_rows(drill_db) == [("kv-token", 4)]
+
+
+async def test_exact_grade_with_g_then_a_digit(drill_db: str) -> None:
+    app = make_app(drill_db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("space", "g", "5")
+        await settle(pilot)
+    assert review_rows(drill_db) == [("kv-token", 5)]
+
+
+async def test_grades_need_the_answer_revealed_first(drill_db: str) -> None:
+    app = make_app(drill_db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("3")
+        await settle(pilot)
+        assert card_title(app) == "KV bytes per token"
+    assert review_rows(drill_db) == []
+
+
+async def test_follow_up_comes_after_its_parent(drill_db: str) -> None:
+    app = make_app(drill_db)
+    seen = []
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for _ in range(6):
+            card = app.screen.card
+            if card is None or card.kind == "choice":
+                break
+            seen.append((card.kind, card_title(app)))
+            await pilot.press("space", "4")
+            await settle(pilot)
+    kinds = [kind for kind, _ in seen]
+    assert "followup" in kinds
+    assert kinds.index("followup") > [t for _, t in seen].index("KV bytes per token")
+
+
+async def test_a_missed_card_comes_back_marked_again(drill_db: str) -> None:
+    app = make_app(drill_db)
+    titles = []
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("space", "1")  # Again on the first card
+        await settle(pilot)
+        for _ in range(8):
+            card = app.screen.card
+            if card is None:
+                break
+            titles.append((card_title(app), card.is_repeat, text_of(app, "#drill-where")))
+            if card_title(app) == "KV bytes per token":
+                break
+            if card.kind == "choice":
+                await pilot.press("c")
+                await settle(pilot)
+                await pilot.press("enter")
+            else:
+                await pilot.press("space", "4")
+            await settle(pilot)
+    assert titles[-1][0] == "KV bytes per token"
+    assert titles[-1][1] and "again" in titles[-1][2]
+    assert len(titles) > 1  # other cards came in between
+
+
+async def drill_to_choice(pilot) -> None:
+    for _ in range(6):
+        if pilot.app.screen.card.kind == "choice":
+            return
+        await pilot.press("space", "4")
+        await settle(pilot)
+    raise AssertionError("no multiple-choice card reached")
+
+
+async def test_multiple_choice_right_shows_explanation_and_related(drill_db: str) -> None:
+    app = make_app(drill_db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await drill_to_choice(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+        assert app.screen.phase == "answered"
+        assert "Correct" in text_of(app, "#drill-verdict")
+        revealed = text_of(app, "#drill-reveal")
+        assert "KV cache dominates" in revealed and "grouped-query" in revealed
+        await pilot.press("enter")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "SummaryScreen"  # it was the last card
+    assert review_rows(drill_db)[-1] == ("binding", 4)
+
+
+async def test_multiple_choice_wrong_names_the_right_letter(drill_db: str) -> None:
+    app = make_app(drill_db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await drill_to_choice(pilot)
+        await pilot.press("b")  # choice B here, not bury
+        await settle(pilot)
+        verdict = text_of(app, "#drill-verdict")
+        assert "Not quite" in verdict and "C" in verdict
+        assert "✗ **B.**" in text_of(app, "#drill-choices")
+    assert review_rows(drill_db)[-1] == ("binding", 1)
+
+
+async def test_undo_puts_the_card_back_and_removes_the_answer(drill_db: str) -> None:
+    app = make_app(drill_db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("space", "4")
+        await settle(pilot)
+        assert card_title(app) != "KV bytes per token"
+        await pilot.press("u")
+        await settle(pilot)
+        assert card_title(app) == "KV bytes per token"
+        assert app.screen.phase == "prompt"
+    assert review_rows(drill_db) == []
+
+
+async def test_suspend_takes_the_card_out(drill_db: str) -> None:
+    from sqlalchemy import select
+
+    from store.db import open_database
+    from store.models import Card, CardState
+
+    app = make_app(drill_db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("s")
+        await settle(pilot)
+        assert card_title(app) != "KV bytes per token"
+    database = open_database(drill_db)
+    with database.session() as session:
+        suspended = session.scalar(
+            select(CardState.suspended).join(Card).where(Card.key == "kv-token")
+        )
+    assert suspended is True
+
+
+async def test_note_is_written_and_shown_on_reveal(drill_db: str) -> None:
+    app = make_app(drill_db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("space", "n")
+        await settle(pilot)
+        await pilot.press(*"I forgot the 2")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert "I forgot the 2" in text_of(app, "#drill-reveal")
+    app = make_app(drill_db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("space")
+        await settle(pilot)
+        assert "I forgot the 2" in text_of(app, "#drill-reveal")
+
+
+async def test_leaving_mid_session_keeps_answers_and_home_counts_them(drill_db: str) -> None:
+    app = make_app(drill_db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("space", "4")
+        await settle(pilot)
+        await pilot.press("q")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "HomeScreen"
+        assert "1 reviewed" in text_of(app, "#home-today")
+    assert review_rows(drill_db) == [("kv-token", 5)]
+
+
+async def test_the_whole_session_ends_with_a_summary(drill_db: str) -> None:
+    app = make_app(drill_db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        letter = "a"  # wrong the first time, right when it comes back
+        for _ in range(10):
+            screen = app.screen
+            if type(screen).__name__ == "SummaryScreen":
+                break
+            if screen.card.kind == "choice":
+                await pilot.press(letter)
+                letter = "c"
+                await settle(pilot)
+                await pilot.press("enter")
+            else:
+                await pilot.press("space", "4")
+            await settle(pilot)
+        assert type(app.screen).__name__ == "SummaryScreen"
+        summary = text_of(app, "#summary-text")
+        assert "Session done" in summary
+        assert "Cards done" in summary and "Topics missed" in summary and "kv-cache" in summary
+        await pilot.press("enter")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "HomeScreen"
+
+
+async def test_home_shows_counts_per_pack(drill_db: str) -> None:
+    app = make_app(drill_db, start="home")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one("#home-packs")
+        row = table.get_row("tui-basics")
+        assert [str(cell) for cell in row[1:]] == ["0", "4", "4"]
+        await pilot.press("d")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "DrillScreen"
+
+
+async def test_question_mark_lists_the_keys_of_the_drill(drill_db: str) -> None:
+    app = make_app(drill_db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        keys = text_of(app, "#help-text")
+        assert "g then 0-5" in keys and "Again / Hard / Good / Easy" in keys
+        await pilot.press("escape")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "DrillScreen"
+
+
+async def test_theme_toggles_between_light_and_dark(drill_db: str) -> None:
+    app = make_app(drill_db, start="home")
+    async with app.run_test(size=(80, 24)) as pilot:
+        before = app.theme
+        await pilot.press("ctrl+t")
+        assert app.theme != before
+        await pilot.press("ctrl+t")
+        assert app.theme == before
+
+
+async def test_import_lists_errors_as_path_line_message(drill_db: str) -> None:
+    bad = FIXTURES / "bad"
+    app = make_app(drill_db, start="import")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        app.screen.query_one("#import-path", Input).value = str(bad)
+        await pilot.press("enter")
+        await settle(pilot)
+        errors = text_of(app, "#import-errors")
+        assert f"{bad / 'broken.md'}:15: unknown section" in errors
+        assert "nothing will be imported" in text_of(app, "#import-status")
+        await pilot.press("y")  # refused: there are errors
+        await settle(pilot)
+    from sqlalchemy import select
+
+    from store.db import open_database
+    from store.models import Pack
+
+    database = open_database(drill_db)
+    with database.session() as session:
+        assert list(session.scalars(select(Pack.key))) == ["tui-basics"]
+
+
+async def test_import_dry_run_then_confirm(drill_db: str, tmp_path: Path) -> None:
+    pack = tmp_path / "extra.md"
+    text = (FIXTURES / "good" / "tui-basics.md").read_text(encoding="utf-8")
+    pack.write_text(text.replace("pack: tui-basics", "pack: extra"), encoding="utf-8")
+    app = make_app(drill_db, start="import")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.screen.query_one("#import-path", Input).value = str(tmp_path)
+        await pilot.press("enter")
+        await settle(pilot)
+        row = app.screen.query_one("#import-diff").get_row("extra")
+        assert [str(cell) for cell in row[1:]] == ["4", "0", "0", "0"]
+        assert "Dry run" in text_of(app, "#import-status")
+        await pilot.press("y")
+        await settle(pilot)
+        assert "Imported 1 pack" in text_of(app, "#import-status")
+        assert app.screen.query_one("#import-progress").percentage == 1
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen.query_one("#home-packs").row_count == 2
