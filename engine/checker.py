@@ -5,6 +5,7 @@ Public API (pure functions, no I/O):
 - ``check_answer(variant, typed, seconds=None) -> Verdict``
 - ``give_up(variant) -> Verdict``
 - ``diagnose(variant, answer: TypedAnswer) -> Diagnosis | None`` (the rule table, for tests/tools)
+- ``is_accepted(variant, answer: TypedAnswer) -> bool``
 - ``RULES`` — the ordered table of diagnosis rules; add a rule by appending a ``Rule``.
 
 Acceptance. An answer is correct when it is within ``variant.rel_tolerance`` (default 1 %) of
@@ -13,7 +14,9 @@ answer's own significant figures with at least three of them (``449k`` for 448,9
 ``128 KiB`` for 131,072 B; trailing zeros of an integer do not count, so ``450k`` has two).
 Three figures bound that rounding to 0.5 %, below every unit trap. Unit traps are never accepted,
 whatever the tolerance: when the number typed is the truth in the *sibling* of the unit typed
-(``128 kB`` for 128 KiB, ``64 GB`` for 64 GiB, ``1 Gb`` for 1 GB), the answer is wrong.
+(``128 kB`` for 128 KiB, ``64 GB`` for 64 GiB, ``1 Gb`` for 1 GB), or when a size or bandwidth
+is off by a decimal/binary ratio 1.024**k (k = 1..4: 1.024, 1.049, 1.074, 1.1) to within 0.5 %
+(``68.72 GiB`` for 64 GiB under a 10 % tolerance), the answer is wrong.
 
 SM-2 quality (engine/sm2.py: q >= 3 advances the schedule, q < 3 resets it):
 
@@ -28,14 +31,20 @@ An unreadable answer (garbage, unknown unit, wrong dimension) gives ``unreadable
 quality 0; the session does not grade it and the learner types again. Its expected_text and
 worked_solution are filled like any verdict's, but are not meant to be shown.
 
-Diagnosis. Rules are tried in ``RULES`` order; the first that matches names the mistake in one
-sentence with a stable code. A rule matches when the answer (in the variant's unit) is within
-``DIAGNOSIS_TOLERANCE`` (1 %, widened to the rounding of the digits typed, at most 2 %) of a
-value the mistake would produce. Codes: ``gb_vs_gib``, ``kb_vs_kib``, ``mb_vs_mib``,
-``tb_vs_tib``, ``bits_vs_bytes`` (unit slips and decimal/binary ratio errors), then any
-generator-supplied ``alternatives``, then ``kv_factor_2``, ``mla_factor_2``,
-``attention_heads``, ``tp_missing``, ``tp_wrong``, ``dtype_bytes``, ``factor_1000``,
-``factor_1024``, and last ``near_miss`` (within 5 %, outside the tolerance).
+Diagnosis names the mistake in one sentence with a stable code; the first match wins:
+
+1. a unit slip (right number, sibling unit): ``kb_vs_kib``, ``mb_vs_mib``, ``gb_vs_gib``,
+   ``tb_vs_tib`` (also PB/PiB), ``bits_vs_bytes``;
+2. the generator's ``alternatives`` (context, below), in their order;
+3. ``RULES`` in order: ``kb_vs_kib``, ``mb_vs_mib``, ``gb_vs_gib``, ``tb_vs_tib`` (off by
+   1.024**k), ``bits_vs_bytes`` (x8), ``kv_factor_2``, ``mla_factor_2``, ``attention_heads``,
+   ``tp_missing``, ``tp_wrong``, ``dtype_bytes``, ``factor_1000`` (also 10**6),
+   ``factor_1024``, and last ``near_miss`` (within 5 %, outside the tolerance).
+
+A mistake matches when the answer (in the variant's unit) is within ``DIAGNOSIS_TOLERANCE`` (1 %,
+widened to the rounding of the digits typed, at most 2 %) of the value the mistake produces.
+The 1.024**k rules need an answer precise to 1 % (``140 kB`` is too coarse to tell them apart).
+To add a rule, append ``Rule(code, match)`` where ``match(facts) -> sentence | None``.
 
 Variant.context keys read here (all optional; the generator fills what it knows):
 
@@ -478,6 +487,21 @@ def _round_significant(value: float, figures: int) -> float:
     return round(value, digits)
 
 
+_PREFIX_RATIOS = [1.024**k for k in (1, 2, 3, 4)] + [1.024**-k for k in (1, 2, 3, 4)]
+_CLOSEST_PREFIX_GAP = min(abs(r - 1) for r in _PREFIX_RATIOS)  # 1 - 1/1.024 = 2.3 %
+
+
+def _prefix_ratio_trap(variant: Variant, answer: TypedAnswer, ratio: float) -> bool:
+    """A precise size or bandwidth off by a decimal/binary ratio: a trap under a loose tolerance."""
+    if variant.rel_tolerance < _CLOSEST_PREFIX_GAP - TRAP_TOLERANCE:
+        return False  # the tolerance alone already rejects every such ratio
+    if "[information]" not in dict(unit_scale(variant.unit)[1]):
+        return False
+    if _rounding(answer) > TRAP_TOLERANCE:
+        return False
+    return any(abs(ratio / trap - 1) <= TRAP_TOLERANCE for trap in _PREFIX_RATIOS)
+
+
 def is_accepted(variant: Variant, answer: TypedAnswer) -> bool:
     """Within tolerance, or the truth rounded to the answer's (>= 3) significant figures."""
     if _unit_slip(answer, variant) is not None:
@@ -486,6 +510,8 @@ def is_accepted(variant: Variant, answer: TypedAnswer) -> bool:
     value = answer.value_in(variant.unit)
     if truth == 0:
         return value == 0
+    if _prefix_ratio_trap(variant, answer, value / truth):
+        return False
     if abs(value - truth) <= variant.rel_tolerance * abs(truth):
         return True
     if answer.significant_figures < MIN_SIGNIFICANT_FIGURES:

@@ -139,7 +139,7 @@ def clean_text(text: str) -> str:
     # NBSP and narrow NBSP are what some keyboards put between digit groups.
     text = text.replace("\u00a0", " ").replace("\u202f", " ").replace("\u2009", " ")
     for ch in text:
-        if ch in "\t":
+        if ch in "\t\r\n":  # whitespace a paste may carry; normalised below
             continue
         if unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"):
             raise AnswerError("The answer contains control characters; type a number and a unit.")

@@ -39,6 +39,7 @@ from engine.units import parse_unit
         ("7B", "B", 7, "B"),
         ("  128   KiB  ", "KiB", 128, "KiB"),
         ("\t128 KiB", "KiB", 128, "KiB"),
+        ("128 KiB\n", "KiB", 128, "KiB"),
         ("~128 KiB", "KiB", 128, "KiB"),
         ("0", "tokens", 0, "tokens"),
         ("1 Gb", "GB", 0.125, "GB"),

@@ -88,6 +88,13 @@ def test_unit_traps_are_never_accepted_even_with_a_loose_tolerance(
     assert verdict.quality == 2
 
 
+def test_a_number_off_by_the_gib_gb_ratio_is_not_accepted_under_a_loose_tolerance() -> None:
+    loose = variant(64, "GiB", tolerance=0.1)
+    verdict = check_answer(loose, "68.72 GiB")  # the GB figure, labelled GiB
+    assert (verdict.correct, verdict.mistake) == (False, "gb_vs_gib")
+    assert check_answer(loose, "66 GiB").correct  # an honest 3 % miss is inside 10 %
+
+
 def test_correctly_converted_neighbours_are_accepted() -> None:
     assert check_answer(variant(64, "GiB"), "68.72 GB").correct
     assert check_answer(variant(1, "GB"), "8 Gb").correct
