@@ -216,6 +216,16 @@ def gpus() -> dict[str, GpuSpec]:
     return load_entries(DATA_DIR / "gpus.yaml", GpuSpec)
 
 
+@cache
+def _model_index() -> dict[str, str]:
+    return _index(models())
+
+
+@cache
+def _gpu_index() -> dict[str, str]:
+    return _index(gpus())
+
+
 def _index(entries: dict) -> dict[str, str]:
     index = {}
     for entry in entries.values():
@@ -225,14 +235,14 @@ def _index(entries: dict) -> dict[str, str]:
 
 
 def get_model(name: str) -> ModelSpec:
-    index = _index(models())
+    index = _model_index()
     if _key(name) not in index:
         raise UserError(f"unknown model {name!r}{close_matches(_key(name), list(index))}")
     return models()[index[_key(name)]]
 
 
 def get_gpu(name: str) -> GpuSpec:
-    index = _index(gpus())
+    index = _gpu_index()
     if _key(name) not in index:
         raise UserError(f"unknown GPU {name!r}{close_matches(_key(name), list(index))}")
     return gpus()[index[_key(name)]]

@@ -40,13 +40,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from typing import Any
 
 import sympy
 from sympy.printing.str import StrPrinter
 
-from engine.catalog import GpuSpec, ModelSpec, close_matches, get_dtype, get_gpu, get_model
+from engine.catalog import (
+    GpuSpec,
+    ModelSpec,
+    close_matches,
+    get_dtype,
+    get_gpu,
+    get_model,
+    models,
+)
 from engine.errors import UserError
 from engine.units import format_number
 
@@ -181,7 +189,7 @@ class Formula:
     def unit(self) -> str:
         return SYMBOLS[self.output].unit
 
-    @property
+    @cached_property
     def symbols(self) -> tuple[str, ...]:
         names = {s.name for s in self.expr.free_symbols}
         return tuple(sorted(names, key=_ORDER.__getitem__))
@@ -538,7 +546,8 @@ def inputs_from(
         kv_dtype_bytes=get_dtype(kv_dtype).bytes,
     )
     if spec is not None:
-        values.update(_model_values(spec))
+        from_catalog = models().get(spec.id) is spec
+        values.update(_catalog_model_values(spec.id) if from_catalog else _model_values(spec))
     if card is not None:
         values.update(gpu_mem=card.memory_bytes, hbm_bandwidth=card.bandwidth_bytes_per_s)
     for name, value in (overrides or {}).items():
@@ -551,6 +560,11 @@ def inputs_from(
         if not _missing(formula, values):
             values[quantity] = evaluate(formula.name, values)
     return values
+
+
+@cache
+def _catalog_model_values(model_id: str) -> dict[str, float]:
+    return _model_values(models()[model_id])
 
 
 def _model_values(spec: ModelSpec) -> dict[str, float]:
