@@ -1,0 +1,155 @@
+"""Nothing lost: kill -9 in the middle of a session, and two processes on one database."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from drill_helpers import add_pack, import_fixture_pack, recall_cards
+
+from store.db import open_database
+
+ROOT = Path(__file__).resolve().parent.parent
+CARD_HEADER = re.compile(r"── \[(\d+)/")
+
+
+class PlainProcess:
+    """``kvdrill drill --plain`` in a subprocess, its output collected as it comes."""
+
+    def __init__(self, db_url: str, *options: str, profile: str = "default"):
+        env = dict(os.environ, KVDRILL_NOW="2026-03-10T09:00")
+        command = [sys.executable, "-m", "app", "--db", db_url, "--profile", profile]
+        self.process = subprocess.Popen(
+            [*command, "drill", "--plain", *options],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=ROOT,
+            env=env,
+        )
+        self.chunks: list[bytes] = []
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        while chunk := self.process.stdout.read1(4096):
+            self.chunks.append(chunk)
+
+    @property
+    def output(self) -> str:
+        return b"".join(self.chunks).decode("utf-8", errors="replace")
+
+    def cards_shown(self) -> int:
+        return max((int(n) for n in CARD_HEADER.findall(self.output)), default=0)
+
+    def send(self, text: str) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(text.encode())
+        self.process.stdin.flush()
+
+    def wait_for_card(self, number: int, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        while self.cards_shown() < number:
+            assert self.process.poll() is None, self.output
+            assert time.monotonic() < deadline, f"card {number} never shown:\n{self.output}"
+            time.sleep(0.01)
+
+    def kill(self) -> None:
+        os.kill(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=30)
+        self.reader.join(timeout=30)
+
+
+def database_file(db_url: str) -> str:
+    return db_url.removeprefix("sqlite:///")
+
+
+def integrity(db_url: str) -> str:
+    connection = sqlite3.connect(database_file(db_url))
+    try:
+        return connection.execute("PRAGMA integrity_check").fetchone()[0]
+    finally:
+        connection.close()
+
+
+def logged_keys(db_url: str) -> list[str]:
+    connection = sqlite3.connect(database_file(db_url))
+    try:
+        rows = connection.execute(
+            "SELECT cards.key FROM review_log JOIN cards ON cards.id = review_log.card_id "
+            "ORDER BY review_log.id"
+        ).fetchall()
+    finally:
+        connection.close()
+    return [key for (key,) in rows]
+
+
+def test_kill_while_typing_keeps_every_confirmed_answer(db_url: str) -> None:
+    database = open_database(db_url)
+    import_fixture_pack(database)
+    database.close()
+    drill = PlainProcess(db_url, "--pack", "sm2-fixture")
+    drill.wait_for_card(1)
+    for number in (2, 3, 4):  # grade alpha, its follow-up and beta
+        drill.send("\n4\n")
+        drill.wait_for_card(number)  # the next card shows only once the answer is committed
+    drill.send("B")  # gamma's answer, typed but never sent with Enter
+    drill.kill()
+    assert integrity(db_url) == "ok"
+    assert logged_keys(db_url) == ["alpha", "alpha/follow-up", "beta"]
+
+
+@pytest.mark.parametrize("delays", [(0.1, 0.3)])
+def test_kill_at_any_moment_loses_at_most_the_answer_in_flight(
+    db_url: str, delays: tuple[float, ...]
+) -> None:
+    database = open_database(db_url)
+    with database.session() as session:
+        add_pack(session, "kill-test", recall_cards(400))
+    database.close()
+    keys = [f"c{i}" for i in range(1, 401)]
+    confirmed = 0
+    for delay in delays:
+        drill = PlainProcess(db_url, "--pack", "kill-test", "--new", "400")
+        drill.wait_for_card(1)
+        drill.send("\n4\n" * 400)  # answers as fast as the process can take them
+        time.sleep(delay)
+        drill.kill()
+        confirmed += drill.cards_shown() - 1  # card n shows after n - 1 answers were committed
+        assert integrity(db_url) == "ok"
+        stored = logged_keys(db_url)
+        # Every confirmed answer is stored; at most one more was committed before its
+        # confirmation reached the screen.
+        assert confirmed <= len(stored) <= confirmed + len(delays)
+        assert stored == keys[: len(stored)]
+        confirmed = len(stored)
+
+
+def test_two_processes_on_one_database_neither_crash_nor_lose_answers(db_url: str) -> None:
+    database = open_database(db_url)
+    with database.session() as session:
+        add_pack(session, "shared", recall_cards(60))
+    database.close()
+    first = PlainProcess(db_url, "--pack", "shared", "--new", "60")
+    second = PlainProcess(db_url, "--pack", "shared", "--new", "60", profile="other")
+    for drill in (first, second):
+        drill.wait_for_card(1)
+    for drill in (first, second):
+        assert drill.process.stdin is not None
+        drill.send("\n4\n" * 60)
+        drill.process.stdin.close()
+    for drill in (first, second):
+        assert drill.process.wait(timeout=120) == 0
+        drill.reader.join(timeout=30)
+        assert "Session over: 60 cards, 60 answers" in drill.output
+    assert integrity(db_url) == "ok"
+    assert len(logged_keys(db_url)) == 120
