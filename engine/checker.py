@@ -37,9 +37,10 @@ Diagnosis names the mistake in one sentence with a stable code; the first match 
    ``tb_vs_tib`` (also PB/PiB), ``bits_vs_bytes``;
 2. the generator's ``alternatives`` (context, below), in their order;
 3. ``RULES`` in order: ``kb_vs_kib``, ``mb_vs_mib``, ``gb_vs_gib``, ``tb_vs_tib`` (off by
-   1.024**k), ``bits_vs_bytes`` (x8), ``kv_factor_2``, ``mla_factor_2``, ``attention_heads``,
-   ``tp_missing``, ``tp_wrong``, ``dtype_bytes``, ``factor_1000`` (also 10**6),
-   ``factor_1024``, and last ``near_miss`` (within 5 %, outside the tolerance).
+   1.024**k), ``kv_factor_2``, ``mla_factor_2``, ``attention_heads``, ``tp_missing``,
+   ``tp_wrong``, ``dtype_bytes``, ``bits_vs_bytes`` (x8, after the rules that use the
+   context: 64 heads / 8 KV heads is also 8), ``factor_1000`` (also 10**6), ``factor_1024``,
+   and last ``near_miss`` (within 5 %, outside the tolerance).
 
 A mistake matches when the answer (in the variant's unit) is within ``DIAGNOSIS_TOLERANCE`` (1 %,
 widened to the rounding of the digits typed, at most 2 %) of the value the mistake produces.
@@ -53,20 +54,27 @@ Variant.context keys read here (all optional; the generator fills what it knows)
 - ``formula_text`` (str): the formula for the generic worked solution, e.g.
   "2 x layers x kv_heads x head_dim x dtype_bytes".
 - ``worked_solution`` (str, Markdown): used as is for every verdict when present.
+- ``inputs`` (dict[str, float]): the formula's symbol values (engine/formulas.py names); any
+  number below not found at the top level of the context is looked up here.
 - ``heads``, ``kv_heads`` (int): attention heads and KV heads of the model.
-- ``tp`` (int): tensor-parallel size.
+- ``tp`` (int): tensor-parallel size. For KV formulas, KV heads replicate once TP exceeds them,
+  so TP divides by kv_heads / max(1, kv_heads // tp), as in engine/formulas.py.
 - ``dtype`` (str, e.g. "BF16") and ``dtype_bytes`` (float): the precision whose bytes per value
-  the answer scales with (the KV dtype for KV questions, the weight dtype for weights).
+  the answer scales with (the KV dtype for KV questions, the weight dtype for weights); without
+  ``dtype_bytes``, ``kv_dtype_bytes`` (KV formulas) or ``weight_bits`` / 8 is used.
 - ``mla`` (bool): the model caches one latent per layer (no factor 2).
 - ``exponents`` (dict[str, float]): how the answer scales with ``kv`` (KV bytes per token),
-  ``tp`` and ``dtype_bytes``: answer ~ x**e. 0 or absent disables the rules for that input.
-  Defaults by formula are in ``DEFAULT_EXPONENTS`` (e.g. kv_bytes_per_token: kv 1, tp -1,
-  dtype_bytes 1; kv_pool_tokens: kv -1).
+  ``tp`` and ``dtype_bytes``: answer ~ x**e. Each key given overrides ``DEFAULT_EXPONENTS``
+  for the formula (e.g. kv_bytes_per_token: kv 1, tp -1, dtype_bytes 1; kv_pool_tokens: kv -1);
+  0 disables the rules for that input; a formula without defaults has none.
 - ``alternatives`` (dict[str, float]): mistake code -> the value, in ``variant.unit``, that
   mistake produces (computed by the generator with the wrong formula or input). Preferred over
-  the ratio rules because it is exact for formulas that are not simple products.
-- ``mistake_sentences`` (dict[str, str]): sentences for alternative codes this table does not
-  know (or to override one).
+  the ratio rules because it is exact for formulas that are not simple products. Codes with a
+  sentence in ``SENTENCES``: the rule codes above and ``tp_replication``, ``block_rounding``,
+  ``weights_not_subtracted``, ``utilization_missing``, ``sliding_window``, ``active_vs_total``,
+  ``rounded_up``.
+- ``mistake_sentences`` (dict[str, str]): sentences for alternative codes ``SENTENCES`` does
+  not know (or to override one); an unknown code without one gets a generic sentence.
 """
 
 from __future__ import annotations
@@ -100,6 +108,8 @@ TRAP_TOLERANCE = 0.005  # the typed number equals the truth in the sibling unit
 DIAGNOSIS_TOLERANCE = 0.01
 MAX_DIAGNOSIS_TOLERANCE = 0.02
 NEAR_MISS = 0.05
+
+_KV_FORMULAS = {"kv_bytes_per_token", "kv_bytes_per_sequence"}
 
 DEFAULT_EXPONENTS: dict[str, dict[str, float]] = {
     "kv_bytes_per_token": {"kv": 1, "tp": -1, "dtype_bytes": 1},
@@ -176,7 +186,7 @@ SENTENCES = {
     "utilization_missing": "You left out the GPU memory utilization (gpu_memory_utilization).",
     "sliding_window": "Sliding-window layers keep only the window's tokens, not the whole context.",
     "active_vs_total": "You mixed up active and total parameters of the MoE model.",
-    "rounding": "You rounded the wrong way: a request that does not fit whole does not count.",
+    "rounded_up": "You rounded up: a request that does not fit whole does not count.",
 }
 
 
@@ -201,10 +211,35 @@ class Facts:
     information: bool  # the answer is a size or a bandwidth
 
     def number(self, key: str) -> float | None:
+        """A number from the context, or from its ``inputs`` (the formula's symbol values)."""
         raw = self.context.get(key)
+        inputs = self.context.get("inputs")
+        if raw is None and isinstance(inputs, Mapping):
+            raw = inputs.get(key)
         if isinstance(raw, bool) or not isinstance(raw, int | float):
             return None
         return float(raw)
+
+    def bytes_per_value(self) -> float | None:
+        """``dtype_bytes``, else the formula's own precision symbol (kv_dtype_bytes, weight_bits)."""
+        given = self.number("dtype_bytes")
+        if given is not None:
+            return given
+        if _formula_base(self.context) in _KV_FORMULAS:
+            return self.number("kv_dtype_bytes")
+        bits = self.number("weight_bits")
+        return None if bits is None else bits / 8
+
+    def tp_split(self) -> float | None:
+        """The factor TP divides the answer by: tp, or for KV with KV heads replicated once TP
+        exceeds them (kv_heads // tp floored at 1), kv_heads / max(1, kv_heads // tp)."""
+        tp, kv_heads = self.number("tp"), self.number("kv_heads")
+        if tp is None or tp <= 1:
+            return None
+        if kv_heads and _formula_base(self.context) in _KV_FORMULAS:
+            split = kv_heads / max(1.0, kv_heads // tp)
+            return split if split > 1 else None
+        return tp
 
     def exponent(self, name: str) -> float:
         given = self.context.get("exponents")
@@ -305,7 +340,7 @@ def _attention_heads(facts: Facts) -> str | None:
     tp = facts.number("tp")
     if tp and tp > 1:
         # Per GPU: heads split over TP, KV heads replicated once TP exceeds their count.
-        ratios.append(((heads / tp) / max(kv_heads / tp, 1.0)) ** e)
+        ratios.append((max(1.0, heads // tp) / max(1.0, kv_heads // tp)) ** e)
     if _first_near(facts, ratios) is None:
         return None
     return (
@@ -315,24 +350,30 @@ def _attention_heads(facts: Facts) -> str | None:
 
 
 def _tp_missing(facts: Facts) -> str | None:
-    k, tp = facts.exponent("tp"), facts.number("tp")
-    if k and tp and tp > 1 and facts.near(tp ** (-k)):
+    k, split = facts.exponent("tp"), facts.tp_split()
+    if k and split and facts.near(split ** (-k)):
+        tp = facts.number("tp") or split
         return f"You left out tensor parallelism: the work is split over {format_number(tp)} GPUs."
     return None
 
 
 def _tp_wrong(facts: Facts) -> str | None:
-    k, tp = facts.exponent("tp"), facts.number("tp")
-    if not (k and tp and tp > 1) or _first_near(facts, (tp**k, tp ** (-2 * k))) is None:
+    k, split = facts.exponent("tp"), facts.tp_split()
+    tp = facts.number("tp")
+    if not (k and split and tp):
+        return None
+    # Divided twice, multiplied instead of divided, or divided by tp where KV heads replicate.
+    ratios = {split**k, split ** (-2 * k), (tp / split) ** k}
+    if _first_near(facts, [r for r in ratios if r != 1]) is None:
         return None
     return (
         f"You applied the tensor-parallel size {format_number(tp)} the wrong way "
-        "(twice, or multiplied instead of divided)."
+        "(twice, multiplied instead of divided, or past the KV head count)."
     )
 
 
 def _dtype_bytes(facts: Facts) -> str | None:
-    d, size = facts.exponent("dtype_bytes"), facts.number("dtype_bytes")
+    d, size = facts.exponent("dtype_bytes"), facts.bytes_per_value()
     if not d or not size:
         return None
     for wrong in (2.0, 1.0, 4.0, 0.5):
@@ -375,13 +416,14 @@ RULES: list[Rule] = [
     _prefix_ratio_rule("mb_vs_mib", 2),
     _prefix_ratio_rule("gb_vs_gib", 3),
     _prefix_ratio_rule("tb_vs_tib", 4),
-    Rule("bits_vs_bytes", _bits_vs_bytes),
     Rule("kv_factor_2", _kv_factor_2),
     Rule("mla_factor_2", _mla_factor_2),
     Rule("attention_heads", _attention_heads),
     Rule("tp_missing", _tp_missing),
     Rule("tp_wrong", _tp_wrong),
     Rule("dtype_bytes", _dtype_bytes),
+    # After the context rules: a ratio of 8 is more often 64 heads / 8 KV heads or TP 8.
+    Rule("bits_vs_bytes", _bits_vs_bytes),
     Rule("factor_1000", _factor_1000),
     Rule("factor_1024", _factor_1024),
     Rule("near_miss", _near_miss),

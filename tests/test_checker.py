@@ -149,7 +149,28 @@ def test_zero_truth() -> None:
         (variant(10, "ms", formula="decode_floor_time", tp=4), "2.5 ms", "tp_wrong"),
         (variant(10, "ms", formula="decode_floor_time", tp=4), "160 ms", "tp_wrong"),
         (variant(32_768, "B", formula="kv_bytes_per_token", tp=4), "131072", "tp_missing"),
+        # TP past the KV head count: 8 KV heads over 16 GPUs divide by 8, not 16
+        (
+            variant(8192, "B", formula="kv_bytes_per_token", heads=32, kv_heads=8, tp=16),
+            "65536",
+            "tp_missing",
+        ),
         # Bytes per parameter
+        (
+            variant(65_536, "B", formula="kv_bytes_per_token", inputs={"kv_dtype_bytes": 1}),
+            "131072",
+            "dtype_bytes",
+        ),
+        (
+            variant(4, "GB", formula="weight_bytes", inputs={"weight_bits": 4}),
+            "16 GB",
+            "dtype_bytes",
+        ),
+        (
+            variant(4, "GB", formula="weight_bytes", inputs={"weight_bits": 4}),
+            "32 GB",  # the answer in Gb: the unit slip is named first
+            "bits_vs_bytes",
+        ),
         (variant(16, "GB", formula="weight_bytes", dtype_bytes=2), "32 GB", "dtype_bytes"),
         (variant(16, "GB", formula="weight_bytes", dtype_bytes=2), "8 GB", "dtype_bytes"),
         (variant(16, "GB", formula="weight_bytes", dtype_bytes=2), "4 GB", "dtype_bytes"),
