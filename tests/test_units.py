@@ -3,6 +3,10 @@ refused, and text is read without pint's expression parser."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from engine.errors import UserError
@@ -137,3 +141,13 @@ def test_registry_is_built_once_and_is_the_projects_own() -> None:
 )
 def test_format_quantity(value: float, unit: str, shown: str) -> None:
     assert format_quantity(value, unit) == shown
+
+
+def test_importing_the_checker_does_not_load_pint() -> None:
+    # The TUI imports engine modules on its start path; pint loads on the first answer.
+    code = "import sys, engine.checker, engine.answers; print('pint' in sys.modules)"
+    root = Path(__file__).resolve().parent.parent
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=root, check=True
+    )
+    assert result.stdout.strip() == "False"
