@@ -25,6 +25,7 @@ Public API (names are stable; the generator, the checker, claim checks and ``kvd
   quantity (attention_params, model_params, active_params, weight_bytes, kv_bytes_per_token,
   kv_pool_bytes, kv_pool_tokens) that its inputs allow. ``overrides`` win over both.
 - ``missing_inputs(name, inputs, model=None) -> list[str]`` — base symbols still needed.
+- ``default_kv_dtype(dtype) -> str`` — the KV dtype used when none is named ("auto").
 - ``explain(name, inputs) -> str`` — the formula, the numbers substituted and the result.
 - ``humanize(value, unit) -> str`` — "128 KiB", "42.1 ms", "449k" for display.
 
@@ -289,6 +290,7 @@ def _formulas() -> dict[str, Formula]:
             "decode_floor_time",
             g["weight_bytes"] / (g["tp"] * g["hbm_bandwidth"]),
             "Each decode step reads every weight once: weight bytes / (TP GPUs x bandwidth).",
+            # For an MoE model at batch 1 only the active experts are read: set weight_bytes.
         ),
         (
             "kv_pool_bytes",
@@ -467,7 +469,7 @@ def _inverse(name: str, symbol: str) -> tuple[tuple[str, ...], tuple[Callable[..
     others = tuple(s for s in formula.symbols if s != symbol)
     try:
         roots = sympy.solve(sympy.Eq(target, _relax(formula.expr)), _S[symbol])
-    except (NotImplementedError, ValueError):
+    except (NotImplementedError, ValueError, TypeError):
         roots = []
     args = [target, *(_S[s] for s in others)]
     compiled = tuple(sympy.lambdify(args, root, modules="math") for root in roots)
@@ -523,6 +525,12 @@ def _bisect(formula: Formula, symbol: str, known: Mapping[str, float]) -> float:
     return (lo + hi) / 2
 
 
+def default_kv_dtype(dtype: str) -> str:
+    """vLLM's kv_cache_dtype "auto": the activations' dtype, 16-bit even for 8/4-bit weights."""
+    weights = get_dtype(dtype)
+    return weights.name if weights.bits >= 16 else "bf16"
+
+
 def inputs_from(
     model: str | ModelSpec | None = None,
     gpu: str | GpuSpec | None = None,
@@ -535,9 +543,7 @@ def inputs_from(
     spec = get_model(model) if isinstance(model, str) else model
     card = get_gpu(gpu) if isinstance(gpu, str) else gpu
     weights = get_dtype(dtype)
-    if kv_dtype is None:
-        # vLLM's kv_cache_dtype "auto" follows the activations, which stay 16-bit for 8/4-bit weights.
-        kv_dtype = weights.name if weights.bits >= 16 else "bf16"
+    kv_dtype = kv_dtype or default_kv_dtype(dtype)
     values: dict[str, float] = dict(DEFAULTS)
     values.update(
         tp=tp,
@@ -666,6 +672,7 @@ __all__ = [
     "explain",
     "get_formula",
     "humanize",
+    "default_kv_dtype",
     "inputs_from",
     "missing_inputs",
     "solve_for",

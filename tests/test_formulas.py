@@ -47,6 +47,9 @@ def test_kv_bytes_per_token_mla_has_no_factor_two() -> None:
 
 def test_kv_dtype_changes_bytes_per_token() -> None:
     assert kv("llama-3.1-8b", kv_dtype="fp8") == 2 * 32 * 8 * 128 * 1
+    # Quantized weights leave the KV cache at 16 bits unless it is named (vLLM's "auto").
+    assert kv("llama-3.1-8b", dtype="int4") == 2 * 32 * 8 * 128 * 2
+    assert kv("llama-3.1-8b", dtype="fp32") == 2 * 32 * 8 * 128 * 4
 
 
 def test_kv_heads_split_under_tp_and_replicate_past_their_count() -> None:

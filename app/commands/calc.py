@@ -118,6 +118,7 @@ def run(args: argparse.Namespace) -> int:
     from engine.formulas import (
         FORMULAS,
         SYMBOLS,
+        default_kv_dtype,
         evaluate,
         explain,
         humanize,
@@ -181,7 +182,7 @@ def run(args: argparse.Namespace) -> int:
             "model": model.id if model else None,
             "gpu": gpu.id if gpu else None,
             "dtype": args.dtype,
-            "kv_dtype": args.kv_dtype,
+            "kv_dtype": args.kv_dtype or default_kv_dtype(args.dtype),
             "tp": args.tp,
         }
         print(json.dumps(payload, indent=2))
