@@ -15,6 +15,7 @@ Errors are ``FormulaError`` with a 1-based column; the caller turns them into ``
 
 from __future__ import annotations
 
+import difflib
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -260,8 +261,9 @@ class _Parser:
                 f"unknown function {token.text!r}; allowed: {', '.join(FUNCTIONS)}", token.column
             )
         if token.text not in self.symbols:
-            known = ", ".join(sorted(self.symbols)) or "none declared"
-            raise FormulaError(f"unknown name {token.text!r} (known: {known})", token.column)
+            raise FormulaError(
+                f"unknown name {token.text!r}{_suggest(token.text, self.symbols)}", token.column
+            )
         return self.symbols[token.text]
 
     def call(self, name: Token) -> sympy.Expr:
@@ -309,13 +311,22 @@ def _log10_magnitude(number: sympy.Number) -> float:
     return max(value, 1.0)
 
 
+def _suggest(name: str, known: Iterable[str]) -> str:
+    """' (known: a, b)' for a short list, else ' (did you mean ...?)' when something is close."""
+    names = sorted(known)
+    if len(names) <= 8:
+        return f" (known: {', '.join(names) or 'none declared'})"
+    near = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
+    return f" (did you mean {', '.join(near)}?)" if near else ""
+
+
 def _describe(token: Token) -> str:
     return "the end of the formula" if token.kind == "end" else repr(token.text)
 
 
 def _symbol_table(names: Mapping[str, sympy.Symbol] | Iterable[str]) -> Mapping[str, sympy.Symbol]:
     if isinstance(names, Mapping):
-        table = dict(names)
+        table = names  # not copied: a caller's mapping may resolve names on demand
     else:
         table = {name: sympy.Symbol(name, positive=True) for name in names}
     for name in table:

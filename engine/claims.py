@@ -1,0 +1,257 @@
+"""Fact-checked key numbers: a claim names a quantity, its inputs and the value a card states.
+
+Syntax (the text after ``claim:`` in a key-numbers item; documented in decks/README.md)::
+
+    QUANTITY [name=value ...] = VALUE [UNIT] [±N%]
+
+- QUANTITY is what ``kvdrill calc`` takes: a formula name (``kv_bytes_per_token``), an alias, or
+  an input to solve for when the formula's result is among the inputs (``max_model_len`` with
+  ``max_concurrency=10``).
+- ``model=``, ``gpu=``, ``dtype=``, ``kv_dtype=``, ``tp=`` pick catalog entries as ``--model``,
+  ``--gpu``, ``--dtype``, ``--kv-dtype``, ``--tp`` do; any other ``name=value`` sets a symbol as
+  ``--set`` does (``pool=54.8GiB``, ``request_tokens=1800``); values have no spaces.
+- VALUE is read like a typed answer (``128 KiB``, ``449k``, ``3.43x``, ``131,072 B``). It matches
+  when the computed value, in VALUE's unit, rounds to it at the precision written (``449k`` covers
+  448.5k to 449.5k), or lies within an explicit ``±N%`` (also written ``+-N%``).
+
+Everything is computed by engine/formulas.py, exactly as ``kvdrill calc`` does.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from engine.errors import Located, UserError
+from engine.pack_model import ParsedPack
+
+MAX_CLAIM_CHARS = 500
+CATALOG_KEYS = ("model", "gpu", "dtype", "kv_dtype", "tp")
+
+_SYNTAX = "write `claim: QUANTITY name=value ... = VALUE UNIT`"
+_TOLERANCE = re.compile(r"\s*(?:±|\+-|\+/-)\s*(\d+(?:\.\d+)?)\s*%\s*$")
+
+
+class ClaimError(UserError):
+    """A claim that cannot be read or computed, in one line."""
+
+
+@dataclass(frozen=True)
+class Claim:
+    quantity: str
+    settings: dict[str, str] = field(default_factory=dict)  # catalog keys: model, gpu, ...
+    sets: dict[str, str] = field(default_factory=dict)  # symbol -> value text
+    stated: str = ""  # the value as written, without the tolerance
+    tolerance: float | None = None  # explicit relative tolerance, if written
+
+
+@dataclass(frozen=True)
+class Computed:
+    quantity: str  # the asked quantity (formula output or solved symbol)
+    value: float  # in base units
+    unit: str  # the quantity's unit in engine/formulas.py ("byte", "token", ...)
+
+
+def parse_claim(text: str) -> Claim:
+    """Split a claim into its quantity, inputs and stated value; ClaimError if malformed."""
+    if len(text) > MAX_CLAIM_CHARS:
+        raise ClaimError(f"claim is over {MAX_CLAIM_CHARS} characters")
+    words = text.split()
+    if "=" not in words:
+        raise ClaimError(f"claim has no ` = VALUE`: {_SYNTAX}")
+    split = words.index("=")
+    left, right = words[:split], " ".join(words[split + 1 :])
+    if not left or "=" in left[0]:
+        raise ClaimError(f"claim names no quantity: {_SYNTAX}")
+    settings: dict[str, str] = {}
+    sets: dict[str, str] = {}
+    for pair in left[1:]:
+        name, sep, value = pair.partition("=")
+        if not sep or not name or not value:
+            raise ClaimError(f"claim input {pair!r} is not name=value")
+        key = name.strip().lower().replace("-", "_")
+        target = settings if key in CATALOG_KEYS else sets
+        if key in target:
+            raise ClaimError(f"claim sets {name} twice")
+        target[key] = value
+    tolerance = None
+    match = _TOLERANCE.search(right)
+    if match:
+        tolerance = float(match.group(1)) / 100
+        right = right[: match.start()].strip()
+        if not 0 < tolerance <= 0.5:
+            raise ClaimError(f"claim tolerance ±{match.group(1)}% is outside (0, 50%]")
+    if not right:
+        raise ClaimError(f"claim states no value after `=`: {_SYNTAX}")
+    return Claim(left[0], settings, sets, right, tolerance)
+
+
+def compute(claim: Claim) -> Computed:
+    """The claimed quantity computed by the formula engine, as ``kvdrill calc`` would."""
+    return compute_quantity(
+        claim.quantity,
+        model=claim.settings.get("model"),
+        gpu=claim.settings.get("gpu"),
+        dtype=claim.settings.get("dtype", "bf16"),
+        kv_dtype=claim.settings.get("kv_dtype"),
+        tp=_tp(claim.settings.get("tp", "1")),
+        sets=claim.sets,
+    )
+
+
+def compute_quantity(
+    quantity: str,
+    *,
+    model: str | None = None,
+    gpu: str | None = None,
+    dtype: str = "bf16",
+    kv_dtype: str | None = None,
+    tp: int = 1,
+    sets: Mapping[str, str] | None = None,
+) -> Computed:
+    """Evaluate a formula, or solve one for an input, from catalog picks and ``--set`` texts."""
+    from engine.catalog import close_matches, get_gpu, get_model
+    from engine.formulas import (
+        ALIASES,
+        FORMULAS,
+        QUANTITIES,
+        SYMBOLS,
+        evaluate,
+        inputs_from,
+        missing_inputs,
+        solve_for,
+        variant_for,
+    )
+
+    spec = get_model(model) if model else None
+    card = get_gpu(gpu) if gpu else None
+    overrides = {name: symbol_value(name, text) for name, text in (sets or {}).items()}
+    overrides = {_canonical(k): v for k, v in overrides.items()}
+    inputs = inputs_from(spec, card, dtype, kv_dtype, tp, overrides)
+    key = quantity.strip().lower().replace("-", "_")
+    key = ALIASES.get(key, key)
+    if key in FORMULAS:
+        name = variant_for(key, spec, overrides)
+        missing = missing_inputs(name, inputs, spec)
+        if missing:
+            raise ClaimError(f"{FORMULAS[name].output} needs {', '.join(missing)}")
+        return Computed(FORMULAS[name].output, evaluate(name, inputs), FORMULAS[name].unit)
+    if key not in SYMBOLS:
+        choices = [*FORMULAS, *SYMBOLS, *ALIASES]
+        raise ClaimError(f"unknown quantity {quantity!r}{close_matches(key, choices)}")
+    formulas = [
+        variant_for(output, spec, overrides)
+        for output in QUANTITIES
+        if output in overrides and key in FORMULAS[variant_for(output, spec, overrides)].symbols
+    ]
+    if not formulas:
+        raise ClaimError(
+            f"{key} is an input: to solve for it, set the result of a formula that uses it"
+        )
+    known = {k: v for k, v in inputs.items() if k != key}
+    return Computed(key, solve_for(formulas[0], key, known), SYMBOLS[key].unit)
+
+
+def symbol_value(name: str, text: str) -> float:
+    """A ``name=value`` text in the symbol's base unit; a bare number is already in it."""
+    from engine.formulas import SYMBOLS
+    from engine.units import convert, read_quantity_parts
+
+    symbol = _canonical(name)
+    read = read_quantity_parts(text)
+    if not read.unit_text:
+        return read.value
+    unit = SYMBOLS[symbol].unit
+    return convert(read.value, read.unit_text, "" if unit == "dimensionless" else unit)
+
+
+def _canonical(name: str) -> str:
+    from engine.formulas import canonical_symbol
+
+    return canonical_symbol(name)
+
+
+def _tp(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise ClaimError(f"tp={text} is not a whole number of GPUs")
+    return int(text)
+
+
+@dataclass(frozen=True)
+class Check:
+    """The outcome of one claim: whether it holds, and the numbers behind it."""
+
+    holds: bool
+    computed_text: str  # the computed value in the stated unit
+    allowed_text: str  # the range the stated value allows
+
+
+def check_claim(claim: Claim) -> Check:
+    """Compute the claim and compare it with the stated value at the precision written."""
+    from engine.units import convert, format_number, format_quantity, read_quantity_parts
+
+    computed = compute(claim)
+    stated = read_quantity_parts(claim.stated)
+    own_unit = "" if computed.unit == "dimensionless" else computed.unit
+    unit = stated.unit_text if stated.unit_text else own_unit
+    value = convert(computed.value, own_unit, unit)
+    if claim.tolerance is not None:
+        low = stated.value * (1 - claim.tolerance)
+        high = stated.value * (1 + claim.tolerance)
+    else:
+        half = _half_last_digit(stated.value, stated.significant_figures)
+        low, high = stated.value - half, stated.value + half
+    holds = low <= value <= high or math.isclose(value, stated.value, rel_tol=1e-9)
+    shown_unit = stated.unit_text or ""
+    allowed = f"{format_number(low, 6)} to {format_quantity(high, shown_unit, 6)}"
+    return Check(holds, format_quantity(value, shown_unit, 6), allowed)
+
+
+def _half_last_digit(value: float, figures: int) -> float:
+    if value == 0:
+        return 0.0
+    return 0.5 * 10 ** (math.floor(math.log10(abs(value))) - figures + 1)
+
+
+def verify_claims(pack: ParsedPack) -> list[Located]:
+    """Every claim of the pack that is malformed, cannot be computed, or does not hold."""
+    problems: list[Located] = []
+    for card in pack.cards:
+        for item in card.key_numbers:
+            if item.claim is None:
+                continue
+            message = claim_problem(item.claim)
+            if message:
+                problems.append(Located(pack.path, item.line, message))
+    return problems
+
+
+def claim_problem(text: str) -> str | None:
+    """Why a claim fails, in one line, or None when it holds."""
+    try:
+        claim = parse_claim(text)
+        result = check_claim(claim)
+    except UserError as exc:
+        return f"claim: {exc}"
+    if result.holds:
+        return None
+    return (
+        f"claim {claim.quantity}: the card states {claim.stated}, the engine computes "
+        f"{result.computed_text} (the value as written allows {result.allowed_text})"
+    )
+
+
+__all__ = [
+    "Check",
+    "Claim",
+    "ClaimError",
+    "Computed",
+    "check_claim",
+    "claim_problem",
+    "compute",
+    "compute_quantity",
+    "parse_claim",
+    "verify_claims",
+]

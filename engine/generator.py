@@ -1,0 +1,587 @@
+"""Concrete questions from problem templates: ``make_variant(template, template_id, seed)``.
+
+Deterministic: the only randomness is ``random.Random`` seeded from the template id and the seed,
+and every choice is drawn in the template's own order, so the same id and seed give the same
+variant on every run and machine (the review log stores both). A draw that breaks a constraint,
+or gives an answer that is not a positive finite number, is drawn again, at most
+``MAX_ATTEMPTS`` times; then the template is declared unusable (``UserError``).
+
+Values are in base units (bytes, seconds, counts) throughout, as in engine/formulas.py; the
+expected value is converted to the asked unit at the end. Templates are compiled once and
+cached; formulas are compiled (lambdify) once by engine/formulas.py or engine/problems.py.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from typing import Any
+
+import sympy
+from sympy.printing.str import StrPrinter
+
+from engine.errors import UserError
+from engine.problem_types import Variant
+from engine.problems import (
+    MAX_ATTEMPTS,
+    Problem,
+    Quantity,
+    compile_problem,
+    fill_placeholders,
+    pint_unit,
+    unit_dimension,
+    unit_factor,
+)
+
+DISPLAY_FIGURES = 4  # significant figures of numbers shown in a prompt
+
+# How a quantity is shown when the template does not say.
+DISPLAY_UNITS = {
+    "gpu_mem": "GB",
+    "weight_bytes": "GB",
+    "kv_pool_bytes": "GiB",
+    "overhead_bytes": "GiB",
+    "kv_bytes_per_token": "KiB",
+    "kv_bytes_per_sequence": "MiB",
+    "hbm_bandwidth": "TB/s",
+    "decode_floor_time": "ms",
+    "kv_dtype_bytes": "B",
+    "new_kv_dtype_bytes": "B",
+}
+_BINARY_UNITS = (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10))
+_WEIGHT_FORMULAS = {"weight_bytes", "decode_floor_time", "weight_quant_gain_tokens"}
+
+_TEMPLATE_CACHE_SIZE = 512
+_template_cache: dict[str, Problem] = {}
+
+
+def make_variant(template: Mapping[str, Any], template_id: str, seed: int) -> Variant:
+    """One variant of a problem block (its YAML mapping), the same for the same id and seed."""
+    return draw_variant(compiled_template(template), template_id, seed)
+
+
+def compiled_template(template: Mapping[str, Any]) -> Problem:
+    """The compiled form of a template, cached by its content."""
+    key = json.dumps(template, sort_keys=True, default=str)
+    problem = _template_cache.get(key)
+    if problem is None:
+        problem = compile_problem(template)
+        if len(_template_cache) >= _TEMPLATE_CACHE_SIZE:
+            _template_cache.clear()
+        _template_cache[key] = problem
+    return problem
+
+
+@dataclass
+class _Draw:
+    """The inputs of one attempt and everything computed from them."""
+
+    picks: dict[str, Any]
+    model: Any
+    gpu: Any
+    dtype: str
+    kv_dtype: str
+    tp: int
+    values: dict[str, float]
+    shown_units: dict[str, str]  # unit the author wrote for a value, where they wrote one
+    formula: str  # catalog formula variant, or "custom"
+    answer: float = math.nan
+
+
+def draw_variant(problem: Problem, template_id: str, seed: int) -> Variant:
+    """A variant of a compiled template; UserError when the template cannot give one."""
+    rng = random.Random(f"{template_id}#{seed}")
+    failed: dict[str, int] = {}
+    for _ in range(MAX_ATTEMPTS):
+        picks = {axis.name: axis.pick(rng.randrange(axis.size())) for axis in problem.axes}
+        draw = _inputs(problem, picks)
+        _answer(problem, draw)
+        broken = _broken_constraint(problem, draw)
+        if broken is None:
+            return _variant(problem, template_id, seed, draw)
+        failed[broken] = failed.get(broken, 0) + 1
+    worst = max(failed, key=failed.__getitem__)
+    raise UserError(
+        f"no variant meets the constraints in {MAX_ATTEMPTS} draws "
+        f"(failing most: {worst}); widen `vary` or relax the constraint"
+    )
+
+
+# --- computing one draw ----------------------------------------------------------------------
+
+
+def _inputs(problem: Problem, picks: Mapping[str, Any]) -> _Draw:
+    from engine.formulas import SYMBOLS, inputs_from
+
+    fixed = problem.fixed
+    model = picks.get("model", fixed.get("model"))
+    gpu = picks.get("gpu", fixed.get("gpu"))
+    dtype = picks.get("dtype", fixed.get("dtype", "bf16"))
+    kv_dtype = picks.get("kv_dtype", fixed.get("kv_dtype"))
+    tp = picks.get("tp", fixed.get("tp", 1))
+    catalog: dict[str, float] = {}
+    declared: dict[str, float] = {}
+    shown_units: dict[str, str] = {}
+    for source in (problem.given, picks):
+        for name, quantity in source.items():
+            if not isinstance(quantity, Quantity):
+                continue
+            (catalog if name in SYMBOLS else declared)[name] = quantity.value
+            if quantity.display_unit:
+                shown_units[name] = quantity.display_unit
+    values = inputs_from(model, gpu, dtype, kv_dtype, tp, catalog)
+    values.update(declared)
+    if kv_dtype is None:
+        kv_dtype = _default_kv_dtype(dtype)
+    return _Draw(dict(picks), model, gpu, dtype, kv_dtype, tp, values, shown_units, "custom")
+
+
+def _default_kv_dtype(dtype: str) -> str:
+    from engine.catalog import get_dtype
+
+    # As engine/formulas.py: vLLM's "auto" KV dtype stays 16-bit under 8- and 4-bit weights.
+    return dtype if get_dtype(dtype).bits >= 16 else "bf16"
+
+
+def _answer(problem: Problem, draw: _Draw) -> None:
+    """Compute the asked value into ``draw.answer`` (and the output, when solving)."""
+    values = draw.values
+    if problem.custom is None:
+        from engine.formulas import evaluate, missing_inputs, solve_for, variant_for
+
+        name = variant_for(problem.catalog_formula or problem.output, draw.model, values)
+        draw.formula = name
+        if not problem.solving:
+            _require(problem.output, missing_inputs(name, values, draw.model))
+            draw.answer = evaluate(name, values)
+            values[problem.output] = draw.answer
+            return
+        if problem.output not in problem.given and problem.output not in draw.picks:
+            _require(problem.output, missing_inputs(name, values, draw.model))
+            values[problem.output] = _as_shown(
+                problem, draw, problem.output, evaluate(name, values)
+            )
+        known = {k: v for k, v in values.items() if k != problem.ask}
+        draw.answer = _solve_or_nan(lambda: solve_for(name, problem.ask, known))
+        values[problem.ask] = draw.answer
+        return
+    custom = problem.custom
+    if not problem.solving:
+        draw.answer = _evaluate_custom(problem, values)
+        values[problem.output] = draw.answer
+        return
+    if problem.output not in problem.given and problem.output not in draw.picks:
+        forward = _evaluate_custom(problem, values)
+        values[problem.output] = _as_shown(problem, draw, problem.output, forward)
+    draw.answer = _solve_custom(problem, values)
+    values[problem.ask] = draw.answer
+    del custom
+
+
+def _require(output: str, missing: list[str]) -> None:
+    if missing:
+        raise UserError(
+            f"{output} needs {', '.join(missing)}: vary or give it (or pick a model/GPU)"
+        )
+
+
+def _evaluate_custom(problem: Problem, values: Mapping[str, float]) -> float:
+    custom = problem.custom
+    assert custom is not None
+    missing = [n for n in custom.inputs if n not in values]
+    _require(custom.output, missing)
+    try:
+        return float(custom.compiled(*(values[n] for n in custom.inputs)))
+    except (ZeroDivisionError, OverflowError, ValueError):
+        return math.nan
+
+
+def _solve_or_nan(solve: Any) -> float:
+    try:
+        return float(solve())
+    except (UserError, ZeroDivisionError, OverflowError, ValueError):
+        return math.nan
+
+
+@lru_cache(maxsize=256)
+def _custom_inverse(expr: sympy.Expr, output: str, ask: str) -> tuple[tuple[str, ...], tuple]:
+    """Closed-form roots of ``output = expr`` for ``ask``, compiled; names of their arguments."""
+    target = sympy.Symbol(output, positive=True)
+    unknown = next(s for s in expr.free_symbols if s.name == ask)
+    relaxed = expr.replace(sympy.floor, lambda a: a).replace(sympy.ceiling, lambda a: a)
+    try:
+        roots = sympy.solve(sympy.Eq(target, relaxed), unknown)
+    except (NotImplementedError, ValueError):
+        roots = []
+    others = sorted((s for s in expr.free_symbols if s.name != ask), key=lambda s: s.name)
+    names = (output, *(s.name for s in others))
+    compiled = tuple(sympy.lambdify([target, *others], root, modules="math") for root in roots)
+    return names, compiled
+
+
+def _solve_custom(problem: Problem, values: Mapping[str, float]) -> float:
+    custom = problem.custom
+    assert custom is not None
+    names, roots = _custom_inverse(custom.expr, custom.output, problem.ask)
+    if not roots:
+        raise UserError(f"cannot solve the formula for {problem.ask}: ask for its output instead")
+    _require(problem.ask, [n for n in names if n not in values])
+    for root in roots:
+        try:
+            value = complex(root(*(values[n] for n in names)))
+        except (ZeroDivisionError, OverflowError, ValueError, TypeError):
+            continue
+        if abs(value.imag) <= 1e-9 * max(1.0, abs(value.real)) and value.real > 0:
+            return value.real
+    return math.nan
+
+
+def _broken_constraint(problem: Problem, draw: _Draw) -> str | None:
+    """The first constraint this draw breaks (or 'a positive answer'), else None."""
+    if not (math.isfinite(draw.answer) and draw.answer > 0):
+        return "a positive answer"
+    values = draw.values
+    for condition in problem.conditions:
+        missing = [n for n in condition.names if n not in values]
+        if missing:
+            raise UserError(
+                f"constraint {condition.text!r} uses {', '.join(missing)}, "
+                "which this problem does not define"
+            )
+        if not condition.test(*(values[n] for n in condition.names)):
+            return condition.text
+    return None
+
+
+# --- display ---------------------------------------------------------------------------------
+
+
+def _unit_of(problem: Problem, name: str) -> str:
+    from engine.formulas import SYMBOLS
+
+    if problem.custom is not None and name in problem.custom.units:
+        return problem.custom.units[name]
+    return SYMBOLS[name].unit if name in SYMBOLS else ""
+
+
+def _display_unit(problem: Problem, draw: _Draw, name: str, value: float) -> str:
+    """The unit a value is shown in: as written by the author, by convention, or by size."""
+    if name in draw.shown_units:
+        return draw.shown_units[name]
+    if name == problem.ask:
+        return problem.unit
+    if name in DISPLAY_UNITS:
+        return DISPLAY_UNITS[name]
+    unit = pint_unit(_unit_of(problem, name))
+    if unit == "byte":
+        return next((u for u, size in _BINARY_UNITS if abs(value) >= size), "B")
+    if unit == "s":
+        return "ms" if abs(value) < 1 else "s"
+    if unit == "byte/s":
+        return "TB/s"
+    if problem.custom is not None and name in problem.custom.units and unit_dimension(unit):
+        return unit
+    return ""  # counts: tokens, requests, layers... shown as plain numbers
+
+
+def show(problem: Problem, draw: _Draw, name: str, unit: str | None = None) -> str:
+    """Display text of a value: '128 KiB', '80 GB', '1,800', '0.9'."""
+    from engine.units import format_quantity
+
+    value = draw.values[name]
+    unit = unit if unit is not None else _display_unit(problem, draw, name, value)
+    return format_quantity(value / unit_factor(unit), unit, DISPLAY_FIGURES)
+
+
+def _as_shown(problem: Problem, draw: _Draw, name: str, value: float) -> float:
+    """``value`` rounded as the prompt will show it, so the learner and the key agree."""
+    from engine.units import format_number
+
+    unit = _display_unit(problem, draw, name, value)
+    factor = unit_factor(unit)
+    text = format_number(value / factor, DISPLAY_FIGURES).replace(",", "")
+    try:
+        return float(text) * factor
+    except ValueError:
+        return value
+
+
+def _special(problem: Problem, draw: _Draw, name: str) -> str | None:
+    if name == "model":
+        if draw.model is not None:
+            return draw.model.name
+        return _synthetic_model(problem, draw)
+    if name == "gpu":
+        return draw.gpu.name if draw.gpu is not None else None
+    if name == "dtype":
+        return draw.dtype.upper()
+    if name == "kv_dtype":
+        return draw.kv_dtype.upper()
+    if name == "unit":
+        return problem.unit
+    return None
+
+
+_ARCHITECTURE_WORDS = (
+    ("layers", "{} layers"),
+    ("heads", "{} attention heads"),
+    ("kv_heads", "{} KV heads"),
+    ("head_dim", "head dimension {}"),
+    ("hidden", "hidden size {}"),
+)
+
+
+def _synthetic_model(problem: Problem, draw: _Draw) -> str:
+    from engine.units import format_number
+
+    parts = [
+        words.format(format_number(draw.values[name]))
+        for name, words in _ARCHITECTURE_WORDS
+        if name in draw.values and (name in problem.synthetic_model or name in problem.given)
+    ]
+    return "a model with " + ", ".join(parts) if parts else "a model"
+
+
+def _placeholder_texts(problem: Problem, draw: _Draw) -> dict[tuple[str, str | None], str]:
+    texts: dict[tuple[str, str | None], str] = {}
+    for name, unit in problem.placeholders:
+        text = _special(problem, draw, name)
+        if text is None:
+            if name not in draw.values:
+                raise UserError(f"placeholder {{{name}}} has no value in this problem")
+            text = show(problem, draw, name, unit)
+        texts[(name, unit)] = text
+    return texts
+
+
+# --- worked solution -------------------------------------------------------------------------
+
+_MARK = "\x00"
+
+
+class _MarkedPrinter(StrPrinter):
+    """Prints an expression with each symbol as a marker, filled in per variant."""
+
+    def __init__(self) -> None:
+        super().__init__({"order": "none"})
+
+    def _print_Symbol(self, expr: sympy.Symbol) -> str:
+        return f"{_MARK}{expr.name}{_MARK}"
+
+    def _print_Mul(self, expr: sympy.Mul) -> str:
+        # Factors in the catalog's symbol order (layers before heads before head_dim...), the
+        # way people say them, instead of sympy's alphabetical order.
+        from sympy.printing.precedence import PRECEDENCE
+
+        coefficient, factors = expr.as_coeff_mul()
+        numerator: list[sympy.Expr] = []
+        denominator: list[sympy.Expr] = []
+        if coefficient.is_Rational and coefficient not in (1, -1):
+            if coefficient.p not in (1, -1):
+                numerator.append(sympy.Integer(abs(coefficient.p)))
+            if coefficient.q != 1:
+                denominator.append(sympy.Integer(coefficient.q))
+        for factor in factors:
+            if factor.is_Pow and factor.exp.is_Rational and factor.exp.is_negative:
+                denominator.append(factor.base ** (-factor.exp))
+            else:
+                numerator.append(factor)
+        precedence = PRECEDENCE["Mul"]
+
+        def join(items: list[sympy.Expr]) -> str:
+            ordered = sorted(items, key=_factor_order)
+            return "*".join(self.parenthesize(item, precedence) for item in ordered)
+
+        text = join(numerator) if numerator else "1"
+        if denominator:
+            below = join(denominator)
+            text += f"/({below})" if len(denominator) > 1 else f"/{below}"
+        return f"-{text}" if coefficient < 0 else text
+
+
+def _factor_order(factor: sympy.Expr) -> tuple[int, str]:
+    if factor.is_number:
+        return (-1, "")
+    return (min(_symbol_position(s.name) for s in factor.free_symbols), str(factor))
+
+
+@cache
+def _symbol_position(name: str) -> int:
+    """Where a symbol stands in the catalog's table (architecture first, then precision...)."""
+    from engine.formulas import SYMBOLS
+
+    names = list(SYMBOLS)
+    return names.index(name) if name in names else len(names)
+
+
+def _pretty(text: str) -> str:
+    text = text.replace("**", "^").replace("*", " x ").replace("ceiling", "ceil")
+    return text.replace("Max(", "max(").replace("Min(", "min(")
+
+
+@lru_cache(maxsize=512)
+def _marked(expr: sympy.Expr) -> str:
+    return _pretty(_MarkedPrinter().doprint(expr))
+
+
+def _unmark(marked: str, texts: Mapping[str, str]) -> str:
+    parts = marked.split(_MARK)
+    # Odd parts are symbol names.
+    return "".join(texts.get(p, p) if i % 2 else p for i, p in enumerate(parts))
+
+
+@cache
+def _catalog_expr(name: str) -> sympy.Expr:
+    from engine.formulas import FORMULAS
+
+    return FORMULAS[name].expr
+
+
+@lru_cache(maxsize=256)
+def _solved_text(expr: sympy.Expr, output: str, ask: str) -> str | None:
+    """The formula rearranged for ``ask``, printed with markers (None if sympy cannot)."""
+    unknown = next((s for s in expr.free_symbols if s.name == ask), None)
+    if unknown is None:
+        return None
+    relaxed = expr.replace(sympy.floor, lambda a: a).replace(sympy.ceiling, lambda a: a)
+    relaxed = relaxed.replace(sympy.Max, lambda *a: next((x for x in a if not x.is_number), a[0]))
+    try:
+        roots = sympy.solve(sympy.Eq(sympy.Symbol(output, positive=True), relaxed), unknown)
+    except (NotImplementedError, ValueError):
+        return None
+    return _marked(roots[0]) if len(roots) == 1 else None
+
+
+def _worked_solution(problem: Problem, draw: _Draw) -> tuple[str, str]:
+    """(formula text, Markdown worked solution in this variant's numbers)."""
+    from engine.units import format_quantity
+
+    expr = problem.custom.expr if problem.custom else _catalog_expr(draw.formula)
+    names = {s.name for s in expr.free_symbols}
+    symbolic = _unmark(_marked(expr), {n: n for n in names})
+    texts = {n: show(problem, draw, n) for n in names if n in draw.values and n != problem.ask}
+    output = problem.output
+    formula_text = f"{output} = {symbolic}"
+    answer_text = format_quantity(draw.answer / unit_factor(problem.unit), problem.unit)
+    pad = " " * len(output)
+    lines = [formula_text]
+    if not problem.solving:
+        lines.append(f"{pad} = {_unmark(_marked(expr), texts)}")
+        lines.append(f"{pad} = {answer_text}")
+    else:
+        output_text = show(problem, draw, output)
+        lines.append(f"{output_text} = {_unmark(_marked(expr), texts)}")
+        solved = _solved_text(expr, output, problem.ask)
+        if solved is not None:
+            with_output = {**texts, output: output_text}
+            lines.append(
+                f"{problem.ask} = {_unmark(solved, {n: n for n in names} | {output: output})}"
+            )
+            lines.append(f"{' ' * len(problem.ask)} = {_unmark(solved, with_output)}")
+            lines.append(f"{' ' * len(problem.ask)} = {answer_text}")
+        else:
+            lines.append(f"{problem.ask} = {answer_text}")
+    if _rounds_down(expr) and not problem.solving:
+        note = "\n\nRound down: a request or block that does not fit whole does not count."
+    else:
+        note = ""
+    body = "\n".join(lines)
+    markdown = f"```text\n{body}\n```\n\n**Answer: {answer_text}**{note}"
+    return formula_text, markdown
+
+
+def _rounds_down(expr: sympy.Expr) -> bool:
+    return expr.has(sympy.floor) and not expr.has(sympy.Max)
+
+
+# --- the variant -----------------------------------------------------------------------------
+
+
+def _variant(problem: Problem, template_id: str, seed: int, draw: _Draw) -> Variant:
+    formula_text, worked = _worked_solution(problem, draw)
+    params = _params(problem, draw)
+    if problem.prompt.strip():
+        prompt = fill_placeholders(problem.prompt, _placeholder_texts(problem, draw))
+    else:
+        prompt = _default_prompt(problem, params)
+    return Variant(
+        template_id=template_id,
+        seed=seed,
+        prompt=prompt,
+        params=params,
+        expected_value=draw.answer / unit_factor(problem.unit),
+        unit=problem.unit,
+        rel_tolerance=problem.tolerance,
+        context=_context(problem, draw, formula_text, worked),
+    )
+
+
+def _default_prompt(problem: Problem, params: Mapping[str, str]) -> str:
+    """For a template without a prompt: what to find, and every input as a list."""
+    from engine.formulas import SYMBOLS
+
+    what = f"`{problem.ask}`"
+    if problem.ask in SYMBOLS:
+        what += f" ({SYMBOLS[problem.ask].description})"
+    inputs = "\n".join(f"- {name}: {text}" for name, text in params.items())
+    return f"Find {what}, in {problem.unit or 'plain numbers'}.\n\n{inputs}"
+
+
+def _params(problem: Problem, draw: _Draw) -> dict[str, str]:
+    """Every input of this variant as display text, catalog choices first."""
+    params: dict[str, str] = {}
+    for name in ("model", "gpu", "dtype", "kv_dtype"):
+        if name in draw.picks or name in problem.fixed:
+            text = _special(problem, draw, name)
+            if text is not None:
+                params[name] = text
+    if problem.synthetic_model:
+        params["model"] = _synthetic_model(problem, draw)
+    expr = problem.custom.expr if problem.custom else _catalog_expr(draw.formula)
+    inputs = [s.name for s in expr.free_symbols]
+    if problem.solving:
+        inputs.append(problem.output)
+    wanted = [*draw.picks, *problem.given, *sorted(inputs, key=_symbol_position)]
+    for name in wanted:
+        if name in params or name == problem.ask or name not in draw.values:
+            continue
+        params[name] = show(problem, draw, name)
+    return params
+
+
+def _context(problem: Problem, draw: _Draw, formula_text: str, worked: str) -> dict[str, object]:
+    """What engine/checker.py reads to diagnose an answer (see its docstring)."""
+    from engine.catalog import get_dtype
+
+    values = draw.values
+    base = draw.formula.removesuffix("_mla").removesuffix("_swa")
+    weights = base in _WEIGHT_FORMULAS
+    dtype = draw.dtype if weights else draw.kv_dtype
+    context: dict[str, object] = {
+        "formula": draw.formula,
+        "formula_text": formula_text,
+        "worked_solution": worked,
+        "ask": problem.ask,
+        "dtype": dtype.upper(),
+        "dtype_bytes": get_dtype(dtype).bytes,
+        "mla": draw.model is not None and draw.model.attention_kind == "mla",
+    }
+    for name in ("heads", "kv_heads", "tp"):
+        if name in values:
+            context[name] = values[name]
+    if problem.solving or problem.custom is not None:
+        # The default exponents describe a formula's output; for anything else the ratio
+        # rules would misfire, so only the unit and prefix rules stay on.
+        context["exponents"] = {}
+    if draw.model is not None:
+        context["model"] = draw.model.id
+    if draw.gpu is not None:
+        context["gpu"] = draw.gpu.id
+    return context
+
+
+__all__ = ["compiled_template", "draw_variant", "make_variant", "show"]

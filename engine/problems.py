@@ -1,0 +1,948 @@
+"""Problem templates: the fields of a pack's ```problem block, checked and compiled once.
+
+A block is validated by a pydantic model (unknown fields are errors), then compiled into a
+``Problem``: the asked quantity resolved against the formula catalog (engine/formulas.py) or a
+formula written in the pack (parsed by engine/expr.py, never eval), every axis of ``vary``
+expanded into choices, ``given`` values converted to base units (bytes, seconds, counts),
+constraints parsed, and the prompt's placeholders listed. engine/generator.py draws variants from
+a ``Problem``; ``validate_problem`` is what ``kvdrill check`` runs on each problem card.
+
+The fields are documented in decks/README.md, "Problem templates".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import sympy
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from engine.errors import Located, UserError
+from engine.expr import FormulaError, is_name, parse_condition, parse_formula
+
+MAX_AXIS_CHOICES = 100_000  # values one range may span
+MAX_PROMPT_CHARS = 4000
+MAX_ATTEMPTS = 200  # draws per variant before the constraints are declared unmeetable
+VALIDATION_SEEDS = 12  # seeds kvdrill check tries on each template
+DEFAULT_TOLERANCE = 0.01
+MAX_TOLERANCE = 0.1
+
+CATALOG_AXES = ("model", "gpu", "dtype", "kv_dtype", "tp")
+MODEL_SELECTORS = ("all", "mha", "gqa", "mla", "moe", "dense", "swa")
+GPU_SELECTORS = ("all", "fp8", "fp4")
+
+# Named constraints, written in the constraint language itself.
+NAMED_CONSTRAINTS = {
+    "weights_fit": "weight_bytes < tp * gpu_mem * gpu_util",
+    "pool_positive": "kv_pool_bytes > 0",
+    "request_fits": "kv_pool_tokens >= request_tokens",
+    "max_model_len_fits": "kv_pool_tokens >= max_model_len",
+    "sequence_fits": "kv_pool_tokens >= seq_tokens",
+}
+
+# Units a constraint may use as constants: `weight_bytes <= 70 * GB`.
+CONSTRAINT_UNITS = ("B", "kB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB", "s", "ms", "us")
+
+Scalar = int | float | str
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class RangeSpec(_Strict):
+    """``{from: 1000, to: 8000, step: 100}``: every value from ``from`` to ``to`` by ``step``."""
+
+    start: Scalar = Field(alias="from")
+    to: Scalar
+    step: Scalar = 1
+
+
+class PackFormula(_Strict):
+    """A formula written in the pack: an expression over declared or catalog symbols."""
+
+    expr: str
+    symbols: dict[str, str] = Field(default_factory=dict)  # name -> unit ("GiB", "token", "")
+    output: str | None = None  # the result's name; defaults to ``ask``
+
+
+class ProblemSpec(_Strict):
+    ask: str
+    formula: str | PackFormula | None = None
+    vary: dict[str, Scalar | list[Scalar] | RangeSpec | dict[str, Any]] = Field(
+        default_factory=dict
+    )
+    given: dict[str, Scalar] = Field(default_factory=dict)
+    constraints: list[str] = Field(default_factory=list)
+    prompt: str = ""  # empty: a prompt listing the inputs is written for each variant
+    unit: str
+    tolerance: float | str | None = None
+
+
+@dataclass(frozen=True)
+class Issue:
+    """One problem with a template: the top-level field it sits under, and what is wrong."""
+
+    field: str
+    message: str
+
+
+class ProblemSpecError(UserError):
+    """A template that cannot be used; ``issues`` lists everything found."""
+
+    def __init__(self, issues: list[Issue]):
+        self.issues = issues
+        super().__init__("; ".join(f"{i.field}: {i.message}" for i in issues))
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A value in base units and how to show it (the unit the author wrote, if any)."""
+
+    value: float
+    display_unit: str | None = None
+
+
+@dataclass(frozen=True)
+class Axis:
+    """One varied input. ``kind`` is a catalog axis (model, gpu, dtype, kv_dtype, tp) or symbol."""
+
+    name: str
+    kind: str
+    choices: tuple[Any, ...] = ()  # catalog entries, dtype names, or Quantity values
+    start: float = 0.0  # for a range: base-unit value of the first choice
+    step: float = 0.0
+    count: int = 0  # number of choices (a range is not expanded)
+    display_unit: str | None = None
+
+    def size(self) -> int:
+        return self.count if self.step else len(self.choices)
+
+    def pick(self, index: int) -> Any:
+        if self.step:
+            return Quantity(self.start + index * self.step, self.display_unit)
+        return self.choices[index]
+
+
+@dataclass(frozen=True)
+class Condition:
+    text: str
+    relation: sympy.core.relational.Relational
+    names: tuple[str, ...]
+    test: Any  # compiled: test(*values) -> bool
+
+
+@dataclass(frozen=True)
+class CustomFormula:
+    output: str
+    expr: sympy.Expr
+    symbols: Mapping[str, sympy.Symbol]  # every name the expression uses
+    units: Mapping[str, str]  # declared names -> unit text
+    inputs: tuple[str, ...]  # names in expression order of arguments
+    compiled: Any
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A template, checked and compiled: what the generator draws variants from."""
+
+    ask: str
+    output: str  # the formula's result (== ask unless solving for an input)
+    catalog_formula: str | None  # base catalog formula name (variant picked per model)
+    custom: CustomFormula | None
+    axes: tuple[Axis, ...]
+    fixed: Mapping[str, Any]  # catalog axes fixed in ``given`` (model, gpu, dtype, kv_dtype, tp)
+    given: Mapping[str, Quantity]  # symbol values in base units
+    conditions: tuple[Condition, ...]
+    prompt: str
+    placeholders: tuple[tuple[str, str | None], ...]  # (name, unit or None)
+    unit: str
+    tolerance: float
+    synthetic_model: tuple[str, ...] = field(default_factory=tuple)  # axes a synthetic model has
+
+    @property
+    def solving(self) -> bool:
+        return self.ask != self.output
+
+
+# --- helpers over other modules ------------------------------------------------------------
+
+
+def pint_unit(unit: str) -> str:
+    """The formula catalog writes plain counts as 'dimensionless'; the unit reader wants ''."""
+    return "" if unit in ("dimensionless", "1") else unit
+
+
+def unit_dimension(unit: str) -> frozenset[tuple[str, int]]:
+    from engine.units import unit_scale
+
+    return unit_scale(pint_unit(unit))[1]
+
+
+def unit_factor(unit: str) -> float:
+    from engine.units import unit_scale
+
+    return unit_scale(pint_unit(unit))[0]
+
+
+def catalog_symbol(name: str) -> str | None:
+    """The canonical catalog symbol for a name or alias, or None."""
+    from engine.formulas import ALIASES, SYMBOLS
+
+    key = ALIASES.get(name, name)
+    return key if key in SYMBOLS else None
+
+
+def read_value(raw: Scalar, unit: str, what: str) -> Quantity:
+    """A YAML value in base units: a number is in ``unit``; text may carry its own unit."""
+    from engine.units import read_quantity_parts
+
+    if isinstance(raw, bool) or raw is None:
+        raise ValueError(f"{what}: expected a number, got {raw!r}")
+    if isinstance(raw, int | float):
+        return Quantity(float(raw) * unit_factor(unit))
+    read = read_quantity_parts(str(raw))
+    if not read.unit_text:
+        return Quantity(read.value * unit_factor(unit))
+    if unit_dimension(read.unit_text) != unit_dimension(unit):
+        from engine.units import describe_dimension
+
+        raise ValueError(
+            f"{what}: {raw!r} is {describe_dimension(read.unit_text)}, "
+            f"but this value is {describe_dimension(pint_unit(unit))}"
+        )
+    return Quantity(read.value * unit_factor(read.unit_text), read.unit_text)
+
+
+# --- compiling a template ------------------------------------------------------------------
+
+
+class _Compiler:
+    """Builds a Problem from raw YAML, collecting every issue rather than stopping at the first."""
+
+    def __init__(self, raw: Mapping[str, Any]):
+        self.raw = raw
+        self.issues: list[Issue] = []
+
+    def issue(self, where: str, message: str) -> None:
+        self.issues.append(Issue(where, message))
+
+    def compile(self) -> Problem:
+        try:
+            spec = ProblemSpec.model_validate(self.raw)
+        except ValidationError as exc:
+            for error in exc.errors():
+                location = [str(p) for p in error["loc"]]
+                where = location[0] if location else "problem"
+                detail = ".".join(location[1:])
+                message = error["msg"]
+                if error["type"] == "extra_forbidden":
+                    message = f"unknown field {'.'.join(location)!r}"
+                elif error["type"] == "missing":
+                    message = f"missing required field {'.'.join(location)!r}"
+                elif detail:
+                    message = f"{detail}: {message}"
+                self.issue(where, message)
+            raise ProblemSpecError(_dedupe(self.issues)) from None
+        return self.build(spec)
+
+    def build(self, spec: ProblemSpec) -> Problem:
+        from engine.formulas import FORMULAS, get_formula
+
+        custom = None
+        catalog_formula = None
+        output = spec.ask
+        if isinstance(spec.formula, PackFormula):
+            custom = self.custom_formula(spec.formula, spec.ask)
+            output = custom.output if custom else spec.ask
+        else:
+            name = spec.formula or spec.ask
+            key = catalog_symbol(name) or name
+            if name in FORMULAS or key in FORMULAS:
+                formula = get_formula(key)
+                catalog_formula = formula.name
+                output = formula.output
+                ask = catalog_symbol(spec.ask) or spec.ask
+                if ask not in (formula.output, formula.name) and ask not in formula.symbols:
+                    self.issue(
+                        "ask",
+                        f"{spec.ask!r} is neither what {formula.name} computes nor one of its "
+                        f"inputs ({', '.join(formula.symbols)})",
+                    )
+            else:
+                from engine.catalog import close_matches
+
+                field_name = "formula" if spec.formula else "ask"
+                self.issue(
+                    field_name,
+                    f"unknown formula {name!r}{close_matches(name, list(FORMULAS))}",
+                )
+        ask = spec.ask
+        if custom is None:
+            ask = catalog_symbol(spec.ask) or spec.ask
+            if ask == catalog_formula:
+                ask = output
+
+        units = self.unit_table(custom)
+        axes, fixed, synthetic = self.axes(spec.vary, units)
+        given = self.given(spec.given, units, fixed, {a.name for a in axes})
+        if not self.issues:
+            axes = axes + _default_catalog_axes(
+                catalog_formula, custom, axes, fixed, given, bool(synthetic)
+            )
+        known_names = set(units) | {output}
+        conditions = tuple(
+            c for c in (self.condition(text, known_names, units) for text in spec.constraints) if c
+        )
+        answer_unit = self.answer_unit(spec.unit, ask, output, units, custom)
+        tolerance = self.tolerance(spec.tolerance)
+        placeholders = self.placeholders(spec.prompt, ask, units)
+        if self.issues:
+            raise ProblemSpecError(_dedupe(self.issues))
+        return Problem(
+            ask=ask,
+            output=output,
+            catalog_formula=catalog_formula,
+            custom=custom,
+            axes=axes,
+            fixed=fixed,
+            given=given,
+            conditions=conditions,
+            prompt=spec.prompt,
+            placeholders=placeholders,
+            unit=answer_unit,
+            tolerance=tolerance,
+            synthetic_model=synthetic,
+        )
+
+    # formula ---------------------------------------------------------------------------------
+
+    def custom_formula(self, spec: PackFormula, ask: str) -> CustomFormula | None:
+        from engine.units import AnswerError
+
+        units: dict[str, str] = {}
+        for name, unit in spec.symbols.items():
+            if not is_name(name):
+                self.issue("formula", f"symbols: {name!r} is not a valid name")
+                continue
+            try:
+                unit_dimension(unit)
+            except AnswerError as exc:
+                self.issue("formula", f"symbols.{name}: {exc}")
+                continue
+            units[name] = unit
+        output = spec.output or ask
+        if not is_name(output):
+            self.issue("formula", f"output: {output!r} is not a valid name")
+            return None
+        if output in units:
+            self.issue("formula", f"output {output!r} is also declared as an input symbol")
+        table = {name: sympy.Symbol(name, positive=True) for name in units}
+        try:
+            expr = parse_formula(spec.expr, _ExprNames(table))
+        except FormulaError as exc:
+            self.issue("formula", f"expr, column {exc.column}: {exc.message}")
+            return None
+        names = tuple(sorted(s.name for s in expr.free_symbols))
+        symbols = {s.name: s for s in expr.free_symbols}
+        for name in names:
+            if name not in units:
+                units[name] = _catalog_unit(name)
+        if ask != output and ask not in names:
+            self.issue(
+                "ask", f"{ask!r} is neither the formula's output {output!r} nor one of its inputs"
+            )
+        compiled = sympy.lambdify([symbols[n] for n in names], expr, modules="math")
+        dimension = self.dimension(expr, units, "formula")
+        return CustomFormula(
+            output=output,
+            expr=expr,
+            symbols=symbols,
+            units={**units, output: _unit_of_dimension(dimension)},
+            inputs=names,
+            compiled=compiled,
+        )
+
+    def dimension(
+        self, expr: sympy.Basic, units: Mapping[str, str], where: str
+    ) -> frozenset[tuple[str, int]] | None:
+        try:
+            return expression_dimension(expr, units)
+        except ValueError as exc:
+            self.issue(where, str(exc))
+            return None
+
+    def unit_table(self, custom: CustomFormula | None) -> dict[str, str]:
+        """Every name a value, constraint or placeholder may use -> its unit."""
+        from engine.formulas import SYMBOLS
+
+        table = {name: symbol.unit for name, symbol in SYMBOLS.items()}
+        if custom:
+            table.update(custom.units)
+        return table
+
+    # vary and given ----------------------------------------------------------------------------
+
+    def axes(
+        self, vary: Mapping[str, Any], units: Mapping[str, str]
+    ) -> tuple[tuple[Axis, ...], dict[str, Any], tuple[str, ...]]:
+        axes: list[Axis] = []
+        synthetic: tuple[str, ...] = ()
+        for raw_name, raw in vary.items():
+            name = self.name(raw_name, units, "vary")
+            if name is None:
+                continue
+            where = f"vary.{raw_name}"
+            if name == "model" and isinstance(raw, Mapping) and "synthetic" in raw:
+                if set(raw) != {"synthetic"} or not isinstance(raw["synthetic"], Mapping):
+                    self.issue("vary", f"{where}: write `synthetic:` and the axes under it")
+                    continue
+                for sub_name, sub_raw in raw["synthetic"].items():
+                    sub = self.name(sub_name, units, "vary")
+                    if sub is None:
+                        continue
+                    axis = self.axis(sub, sub_raw, units, f"{where}.synthetic.{sub_name}")
+                    if axis:
+                        axes.append(axis)
+                synthetic = tuple(a.name for a in axes if a.kind == "symbol")
+                continue
+            axis = self.axis(name, raw, units, where)
+            if axis:
+                axes.append(axis)
+        seen: set[str] = set()
+        for axis in axes:
+            if axis.name in seen:
+                self.issue("vary", f"{axis.name} is varied twice")
+            seen.add(axis.name)
+        return tuple(axes), {}, synthetic
+
+    def name(self, raw_name: str, units: Mapping[str, str], where: str) -> str | None:
+        """A vary/given key: a catalog axis, a catalog symbol (or alias), or a declared symbol."""
+        if raw_name in CATALOG_AXES:
+            return raw_name
+        if raw_name in units:
+            return raw_name
+        canonical = catalog_symbol(raw_name)
+        if canonical:
+            return canonical
+        from engine.catalog import close_matches
+
+        choices = [*CATALOG_AXES, *units]
+        self.issue(where, f"unknown name {raw_name!r}{close_matches(raw_name, choices)}")
+        return None
+
+    def axis(self, name: str, raw: Any, units: Mapping[str, str], where: str) -> Axis | None:
+        try:
+            if name == "model":
+                return Axis(name, "model", _select_models(raw))
+            if name == "gpu":
+                return Axis(name, "gpu", _select_gpus(raw))
+            if name in ("dtype", "kv_dtype"):
+                return Axis(name, name, _select_dtypes(raw))
+            unit = "" if name == "tp" else units[name]
+            kind = "tp" if name == "tp" else "symbol"
+            if isinstance(raw, RangeSpec | Mapping):
+                spec = raw if isinstance(raw, RangeSpec) else RangeSpec.model_validate(raw)
+                return _range_axis(name, kind, spec, unit, where)
+            values = raw if isinstance(raw, list) else [raw]
+            if not values:
+                raise ValueError("give at least one value")
+            choices = tuple(read_value(v, unit, where) for v in values)
+            if kind == "tp":
+                choices = tuple(_whole(q.value, where) for q in choices)
+            return Axis(name, kind, choices)
+        except (ValueError, UserError, ValidationError) as exc:
+            self.issue("vary", _one_line(exc, where))
+            return None
+
+    def given(
+        self,
+        given: Mapping[str, Scalar],
+        units: Mapping[str, str],
+        fixed: dict[str, Any],
+        varied: set[str],
+    ) -> dict[str, Quantity]:
+        values: dict[str, Quantity] = {}
+        for raw_name, raw in given.items():
+            name = self.name(raw_name, units, "given")
+            if name is None:
+                continue
+            where = f"given.{raw_name}"
+            if name in varied:
+                self.issue("given", f"{name} is both varied and given")
+                continue
+            try:
+                if name == "model":
+                    fixed["model"] = _select_models([raw])[0]
+                elif name == "gpu":
+                    fixed["gpu"] = _select_gpus([raw])[0]
+                elif name in ("dtype", "kv_dtype"):
+                    fixed[name] = _select_dtypes(raw)[0]
+                elif name == "tp":
+                    fixed["tp"] = _whole(read_value(raw, "", where).value, where)
+                else:
+                    values[name] = read_value(raw, units[name], where)
+            except (ValueError, UserError) as exc:
+                self.issue("given", _one_line(exc, where))
+        return values
+
+    # constraints -----------------------------------------------------------------------------
+
+    def condition(self, text: str, names: set[str], units: Mapping[str, str]) -> Condition | None:
+        source = NAMED_CONSTRAINTS.get(text.strip(), text)
+        table = {name: sympy.Symbol(name, positive=True) for name in names}
+        for unit in CONSTRAINT_UNITS:
+            table.setdefault(unit, sympy.Symbol(f"unit:{unit}", positive=True))
+        try:
+            relation = parse_condition(source, _ExprNames(table))
+        except FormulaError as exc:
+            hint = (
+                ""
+                if "<" in text or ">" in text
+                else f" (named ones: {', '.join(NAMED_CONSTRAINTS)})"
+            )
+            self.issue("constraints", f"{text!r}, column {exc.column}: {exc.message}{hint}")
+            return None
+        # Unit constants become numbers in base units; the rest are inputs.
+        constants = {
+            s: unit_factor(s.name[5:]) for s in relation.free_symbols if s.name.startswith("unit:")
+        }
+        relation_units = {**units, **{f"unit:{u}": u for u in CONSTRAINT_UNITS}}
+        left = self.dimension(relation.lhs, relation_units, "constraints")
+        right = self.dimension(relation.rhs, relation_units, "constraints")
+        if left is not None and right is not None and left != right and not _is_zero(relation.rhs):
+            self.issue(
+                "constraints",
+                f"{text!r} compares {_describe(left)} with {_describe(right)}"
+                + ("; write units as constants, e.g. 70 * GB" if not right or not left else ""),
+            )
+            return None
+        relation = relation.subs(constants)
+        ordered = tuple(sorted(s.name for s in relation.free_symbols))
+        symbols = sorted(relation.free_symbols, key=lambda s: s.name)
+        test = sympy.lambdify(symbols, relation, modules="math")
+        return Condition(text.strip(), relation, ordered, test)
+
+    # answer ------------------------------------------------------------------------------------
+
+    def answer_unit(
+        self,
+        unit: str,
+        ask: str,
+        output: str,
+        units: Mapping[str, str],
+        custom: CustomFormula | None,
+    ) -> str:
+        from engine.units import AnswerError, describe_dimension, normalise_unit_text
+
+        unit = normalise_unit_text(unit)
+        try:
+            wanted = unit_dimension(unit)
+        except AnswerError as exc:
+            self.issue("unit", str(exc))
+            return unit
+        asked_unit = units.get(ask)
+        if asked_unit is None:
+            return unit  # already reported: an unknown ask
+        if unit_dimension(asked_unit) != wanted:
+            self.issue(
+                "unit",
+                f"{ask} is {describe_dimension(pint_unit(asked_unit))}, "
+                f"but the answer unit {unit or '(none)'} is {describe_dimension(unit)}",
+            )
+        return unit
+
+    def tolerance(self, raw: float | str | None) -> float:
+        if raw is None:
+            return DEFAULT_TOLERANCE
+        text = str(raw).strip()
+        try:
+            value = float(text[:-1]) / 100 if text.endswith("%") else float(text)
+        except ValueError:
+            self.issue("tolerance", f"{raw!r} is not a tolerance: write 2% or 0.02")
+            return DEFAULT_TOLERANCE
+        if not 0 < value <= MAX_TOLERANCE:
+            self.issue(
+                "tolerance",
+                f"{raw!r} is outside (0, {MAX_TOLERANCE:.0%}]: wider lets unit slips through",
+            )
+            return DEFAULT_TOLERANCE
+        return value
+
+    # prompt ------------------------------------------------------------------------------------
+
+    def placeholders(
+        self, prompt: str, ask: str, units: Mapping[str, str]
+    ) -> tuple[tuple[str, str | None], ...]:
+        from engine.units import AnswerError
+
+        if len(prompt) > MAX_PROMPT_CHARS:
+            self.issue("prompt", f"prompt is over {MAX_PROMPT_CHARS} characters")
+        found: list[tuple[str, str | None]] = []
+        for match in iter_placeholders(prompt):
+            if match is None:
+                self.issue("prompt", "a lone { or }: write {{ or }} for a literal brace")
+                continue
+            raw_name, unit = match
+            name = raw_name if raw_name in SPECIAL_PLACEHOLDERS else catalog_symbol(raw_name)
+            if name is None and raw_name in units:
+                name = raw_name
+            if name is None:
+                self.issue(
+                    "prompt", f"placeholder {{{raw_name}}} names nothing this problem defines"
+                )
+                continue
+            if name == ask:
+                self.issue("prompt", f"placeholder {{{raw_name}}} would show the answer")
+                continue
+            if unit is not None:
+                if name in SPECIAL_PLACEHOLDERS:
+                    self.issue("prompt", f"placeholder {{{raw_name}}} takes no unit")
+                    continue
+                try:
+                    if unit_dimension(unit) != unit_dimension(units[name]):
+                        self.issue(
+                            "prompt",
+                            f"placeholder {{{raw_name}:{unit}}}: {unit} does not fit {name}",
+                        )
+                        continue
+                except AnswerError as exc:
+                    self.issue("prompt", f"placeholder {{{raw_name}:{unit}}}: {exc}")
+                    continue
+            found.append((name, unit))
+        return tuple(dict.fromkeys(found))
+
+
+_MODEL_SYMBOLS = frozenset(
+    ("layers", "heads", "kv_heads", "head_dim", "hidden", "intermediate", "vocab", "kv_lora_rank")
+)
+_GPU_SYMBOLS = frozenset(("gpu_mem", "hbm_bandwidth"))
+
+
+def _default_catalog_axes(
+    catalog_formula: str | None,
+    custom: CustomFormula | None,
+    axes: tuple[Axis, ...],
+    fixed: Mapping[str, Any],
+    given: Mapping[str, Quantity],
+    synthetic: bool,
+) -> tuple[Axis, ...]:
+    """Every model (GPU) of the catalog, when the formula needs one and none is picked."""
+    from engine.formulas import inputs_from, missing_inputs
+
+    named = {a.name for a in axes} | set(fixed) | set(given)
+    overrides = {n: q.value for n, q in given.items() if catalog_symbol(n)}
+    overrides.update({a.name: 1.0 for a in axes if a.kind == "symbol" and catalog_symbol(a.name)})
+    values = inputs_from(None, None, overrides=overrides)
+    if custom is not None:
+        missing = {n for n in custom.inputs if n not in values}
+    elif catalog_formula is not None:
+        missing = set(missing_inputs(catalog_formula, values))
+    else:
+        return ()
+    extra: list[Axis] = []
+    if "model" not in named and not synthetic and missing & _MODEL_SYMBOLS:
+        extra.append(Axis("model", "model", _select_models("all")))
+    if "gpu" not in named and missing & _GPU_SYMBOLS:
+        extra.append(Axis("gpu", "gpu", _select_gpus("all")))
+    return tuple(extra)
+
+
+# names a placeholder may use besides symbols
+SPECIAL_PLACEHOLDERS = ("model", "gpu", "dtype", "kv_dtype", "unit")
+
+_PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)(?::([^{}:]{1,40}))?\}|[{}]")
+
+
+def iter_placeholders(text: str):
+    """Yield (name, unit or None) for each placeholder; None for a stray brace."""
+    for match in _PLACEHOLDER.finditer(text):
+        token = match.group(0)
+        if token in ("{{", "}}"):
+            continue
+        if match.group(1) is None:
+            yield None
+        else:
+            yield match.group(1), (match.group(2).strip() if match.group(2) else None)
+
+
+def fill_placeholders(text: str, shown: Mapping[tuple[str, str | None], str]) -> str:
+    """Replace each placeholder with its display text; ``{{``/``}}`` become braces."""
+
+    def replace(match: re.Match[str]) -> str:
+        token = match.group(0)
+        if token == "{{":
+            return "{"
+        if token == "}}":
+            return "}"
+        unit = match.group(2).strip() if match.group(2) else None
+        name = match.group(1)
+        key = (name if name in SPECIAL_PLACEHOLDERS else catalog_symbol(name) or name, unit)
+        return shown.get(key, token)
+
+    return _PLACEHOLDER.sub(replace, text)
+
+
+# --- small pieces ------------------------------------------------------------------------------
+
+
+class _ExprNames(dict):
+    """Declared names for the expression parser, with catalog symbols (and aliases) on demand."""
+
+    def __contains__(self, name: object) -> bool:
+        return super().__contains__(name) or (
+            isinstance(name, str) and catalog_symbol(name) is not None
+        )
+
+    def __getitem__(self, name: str) -> sympy.Symbol:
+        if super().__contains__(name):
+            return super().__getitem__(name)
+        canonical = catalog_symbol(name)
+        if canonical is None:
+            raise KeyError(name)
+        from engine.formulas import SYMBOLS
+
+        nonnegative = SYMBOLS[canonical].can_be_zero
+        return sympy.Symbol(
+            canonical, **({"nonnegative": True} if nonnegative else {"positive": True})
+        )
+
+
+def _catalog_unit(name: str) -> str:
+    from engine.formulas import SYMBOLS
+
+    return SYMBOLS[name].unit
+
+
+def expression_dimension(expr: sympy.Basic, units: Mapping[str, str]) -> frozenset[tuple[str, int]]:
+    """The physical dimension of an expression, given each symbol's unit; ValueError if mixed."""
+    if expr.is_Symbol:
+        return unit_dimension(units[expr.name])
+    if expr.is_Number:
+        return frozenset()
+    if expr.is_Mul:
+        total: dict[str, int] = {}
+        for arg in expr.args:
+            for dim, power in expression_dimension(arg, units):
+                total[dim] = total.get(dim, 0) + power
+        return frozenset((d, p) for d, p in total.items() if p)
+    if expr.is_Pow:
+        base = expression_dimension(expr.args[0], units)
+        exponent = expr.args[1]
+        if not base:
+            return base
+        scaled = {d: p * exponent for d, p in base}
+        if not all(sympy.Integer(v) == v for v in scaled.values()):
+            raise ValueError(f"{expr} raises a quantity with a unit to a fractional power")
+        return frozenset((d, int(p)) for d, p in scaled.items() if p)
+    # Add, Min, Max, floor, ceiling: every argument must have the same dimension.
+    dims = [(arg, expression_dimension(arg, units)) for arg in expr.args]
+    dimensioned = [(a, d) for a, d in dims if not _is_zero(a)]
+    first = dimensioned[0][1] if dimensioned else frozenset()
+    for _arg, dim in dimensioned[1:]:
+        if dim != first:
+            raise ValueError(
+                f"`{_show(expr)}` mixes {_describe(first)} and {_describe(dim)}: "
+                "give every input a unit that fits"
+            )
+    return first
+
+
+def _is_zero(expr: sympy.Basic) -> bool:
+    return bool(expr.is_Number and expr.is_zero)
+
+
+def _show(expr: sympy.Basic) -> str:
+    text = str(expr).replace("unit:", "")
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _describe(dimension: frozenset[tuple[str, int]]) -> str:
+    from engine.units import _DIMENSION_WORDS
+
+    if dimension in _DIMENSION_WORDS:
+        return _DIMENSION_WORDS[dimension]
+    return "a quantity in " + " ".join(f"{d.strip('[]')}^{p}" for d, p in sorted(dimension))
+
+
+_UNIT_FOR_DIMENSION = {
+    frozenset(): "",
+    frozenset({("[information]", 1)}): "byte",
+    frozenset({("[time]", 1)}): "s",
+    frozenset({("[information]", 1), ("[time]", -1)}): "byte/s",
+}
+
+
+def _unit_of_dimension(dimension: frozenset[tuple[str, int]] | None) -> str:
+    if dimension is None:
+        return ""
+    if dimension in _UNIT_FOR_DIMENSION:
+        return _UNIT_FOR_DIMENSION[dimension]
+    return "/".join(d.strip("[]") for d, _ in sorted(dimension))  # shown in an error, not used
+
+
+def _one_line(exc: Exception, where: str) -> str:
+    if isinstance(exc, ValidationError):
+        first = exc.errors()[0]
+        location = ".".join(str(p) for p in first["loc"])
+        if first["type"] == "extra_forbidden":
+            return f"{where}: unknown field {location!r} (a range has from, to, step)"
+        return f"{where}: {location}: {first['msg']}" if location else f"{where}: {first['msg']}"
+    text = str(exc)
+    return text if text.startswith(where) else f"{where}: {text}"
+
+
+def _whole(value: float, where: str) -> int:
+    if value != int(value) or value < 1:
+        raise ValueError(f"{where}: {value:g} is not a whole number of at least 1")
+    return int(value)
+
+
+def _range_axis(name: str, kind: str, spec: RangeSpec, unit: str, where: str) -> Axis:
+    start = read_value(spec.start, unit, where)
+    stop = read_value(spec.to, unit, where)
+    step = read_value(spec.step, unit, where)
+    if step.value <= 0:
+        raise ValueError(f"{where}: step must be positive")
+    if stop.value < start.value:
+        raise ValueError(f"{where}: `to` is below `from`")
+    count = int((stop.value - start.value) / step.value * (1 + 1e-12)) + 1
+    if count > MAX_AXIS_CHOICES:
+        raise ValueError(
+            f"{where}: the range spans {count:,} values (at most {MAX_AXIS_CHOICES:,})"
+        )
+    display = start.display_unit or stop.display_unit
+    if kind == "tp":
+        values = tuple(_whole(start.value + i * step.value, where) for i in range(count))
+        return Axis(name, kind, values)
+    return Axis(name, kind, (), start.value, step.value, count, display)
+
+
+def _select_models(raw: Any) -> tuple[Any, ...]:
+    from engine.catalog import get_model, models
+
+    if isinstance(raw, str) and raw in MODEL_SELECTORS:
+        chosen = [m for m in models().values() if _model_matches(m, raw)]
+        if not chosen:
+            raise ValueError(f"no model in the catalog is {raw}")
+        return tuple(chosen)
+    if isinstance(raw, str):
+        try:
+            return (get_model(raw),)
+        except UserError as exc:
+            if "did you mean" in str(exc):
+                raise
+            raise ValueError(
+                f"{raw!r} is neither a model id (see kvdrill models) nor a selector: "
+                f"expected {'|'.join(MODEL_SELECTORS)}, a list of model ids, or `synthetic:`"
+            ) from None
+    if not isinstance(raw, list) or not raw:
+        raise ValueError(
+            f"expected a selector ({'|'.join(MODEL_SELECTORS)}), a list of model ids, "
+            "or `synthetic:`"
+        )
+    return tuple(get_model(str(item)) for item in raw)
+
+
+def _model_matches(model: Any, selector: str) -> bool:
+    if selector == "all":
+        return True
+    if selector == "moe":
+        return model.is_moe
+    if selector == "dense":
+        return not model.is_moe
+    if selector == "swa":
+        return model.sliding_window is not None
+    return model.attention_kind == selector
+
+
+def _select_gpus(raw: Any) -> tuple[Any, ...]:
+    from engine.catalog import get_gpu, gpus
+
+    if isinstance(raw, str) and raw in GPU_SELECTORS:
+        return tuple(g for g in gpus().values() if raw == "all" or getattr(g, raw))
+    if isinstance(raw, str):
+        raw = [raw]
+    if not isinstance(raw, list) or not raw:
+        raise ValueError(f"expected a selector ({'|'.join(GPU_SELECTORS)}) or a list of GPU ids")
+    return tuple(get_gpu(str(item)) for item in raw)
+
+
+def _select_dtypes(raw: Any) -> tuple[str, ...]:
+    from engine.catalog import get_dtype
+
+    values = raw if isinstance(raw, list) else [raw]
+    if not values:
+        raise ValueError("give at least one dtype")
+    return tuple(get_dtype(str(item)).name for item in values)
+
+
+def _dedupe(issues: list[Issue]) -> list[Issue]:
+    return list(dict.fromkeys(issues))
+
+
+# --- public API --------------------------------------------------------------------------------
+
+
+def compile_problem(raw: Mapping[str, Any]) -> Problem:
+    """Check and compile a problem block's YAML mapping; ProblemSpecError lists every issue."""
+    if not isinstance(raw, Mapping):
+        raise ProblemSpecError([Issue("problem", "a problem block is a YAML mapping")])
+    return _Compiler(raw).compile()
+
+
+def validate_problem(
+    card: Any, path: str, key_lines: Mapping[str, int] | None = None
+) -> list[Located]:
+    """Every problem with a card's template, as ``path:line: message``.
+
+    Checks the fields and names, the formula's dimension against the answer unit, the prompt's
+    placeholders, and that variants can be drawn: a few seeds must each give one that meets the
+    constraints. ``key_lines`` maps a top-level field to its line, for pointing at it.
+    """
+    from engine.generator import draw_variant
+
+    base = card.problem_line or card.line
+
+    def at(field_name: str) -> int:
+        return (key_lines or {}).get(field_name, base)
+
+    if card.problem is None:
+        return []
+    try:
+        problem = compile_problem(card.problem)
+    except ProblemSpecError as exc:
+        return [Located(path, at(i.field), f"problem: {i.message}") for i in exc.issues]
+    template_id = f"check/{card.key}"
+    for seed in range(VALIDATION_SEEDS):
+        try:
+            draw_variant(problem, template_id, seed)
+        except UserError as exc:
+            return [Located(path, at(_field_of(exc)), f"problem: {exc}")]
+    return []
+
+
+def _field_of(exc: UserError) -> str:
+    return "constraints" if "constraint" in str(exc) else "vary"
+
+
+__all__ = [
+    "NAMED_CONSTRAINTS",
+    "Axis",
+    "Condition",
+    "CustomFormula",
+    "Issue",
+    "Problem",
+    "ProblemSpec",
+    "ProblemSpecError",
+    "Quantity",
+    "compile_problem",
+    "expression_dimension",
+    "fill_placeholders",
+    "iter_placeholders",
+    "read_value",
+    "validate_problem",
+]

@@ -1,0 +1,195 @@
+"""Problem template validation: what `kvdrill check` says about a ```problem block."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine.errors import Located
+from engine.pack_checks import extra_checks, problem_key_lines
+from engine.pack_model import PackMeta, ParsedCard, ParsedPack
+from engine.problems import ProblemSpecError, compile_problem, validate_problem
+
+GOOD = {
+    "ask": "kv_bytes_per_token",
+    "vary": {"model": "gqa", "kv_dtype": ["bf16", "fp8"]},
+    "prompt": "{model}, {kv_dtype} KV cache: KV bytes per token?",
+    "unit": "KiB",
+}
+
+
+def card(problem: dict, line: int = 10) -> ParsedCard:
+    return ParsedCard(
+        key="gen", kind="problem", title="Gen", problem=problem, problem_line=line, line=line - 2
+    )
+
+
+def messages(problem: dict) -> list[str]:
+    return [p.message for p in validate_problem(card(problem), "p.md")]
+
+
+def test_a_good_template_has_no_errors() -> None:
+    assert messages(GOOD) == []
+
+
+def test_catalog_selectors_and_ranges_compile() -> None:
+    problem = compile_problem(
+        {
+            "ask": "requests_that_fit",
+            "vary": {
+                "model": ["llama-3.1-8b", "qwen2.5-7b"],
+                "gpu": "fp8",
+                "request_tokens": {"from": 1000, "to": 8000, "step": 100},
+                "gpu_util": [0.85, 0.9],
+            },
+            "given": {"overhead_bytes": "2 GiB"},
+            "constraints": ["weights_fit"],
+            "prompt": "{model} on {gpu}: how many {request_tokens}-token requests fit?",
+            "unit": "requests",
+        }
+    )
+    sizes = {axis.name: axis.size() for axis in problem.axes}
+    assert sizes == {"model": 2, "gpu": 7, "request_tokens": 71, "gpu_util": 2}
+    assert problem.given["overhead_bytes"].value == 2 * 2**30
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ({"colour": "red"}, "unknown field 'colour'"),
+        ({"ask": "kv_bytes_per_tokn"}, "unknown formula 'kv_bytes_per_tokn' (did you mean"),
+        ({"vary": {"modle": "gqa"}}, "unknown name 'modle' (did you mean model"),
+        ({"vary": {"model": "llama-9"}}, "unknown model 'llama-9'"),
+        ({"vary": {"model": "sparse"}}, "nor a selector"),
+        ({"vary": {"kv_dtype": ["bf16", "fp7"]}}, "unknown dtype 'fp7'"),
+        ({"vary": {"model": "gqa", "tp": [1, 1.5]}}, "not a whole number"),
+        ({"given": {"gpu_util": "0.9 GiB"}}, "is a size in bytes, but this value is a count"),
+        ({"unit": "ms"}, "kv_bytes_per_token is a size in bytes, but the answer unit ms is a time"),
+        ({"unit": "KB"}, "KB is ambiguous"),
+        ({"prompt": "What about {colour}?"}, "placeholder {colour} names nothing"),
+        ({"prompt": "Is it {kv_bytes_per_token}?"}, "would show the answer"),
+        ({"prompt": "A stray { brace"}, "lone {"),
+        ({"prompt": "{layers:ms} layers"}, "ms does not fit layers"),
+        ({"tolerance": "25%"}, "wider lets unit slips through"),
+        ({"constraints": ["weight_bytes < 70"]}, "compares a size in bytes with a count"),
+        ({"constraints": ["weights_fitt"]}, "named ones: weights_fit"),
+        ({"constraints": ["layers > 1000"]}, "no variant meets the constraints"),
+    ],
+)
+def test_template_errors_are_reported(change: dict, words: str) -> None:
+    found = messages({**GOOD, **change})
+    assert any(words in m for m in found), found
+
+
+def test_missing_required_fields_are_named() -> None:
+    found = messages({"vary": {"model": "gqa"}})
+    assert any("missing required field 'ask'" in m for m in found)
+    assert any("missing required field 'unit'" in m for m in found)
+
+
+def test_pack_formula_whose_dimension_does_not_match_the_unit() -> None:
+    found = messages(
+        {
+            "ask": "pool_left",
+            "formula": {"expr": "pool - used", "symbols": {"pool": "GiB", "used": "GiB"}},
+            "given": {"pool": "54.8 GiB", "used": "10 GiB"},
+            "prompt": "What is left?",
+            "unit": "ms",
+        }
+    )
+    assert any("pool_left is a size in bytes, but the answer unit ms is a time" in m for m in found)
+
+
+def test_pack_formula_that_adds_bytes_to_a_count() -> None:
+    found = messages(
+        {
+            "ask": "total",
+            "formula": {"expr": "pool + tokens", "symbols": {"pool": "GiB", "tokens": "token"}},
+            "prompt": "Total?",
+            "unit": "GiB",
+        }
+    )
+    assert any("mixes" in m for m in found), found
+
+
+def test_pack_formula_goes_through_the_whitelisting_parser() -> None:
+    found = messages(
+        {
+            "ask": "x",
+            "formula": {"expr": "__import__('os').system('true')", "symbols": {}},
+            "prompt": "?",
+            "unit": "",
+        }
+    )
+    assert found == ['problem: expr, column 12: character "\'" is not allowed in a formula']
+
+
+def test_pack_formula_with_unknown_name() -> None:
+    found = messages(
+        {
+            "ask": "x",
+            "formula": {"expr": "poool / 2", "symbols": {"pool": "GiB"}},
+            "prompt": "?",
+            "unit": "GiB",
+        }
+    )
+    assert len(found) == 1 and "unknown name 'poool'" in found[0]
+
+
+def test_errors_point_at_the_field_line() -> None:
+    problems = validate_problem(
+        card({**GOOD, "unit": "ms"}), "p.md", key_lines={"ask": 11, "unit": 14}
+    )
+    assert [(p.path, p.line) for p in problems] == [("p.md", 14)]
+    assert str(problems[0]).startswith("p.md:14: problem: ")
+
+
+def test_compile_error_lists_every_issue() -> None:
+    with pytest.raises(ProblemSpecError) as caught:
+        compile_problem({**GOOD, "unit": "ms", "prompt": "{nothing}"})
+    assert {issue.field for issue in caught.value.issues} == {"unit", "prompt"}
+
+
+PACK_TEXT = """\
+---
+pack: t
+title: T
+version: 1
+---
+
+## Gen {#gen}
+
+### Problem
+
+```problem
+ask: kv_bytes_per_token
+vary:
+  model: gqa
+prompt: "{model}: KV bytes per token?"
+unit: ms
+```
+"""
+
+
+def test_extra_checks_reports_path_and_line_of_the_field(tmp_path: Path) -> None:
+    path = tmp_path / "t.md"
+    path.write_text(PACK_TEXT, encoding="utf-8")
+    lines = PACK_TEXT.splitlines()
+    fence = lines.index("```problem") + 1
+    assert problem_key_lines(lines, fence) == {"ask": 12, "vary": 13, "prompt": 15, "unit": 16}
+    problem = {
+        "ask": "kv_bytes_per_token",
+        "vary": {"model": "gqa"},
+        "prompt": "{model}: KV bytes per token?",
+        "unit": "ms",
+    }
+    pack = ParsedPack(
+        meta=PackMeta(pack="t", title="T", version="1"),
+        cards=[card(problem, fence)],
+        path=str(path),
+        content_hash="0",
+    )
+    found = extra_checks(pack)
+    assert [(p.line, p.path) for p in found] == [(16, str(path))]
+    assert isinstance(found[0], Located)
