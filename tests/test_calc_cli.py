@@ -327,3 +327,22 @@ def test_list_names_every_quantity(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     for name in ("kv_bytes_per_token", "max_concurrency", "sessions_that_fit", "kv_lora_rank"):
         assert name in out
+
+
+def test_compute_api_evaluates_and_solves_without_the_cli() -> None:
+    from engine.formula_compute import compute, symbol_value
+
+    assert symbol_value("pool", "54.8GiB") == ("kv_pool_bytes", 54.8 * GiB)
+    plain = compute("kv_bytes_per_token", model="deepseek-v3")
+    assert (plain.formula, plain.value, plain.solved_for) == (
+        "kv_bytes_per_token_mla",
+        61 * 576 * 2,
+        None,
+    )
+    solved = compute(
+        "request_tokens",
+        model="llama-3.1-8b",
+        overrides={"pool": 54.8 * GiB, "requests_that_fit": 187},
+    )
+    assert solved.value == pytest.approx(54.8 * GiB / (128 * KiB) / 187)
+    assert solved.inputs["requests_that_fit"] == 187

@@ -52,52 +52,19 @@ def _pint_unit(unit: str) -> str:
 
 def _parse_sets(pairs: list[str]) -> dict[str, float]:
     from engine.errors import UserError
-    from engine.formulas import SYMBOLS, canonical_symbol
-    from engine.units import convert, read_quantity_parts
+    from engine.formula_compute import symbol_value
 
     values: dict[str, float] = {}
     for pair in pairs:
         name, sep, text = pair.partition("=")
         if not sep or not name.strip() or not text.strip():
             raise UserError(f"--set wants NAME=VALUE, got {pair!r}")
-        symbol = canonical_symbol(name)
         try:
-            read = read_quantity_parts(text)
-            # A bare number is already in the symbol's own unit (bytes, seconds, tokens).
-            value = read.value
-            if read.unit_text:
-                value = convert(read.value, read.unit_text, _pint_unit(SYMBOLS[symbol].unit))
+            symbol, value = symbol_value(name, text)
         except UserError as exc:
-            raise UserError(f"--set {name.strip()}: {exc}") from None
+            raise UserError(f"--set {exc}") from None
         values[symbol] = value
     return values
-
-
-def _resolve(quantity: str, model, known: dict[str, float]) -> tuple[str, str | None]:
-    """(formula name, symbol to solve for or None) for what the user asked."""
-    from engine.catalog import close_matches
-    from engine.errors import UserError
-    from engine.formulas import ALIASES, FORMULAS, QUANTITIES, SYMBOLS, variant_for
-
-    key = quantity.strip().lower().replace("-", "_")
-    key = ALIASES.get(key, key)
-    if key in FORMULAS:
-        return (variant_for(key, model, known), None)
-    if key not in SYMBOLS:
-        choices = [*FORMULAS, *SYMBOLS, *ALIASES]
-        raise UserError(f"unknown quantity {quantity!r}{close_matches(key, choices)}")
-    candidates = [
-        variant_for(name, model, known)
-        for name in QUANTITIES
-        if name in known and key in FORMULAS[variant_for(name, model, known)].symbols
-    ]
-    if not candidates:
-        users = sorted(f.output for f in FORMULAS.values() if key in f.symbols)
-        raise UserError(
-            f"{key} is an input: to solve for it, --set the result of a formula that uses it "
-            f"({', '.join(dict.fromkeys(users))})"
-        )
-    return (candidates[0], key)
 
 
 def _list() -> int:
@@ -115,17 +82,8 @@ def _list() -> int:
 def run(args: argparse.Namespace) -> int:
     from engine.catalog import get_gpu, get_model
     from engine.errors import UserError
-    from engine.formulas import (
-        FORMULAS,
-        SYMBOLS,
-        default_kv_dtype,
-        evaluate,
-        explain,
-        humanize,
-        inputs_from,
-        missing_inputs,
-        solve_for,
-    )
+    from engine.formula_compute import compute
+    from engine.formulas import FORMULAS, SYMBOLS, default_kv_dtype, explain, humanize
     from engine.units import convert, format_quantity
 
     if args.list:
@@ -136,49 +94,41 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--tp must be at least 1")
     model = get_model(args.model) if args.model else None
     gpu = get_gpu(args.gpu) if args.gpu else None
-    overrides = _parse_sets(args.sets)
-    inputs = inputs_from(model, gpu, args.dtype, args.kv_dtype, args.tp, overrides)
-    name, solve_symbol = _resolve(args.quantity, model, overrides)
-    formula = FORMULAS[name]
-
-    if solve_symbol is None:
-        missing = missing_inputs(name, inputs, model)
-        if missing:
-            raise UserError(
-                f"{formula.output} needs {', '.join(missing)}: "
-                "give --model/--gpu or --set NAME=VALUE"
-            )
-        value = evaluate(name, inputs)
-        asked, unit = formula.output, formula.unit
-        used = {s: inputs[s] for s in formula.symbols}
-    else:
-        known = {k: v for k, v in inputs.items() if k != solve_symbol}
-        value = solve_for(name, solve_symbol, known)
-        asked, unit = solve_symbol, SYMBOLS[solve_symbol].unit
-        used = {s: known[s] for s in (formula.output, *formula.symbols) if s != solve_symbol}
-
-    shown_value, shown_unit = value, unit
+    result = compute(
+        args.quantity,
+        model=model,
+        gpu=gpu,
+        dtype=args.dtype,
+        kv_dtype=args.kv_dtype,
+        tp=args.tp,
+        overrides=_parse_sets(args.sets),
+    )
+    formula = FORMULAS[result.formula]
+    shown_value, shown_unit = result.value, result.unit
     if args.unit:
         try:
-            shown_value = convert(value, _pint_unit(unit), args.unit)
+            shown_value = convert(result.value, _pint_unit(result.unit), args.unit)
         except UserError as exc:
             raise UserError(f"--unit {args.unit}: {exc}") from None
         shown_unit = args.unit
-    text = format_quantity(shown_value, shown_unit) if args.unit else humanize(value, unit)
+    if args.unit:
+        text = format_quantity(shown_value, shown_unit)
+    else:
+        text = humanize(result.value, result.unit)
 
     if args.json:
         payload = {
-            "quantity": asked,
-            "formula": name,
+            "quantity": result.quantity,
+            "formula": result.formula,
             "value": shown_value,
             "unit": shown_unit,
             "text": text,
-            "value_si": value,
-            "unit_si": unit,
-            "solved_for": solve_symbol,
+            "value_si": result.value,
+            "unit_si": result.unit,
+            "solved_for": result.solved_for,
             "expression": formula.text,
-            "inputs": used,
-            "input_units": {s: SYMBOLS[s].unit for s in used},
+            "inputs": result.inputs,
+            "input_units": {s: SYMBOLS[s].unit for s in result.inputs},
             "model": model.id if model else None,
             "gpu": gpu.id if gpu else None,
             "dtype": args.dtype,
@@ -188,12 +138,12 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(payload, indent=2))
         return 0
     if args.explain:
-        if solve_symbol is None:
-            print(explain(name, inputs))
+        if result.solved_for is None:
+            print(explain(result.formula, result.all_inputs))
         else:
             print(formula.text)
-            print(f"solved for {solve_symbol} with " + _inputs_line(used))
-    print(f"{asked} = {text}")
+            print(f"solved for {result.solved_for} with " + _inputs_line(result.inputs))
+    print(f"{result.quantity} = {text}")
     return 0
 
 

@@ -1,0 +1,118 @@
+"""Answer one question of the formula catalog: evaluate a quantity, or solve back for an input.
+
+This is what ``kvdrill calc`` does, as a pure function other parts can share (claim checks):
+
+- ``symbol_value(name, text) -> tuple[str, float]``: a ``--set name=value`` pair read with the
+  project's units ("54.8GiB", "90%", "533k"), as (canonical symbol, value in its base unit).
+  A bare number is already in the symbol's own unit (bytes, seconds, tokens).
+- ``compute(quantity, *, model=None, gpu=None, dtype="bf16", kv_dtype=None, tp=1,
+  overrides=None) -> Result``: QUANTITY is a formula name or alias (the model picks the MLA or
+  sliding-window variant), or an input of a formula whose result is among ``overrides``, which
+  is then solved for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from engine.catalog import GpuSpec, ModelSpec, close_matches, get_gpu, get_model
+from engine.errors import UserError
+from engine.formulas import (
+    ALIASES,
+    FORMULAS,
+    QUANTITIES,
+    SYMBOLS,
+    canonical_symbol,
+    evaluate,
+    inputs_from,
+    missing_inputs,
+    solve_for,
+    variant_for,
+)
+
+
+@dataclass(frozen=True)
+class Result:
+    quantity: str  # what was asked: a formula's output, or the input solved for
+    formula: str  # the formula (variant) used
+    value: float  # in ``unit``, SI base
+    unit: str  # the quantity's unit in SYMBOLS ("byte", "token", "s", ...)
+    solved_for: str | None  # the input solved for, or None for a plain evaluation
+    inputs: dict[str, float]  # the values the formula used (its output too, when solving)
+    all_inputs: dict[str, float]  # every symbol value known (for explain)
+
+
+def symbol_value(name: str, text: str) -> tuple[str, float]:
+    """(canonical symbol, value in its base unit) for one ``name=value`` setting."""
+    from engine.units import convert, read_quantity_parts
+
+    symbol = canonical_symbol(name)
+    try:
+        read = read_quantity_parts(text)
+        if not read.unit_text:
+            return symbol, read.value
+        unit = SYMBOLS[symbol].unit
+        return symbol, convert(read.value, read.unit_text, "" if unit == "dimensionless" else unit)
+    except UserError as exc:
+        raise UserError(f"{name.strip()}: {exc}") from None
+
+
+def _resolve(
+    quantity: str, spec: ModelSpec | None, given: Mapping[str, float]
+) -> tuple[str, str | None]:
+    """(formula name, input to solve for or None) for what was asked."""
+    key = quantity.strip().lower().replace("-", "_")
+    key = ALIASES.get(key, key)
+    if key in FORMULAS:
+        return variant_for(key, spec, given), None
+    if key not in SYMBOLS:
+        choices = [*FORMULAS, *SYMBOLS, *ALIASES]
+        raise UserError(f"unknown quantity {quantity!r}{close_matches(key, choices)}")
+    candidates = [
+        variant_for(output, spec, given)
+        for output in QUANTITIES
+        if output in given and key in FORMULAS[variant_for(output, spec, given)].symbols
+    ]
+    if not candidates:
+        users = dict.fromkeys(sorted(f.output for f in FORMULAS.values() if key in f.symbols))
+        raise UserError(
+            f"{key} is an input: to solve for it, set the result of a formula that uses it "
+            f"({', '.join(users)})"
+        )
+    return candidates[0], key
+
+
+def compute(
+    quantity: str,
+    *,
+    model: str | ModelSpec | None = None,
+    gpu: str | GpuSpec | None = None,
+    dtype: str = "bf16",
+    kv_dtype: str | None = None,
+    tp: int = 1,
+    overrides: Mapping[str, float] | None = None,
+) -> Result:
+    """Evaluate ``quantity`` (or solve for it) from catalog picks and symbol overrides."""
+    if tp < 1:
+        raise UserError("tp must be at least 1")
+    spec = get_model(model) if isinstance(model, str) else model
+    card = get_gpu(gpu) if isinstance(gpu, str) else gpu
+    given = {canonical_symbol(k): float(v) for k, v in (overrides or {}).items()}
+    inputs = inputs_from(spec, card, dtype, kv_dtype, tp, given)
+    name, solve_symbol = _resolve(quantity, spec, given)
+    formula = FORMULAS[name]
+    if solve_symbol is None:
+        missing = missing_inputs(name, inputs, spec)
+        if missing:
+            raise UserError(
+                f"{formula.output} needs {', '.join(missing)}: pick a model/GPU or set them"
+            )
+        used = {s: inputs[s] for s in formula.symbols}
+        value = evaluate(name, inputs)
+        return Result(formula.output, name, value, formula.unit, None, used, inputs)
+    known = {k: v for k, v in inputs.items() if k != solve_symbol}
+    value = solve_for(name, solve_symbol, known)
+    used = {s: known[s] for s in (formula.output, *formula.symbols) if s != solve_symbol}
+    unit = SYMBOLS[solve_symbol].unit
+    return Result(solve_symbol, name, value, unit, solve_symbol, used, known)
