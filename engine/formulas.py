@@ -618,7 +618,8 @@ class _Substituting(StrPrinter):
 
 
 def _pretty(text: str) -> str:
-    return text.replace("**", "^").replace("*", " x ").replace("ceiling", "ceil")
+    text = text.replace("**", "^").replace("*", " x ").replace("ceiling", "ceil")
+    return text.replace("Max(", "max(").replace("Min(", "min(")
 
 
 def explain(name: str, inputs: Mapping[str, float]) -> str:
