@@ -23,7 +23,6 @@ Suspended cards, cards buried until a later day and retired cards are left out.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -199,8 +198,13 @@ class SessionQueue:
 
     def snapshot(self) -> object:
         """An opaque copy of the running order, for undo."""
-        return copy.deepcopy((self._pending, self._held, self._missed))
+        return self._copy(self._pending, self._held, self._missed)
 
     def restore(self, snapshot: object) -> None:
-        pending, held, missed = copy.deepcopy(snapshot)  # type: ignore[misc]
-        self._pending, self._held, self._missed = pending, held, missed
+        self._pending, self._held, self._missed = self._copy(*snapshot)  # type: ignore[misc]
+
+    @staticmethod
+    def _copy(
+        pending: list[int], held: dict[int, list[int]], missed: set[int]
+    ) -> tuple[list[int], dict[int, list[int]], set[int]]:
+        return list(pending), {parent: list(ids) for parent, ids in held.items()}, set(missed)

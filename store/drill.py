@@ -42,11 +42,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
+from functools import cache
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import Select, and_, bindparam, func, select
 from sqlalchemy.exc import OperationalError
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, aliased
 
 from engine.clock import now_from, study_day
 from engine.errors import UserError
@@ -55,7 +56,7 @@ from engine.queue import SessionQueue, plan_day
 from engine.sm2 import PASSING_QUALITY
 from store import reviews
 from store.day_queue import check_filters, queue_cards, today_log
-from store.models import Card, CardState, Pack
+from store.models import Card, CardState, Note, Pack
 from store.profiles import get_or_create_profile
 
 CHOICE_RIGHT_QUALITY = 4
@@ -251,19 +252,15 @@ class DrillSession:
         return len(self._answers)
 
     def _build_view(self, card_id: int) -> CardView | None:
-        with self._database.session() as session:
-            card, pack_key, pack_title = session.execute(
-                select(Card, Pack.key, Pack.title)
-                .join(Pack, Pack.id == Card.pack_id)
-                .where(Card.id == card_id)
+        # One plain read, no ORM session: this sits between an answer and the next card.
+        with self._database.engine.connect() as connection:
+            card = connection.execute(
+                _view_query(), {"card_id": card_id, "profile_id": self.profile_id}
             ).one()
-            state = reviews.load_state(session, self.profile_id, card_id)
-            note = reviews.get_note(session, self.profile_id, card_id)
-            parent_title = card.parent.title if card.parent is not None else None
         variant = None
         prompt = card.prompt
         if card.kind == "problem":
-            variant = self._make_variant(card, pack_key)
+            variant = self._make_variant(card)
             if variant is None:
                 return None
             prompt = variant.prompt
@@ -272,8 +269,8 @@ class DrillSession:
             card_id=card.id,
             key=card.key,
             kind=card.kind,
-            pack_key=pack_key,
-            pack_title=pack_title,
+            pack_key=card.pack_key,
+            pack_title=card.pack_title,
             title=card.title,
             prompt=prompt,
             answer=card.answer,
@@ -285,16 +282,16 @@ class DrillSession:
             ],
             explanation=card.explanation,
             related=[_item_text(item, "prompt") for item in card.related or []],
-            note=note,
+            note=card.note or "",
             variant=variant,
-            parent_title=parent_title,
+            parent_title=card.parent_title,
             tags=list(card.tags or []),
-            is_new=state is None or state.reviews == 0,
+            is_new=not card.reviews,
             is_repeat=self._queue.is_repeat(card_id),
-            leech=bool(state is not None and state.leech),
+            leech=bool(card.leech),
         )
 
-    def _make_variant(self, card: Card, pack_key: str) -> Variant | None:
+    def _make_variant(self, card: Any) -> Variant | None:
         from engine.generator import make_variant
 
         shown = self._shown.get(card.id, 0)
@@ -303,7 +300,7 @@ class DrillSession:
         basis = f"{self.profile_id}:{card.id}:{self.today.isoformat()}:{shown}"
         seed = int.from_bytes(hashlib.sha256(basis.encode()).digest()[:8], "big") % SEED_RANGE
         try:
-            return make_variant(card.problem or {}, f"{pack_key}/{card.key}", seed)
+            return make_variant(card.problem or {}, f"{card.pack_key}/{card.key}", seed)
         except (UserError, ValueError):
             return None
 
@@ -510,6 +507,44 @@ class DrillSession:
             topics_missed=sorted(missed.items(), key=lambda item: (-item[1], item[0])),
             new_leeches=[a.leech_title for a in self._answers if a.leech_title is not None],
         )
+
+
+@cache
+def _view_query() -> Select:
+    """Everything a card view shows, in one statement, built once (building it costs more
+    than running it)."""
+    parent = aliased(Card)
+    profile_id = bindparam("profile_id")
+    return (
+        select(
+            Card.id,
+            Card.key,
+            Card.kind,
+            Card.title,
+            Card.prompt,
+            Card.answer,
+            Card.key_numbers,
+            Card.tip,
+            Card.choices,
+            Card.explanation,
+            Card.related,
+            Card.problem,
+            Card.tags,
+            Pack.key.label("pack_key"),
+            Pack.title.label("pack_title"),
+            parent.title.label("parent_title"),
+            CardState.reviews,
+            CardState.leech,
+            Note.text.label("note"),
+        )
+        .join(Pack, Pack.id == Card.pack_id)
+        .outerjoin(parent, parent.id == Card.parent_id)
+        .outerjoin(
+            CardState, and_(CardState.card_id == Card.id, CardState.profile_id == profile_id)
+        )
+        .outerjoin(Note, and_(Note.card_id == Card.id, Note.profile_id == profile_id))
+        .where(Card.id == bindparam("card_id"))
+    )
 
 
 def _item_text(item: Any, key: str) -> str:
