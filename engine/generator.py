@@ -115,7 +115,7 @@ def draw_variant(problem: Problem, template_id: str, seed: int) -> Variant:
 
 
 def _inputs(problem: Problem, picks: Mapping[str, Any]) -> _Draw:
-    from engine.formulas import SYMBOLS, inputs_from
+    from engine.formulas import SYMBOLS, default_kv_dtype, inputs_from
 
     fixed = problem.fixed
     model = picks.get("model", fixed.get("model"))
@@ -136,15 +136,8 @@ def _inputs(problem: Problem, picks: Mapping[str, Any]) -> _Draw:
     values = inputs_from(model, gpu, dtype, kv_dtype, tp, catalog)
     values.update(declared)
     if kv_dtype is None:
-        kv_dtype = _default_kv_dtype(dtype)
+        kv_dtype = default_kv_dtype(dtype)
     return _Draw(dict(picks), model, gpu, dtype, kv_dtype, tp, values, shown_units, "custom")
-
-
-def _default_kv_dtype(dtype: str) -> str:
-    from engine.catalog import get_dtype
-
-    # As engine/formulas.py: vLLM's "auto" KV dtype stays 16-bit under 8- and 4-bit weights.
-    return dtype if get_dtype(dtype).bits >= 16 else "bf16"
 
 
 def _answer(problem: Problem, draw: _Draw) -> None:
@@ -456,11 +449,29 @@ def _solved_text(expr: sympy.Expr, output: str, ask: str) -> str | None:
     return _marked(roots[0]) if len(roots) == 1 else None
 
 
+@lru_cache(maxsize=256)
+def _single_gpu(expr: sympy.Expr) -> sympy.Expr:
+    """The formula with tp = 1, tidied: max(1, floor(kv_heads/1)) is kv_heads."""
+    tp = next((s for s in expr.free_symbols if s.name == "tp"), None)
+    if tp is None:
+        return expr
+    tidy = expr.subs(tp, 1)
+    tidy = tidy.replace(
+        lambda e: e.func is sympy.floor and e.args[0].is_Symbol, lambda e: e.args[0]
+    )
+    return tidy.replace(
+        lambda e: e.func is sympy.Max and len(e.args) == 2 and 1 in e.args,
+        lambda e: next(a for a in e.args if a != 1),
+    )
+
+
 def _worked_solution(problem: Problem, draw: _Draw) -> tuple[str, str]:
     """(formula text, Markdown worked solution in this variant's numbers)."""
     from engine.units import format_quantity
 
     expr = problem.custom.expr if problem.custom else _catalog_expr(draw.formula)
+    if draw.values.get("tp") == 1 and problem.ask != "tp":
+        expr = _single_gpu(expr)
     names = {s.name for s in expr.free_symbols}
     symbolic = _unmark(_marked(expr), {n: n for n in names})
     texts = {n: show(problem, draw, n) for n in names if n in draw.values and n != problem.ask}

@@ -1,0 +1,132 @@
+"""Key-number claims: computed by the engine, compared at the precision they are written with."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine.claims import ClaimError, claim_problem, parse_claim, verify_claims
+from engine.pack_model import KeyNumber, PackMeta, ParsedCard, ParsedPack
+
+DECKS = Path(__file__).resolve().parent.parent / "decks"
+
+# Figures from the seed pack (Memory and capacity), each as a claim.
+TRUE_CLAIMS = [
+    "kv_bytes_per_token model=llama-3.1-8b kv_dtype=bf16 = 128 KiB",
+    "kv_bytes_per_token model=llama-3.1-8b = 131,072 B",
+    "kv_bytes_per_token model=llama-2-7b = 512 KiB",
+    "kv_bytes_per_token model=llama-3.1-70b = 320 KiB",
+    "kv_bytes_per_sequence model=llama-3.1-8b seq_tokens=4096 = 512 MiB",
+    "weight_bytes model=llama-3.1-70b = 141 GB",
+    "weight_bytes model=llama-3.1-70b dtype=fp8 = 70.6 GB",
+    "weight_bytes model=mixtral-8x7b = 93 GB ±1%",
+    "decode_floor_time model=llama-3.1-70b gpu=h100-sxm = 42 ms",
+    "decode_floor_time model=llama-3.1-70b gpu=h100-sxm tp=2 = 21 ms",
+    "kv_pool_tokens model=llama-3.1-8b pool=54.8GiB = 449k",
+    "max_concurrency model=llama-3.1-8b pool=54.8GiB max_model_len=131072 = 3.43x ±0.5%",
+    "requests_that_fit kv_pool_tokens=449k request_tokens=1800 = 249",
+    "requests_that_fit kv_pool_tokens=533k request_tokens=7000 = 76",
+    "extra_kv_tokens model=llama-3.1-8b gpu_mem=79.1GiB gpu_util=0.92 new_gpu_util=0.95 = 19k",
+    "max_model_len model=llama-3.1-8b pool=54.8GiB max_concurrency=10 = 45k ±1%",
+]
+
+
+@pytest.mark.parametrize("text", TRUE_CLAIMS)
+def test_true_claims_hold(text: str) -> None:
+    assert claim_problem(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("kv_bytes_per_token model=llama-3.1-8b = 120 KiB", "the engine computes 128 KiB"),
+        ("kv_bytes_per_token model=llama-3.1-8b = 128 kB", "the engine computes 131.072 kB"),
+        ("kv_pool_tokens model=llama-3.1-8b pool=54.8GiB = 448k", "allows 447,500 to 448,500"),
+        ("weight_bytes model=llama-3.1-70b = 141 GiB", "131.4"),
+        ("kv_bytes_per_token model=llama-3.1-8b = 100 KiB ±10%", "90 to 110 KiB"),
+    ],
+)
+def test_wrong_claims_fail_with_the_numbers(text: str, words: str) -> None:
+    problem = claim_problem(text)
+    assert problem is not None and words in problem, problem
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("kv_bytes_per_token model=llama-3.1-8b 128 KiB", "no ` = VALUE`"),
+        ("= 128 KiB", "names no quantity"),
+        ("kv_bytes_per_token model = 1 KiB", "is not name=value"),
+        ("kv_bytes_per_tokn model=llama-3.1-8b = 128 KiB", "did you mean kv_bytes_per_token"),
+        ("kv_bytes_per_token model=llama-9 = 128 KiB", "unknown model"),
+        ("kv_bytes_per_token = 128 KiB", "needs layers"),
+        ("kv_bytes_per_token model=llama-3.1-8b = 128 ms", "Cannot convert"),
+        ("kv_bytes_per_token model=llama-3.1-8b = 128 KB", "KB is ambiguous"),
+        ("kv_bytes_per_token model=llama-3.1-8b tp=0 = 128 KiB", "not a whole number"),
+        ("kv_bytes_per_token model=llama-3.1-8b layerz=3 = 1 KiB", "unknown symbol 'layerz'"),
+        ("kv_bytes_per_token model=llama-3.1-8b = 128 KiB ±80%", "outside"),
+        ("x" * 600 + " = 1", "over 500 characters"),
+    ],
+)
+def test_malformed_claims_say_why(text: str, words: str) -> None:
+    problem = claim_problem(text)
+    assert problem is not None and problem.startswith("claim"), problem
+    assert words in problem, problem
+
+
+def test_parse_claim_splits_inputs_and_tolerance() -> None:
+    claim = parse_claim("kv_pool_tokens model=llama-3.1-8b pool=54.8GiB = 449k tokens +-2%")
+    assert claim.quantity == "kv_pool_tokens"
+    assert claim.settings == {"model": "llama-3.1-8b"}
+    assert claim.sets == {"pool": "54.8GiB"}
+    assert claim.stated == "449k tokens"
+    assert claim.tolerance == pytest.approx(0.02)
+    with pytest.raises(ClaimError):
+        parse_claim("kv_pool_tokens model=a model=b = 1")
+
+
+def test_precision_follows_the_digits_written() -> None:
+    # 448,921.6 tokens: 449k (448.5k-449.5k) holds, 448.9k holds, 448.0k does not.
+    base = "kv_pool_tokens model=llama-3.1-8b pool=54.8GiB = "
+    assert claim_problem(base + "449k") is None
+    assert claim_problem(base + "448.9k") is None
+    assert claim_problem(base + "448.0k") is not None
+    assert claim_problem(base + "448,922") is None
+    assert claim_problem(base + "448,930") is not None  # trailing zero: 448,925 to 448,935
+
+
+def pack_with(claims: list[tuple[str, int]]) -> ParsedPack:
+    card = ParsedCard(
+        key="q1",
+        kind="recall",
+        title="Q1",
+        prompt="?",
+        answer="!",
+        key_numbers=[KeyNumber(text="figure", claim=text, line=line) for text, line in claims],
+        line=5,
+    )
+    return ParsedPack(
+        meta=PackMeta(pack="p", title="P", version="1"), cards=[card], path="p.md", content_hash="0"
+    )
+
+
+def test_verify_claims_reports_path_and_line_of_the_wrong_one() -> None:
+    pack = pack_with(
+        [
+            ("kv_bytes_per_token model=llama-3.1-8b = 128 KiB", 12),
+            ("kv_bytes_per_token model=llama-3.1-70b = 360 KiB", 13),
+        ]
+    )
+    problems = verify_claims(pack)
+    assert [str(p).split(": claim")[0] for p in problems] == ["p.md:13"]
+    assert "the card states 360 KiB, the engine computes 320 KiB" in problems[0].message
+
+
+def test_bundled_packs_claims_all_hold() -> None:
+    from engine.pack_parser import parse_paths
+
+    packs, _ = parse_paths([DECKS])
+    assert packs, "no bundled pack parsed"
+    problems = [problem for pack in packs for problem in verify_claims(pack)]
+    assert problems == []
