@@ -30,11 +30,15 @@ MISTAKES = [
 
 
 def build(path: Path, cards: int, reviews: int, days: int, today: date) -> None:
+    from store import rollups
     from store.db import open_database
 
     if path.exists():
         path.unlink()
-    open_database(f"sqlite:///{path}").engine.dispose()
+    database = open_database(f"sqlite:///{path}")
+    # Bulk load without the per-row triggers, then build the rollups in one pass.
+    with database.engine.begin() as connection:
+        rollups.drop_triggers(connection)
     rng = random.Random(7)
     con = sqlite3.connect(path)
     con.execute("PRAGMA journal_mode=WAL")
@@ -142,6 +146,10 @@ def build(path: Path, cards: int, reviews: int, days: int, today: date) -> None:
     _insert_reviews(con, batch)
     con.commit()
     con.close()
+    with database.engine.begin() as connection:
+        rollups.rebuild(connection)
+        rollups.create_triggers(connection)
+    database.close()
 
 
 def _insert_reviews(con: sqlite3.Connection, rows: list[tuple]) -> None:

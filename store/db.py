@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from engine.errors import UserError
 
 # The newest migration in store/migrations/versions. tests/test_db.py fails if it falls behind.
-HEAD_REVISION = "0002"
+HEAD_REVISION = "0003"
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 DB_FILENAME = "kvdrill.db"

@@ -24,6 +24,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -152,6 +153,14 @@ class ReviewLog(Base):
         Index("ix_review_log_profile_time", "profile_id", "reviewed_at"),
         Index("ix_review_log_profile_day", "profile_id", "study_day"),
         Index("ix_review_log_card", "card_id"),
+        # Mistake stats scan only the diagnosed answers.
+        Index(
+            "ix_review_log_mistakes",
+            "profile_id",
+            "study_day",
+            "mistake",
+            sqlite_where=text("mistake IS NOT NULL"),
+        ),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -193,3 +202,48 @@ class Setting(Base):
 
     key: Mapped[str] = mapped_column(String(64), primary_key=True)
     value: Mapped[str] = mapped_column(Text, default="")
+
+
+class TopicDay(Base):
+    """Rollup kept by triggers (store/rollups.py): reviews of a topic's cards on one day."""
+
+    __tablename__ = "topic_days"
+
+    profile_id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16), primary_key=True)
+    value: Mapped[str] = mapped_column(String(128), primary_key=True)
+    study_day: Mapped[date] = mapped_column(Date, primary_key=True)
+    reviews: Mapped[int] = mapped_column(Integer, default=0)
+    passed: Mapped[int] = mapped_column(Integer, default=0)  # quality >= 3
+    firsts: Mapped[int] = mapped_column(Integer, default=0)  # first answers of the day
+    failed_firsts: Mapped[int] = mapped_column(Integer, default=0)
+    seconds: Mapped[float] = mapped_column(Float, default=0.0)
+    diagnosed: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class TopicState(Base):
+    """Rollup kept by triggers (store/rollups.py): card-state sums of a topic's live cards."""
+
+    __tablename__ = "topic_states"
+
+    profile_id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16), primary_key=True)
+    value: Mapped[str] = mapped_column(String(128), primary_key=True)
+    due_day: Mapped[date] = mapped_column(Date, primary_key=True)  # 9999-12-31: not scheduled
+    suspended: Mapped[bool] = mapped_column(Boolean, primary_key=True)
+    cards: Mapped[int] = mapped_column(Integer, default=0)
+    seen: Mapped[int] = mapped_column(Integer, default=0)  # reviews > 0
+    reviews: Mapped[int] = mapped_column(Integer, default=0)
+    lapses: Mapped[int] = mapped_column(Integer, default=0)
+    easiness_sum: Mapped[int] = mapped_column(Integer, default=0)  # milli, over seen cards
+    leeches: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class TopicCards(Base):
+    """Rollup kept by triggers (store/rollups.py): how many live cards a topic has."""
+
+    __tablename__ = "topic_cards"
+
+    kind: Mapped[str] = mapped_column(String(16), primary_key=True)
+    value: Mapped[str] = mapped_column(String(128), primary_key=True)
+    cards: Mapped[int] = mapped_column(Integer, default=0)

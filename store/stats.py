@@ -24,7 +24,16 @@ from engine.stats_report import (
     streak,
     weak_score,
 )
-from store.models import Card, CardState, CardTopic, Profile, ReviewLog
+from store.models import (
+    Card,
+    CardState,
+    CardTopic,
+    Profile,
+    ReviewLog,
+    TopicCards,
+    TopicDay,
+    TopicState,
+)
 
 HEATMAP_WEEKS = 12
 FORECAST_DAYS = 30
@@ -39,16 +48,19 @@ def _is_true(column):
     return case((column, 1), else_=0)
 
 
-def topic_stats(
-    session: Session, profile_id: int, today: date, window_days: int
-) -> list[TopicStats]:
-    recent_start = today - timedelta(days=window_days - 1)
-    previous_start = recent_start - timedelta(days=window_days)
+LogRow = tuple[int, int, int, int, int, int, float | None, int]
+StateRow = tuple[int, int, int, float | None, int, int]
+
+
+def _log_by_join(
+    session: Session, profile_id: int, today: date, recent_start: date, previous_start: date
+) -> dict[tuple[str, str], LogRow]:
+    """Per topic: recent reviews, passed, first answers, failed first answers; the previous
+    window's first and failed first answers; mean seconds; diagnosed mistakes."""
     recent = ReviewLog.study_day >= recent_start
     first = ReviewLog.moved_schedule.is_(True)
     failed = ReviewLog.quality < 3
-
-    log_rows = session.execute(
+    rows = session.execute(
         select(
             CardTopic.kind,
             CardTopic.value,
@@ -66,14 +78,47 @@ def topic_stats(
         .where(ReviewLog.study_day <= today)
         .group_by(CardTopic.kind, CardTopic.value)
     ).all()
-    by_topic = {(row[0], row[1]): row[2:] for row in log_rows}
+    return {(row[0], row[1]): tuple(row[2:]) for row in rows}
 
+
+def _log_by_rollup(
+    session: Session, profile_id: int, today: date, recent_start: date, previous_start: date
+) -> dict[tuple[str, str], LogRow]:
+    recent = TopicDay.study_day >= recent_start
+    rows = session.execute(
+        select(
+            TopicDay.kind,
+            TopicDay.value,
+            func.sum(case((recent, TopicDay.reviews), else_=0)),
+            func.sum(case((recent, TopicDay.passed), else_=0)),
+            func.sum(case((recent, TopicDay.firsts), else_=0)),
+            func.sum(case((recent, TopicDay.failed_firsts), else_=0)),
+            func.sum(case((~recent, TopicDay.firsts), else_=0)),
+            func.sum(case((~recent, TopicDay.failed_firsts), else_=0)),
+            func.sum(case((recent, TopicDay.seconds), else_=0.0)),
+            func.sum(case((recent, TopicDay.diagnosed), else_=0)),
+        )
+        .where(TopicDay.profile_id == profile_id, TopicDay.study_day >= previous_start)
+        .where(TopicDay.study_day <= today)
+        .group_by(TopicDay.kind, TopicDay.value)
+    ).all()
+    return {
+        (kind, value): (n, ok, firsts, failed, p_firsts, p_failed, seconds / n if n else None, dx)
+        for kind, value, n, ok, firsts, failed, p_firsts, p_failed, seconds, dx in rows
+    }
+
+
+def _states_by_join(
+    session: Session, profile_id: int, due_by: date
+) -> dict[tuple[str, str], tuple[int, StateRow]]:
+    """Per topic: live cards, and of their states: reviews, lapses, mean easiness (milli) of
+    the cards seen, cards due by ``due_by`` and not suspended, leeches."""
     due_soon = and_(
         CardState.due_day.is_not(None),
-        CardState.due_day <= today + timedelta(days=7),
+        CardState.due_day <= due_by,
         CardState.suspended.is_(False),
     )
-    state_rows = session.execute(
+    rows = session.execute(
         select(
             CardTopic.kind,
             CardTopic.value,
@@ -91,9 +136,65 @@ def topic_stats(
         )
         .group_by(CardTopic.kind, CardTopic.value)
     ).all()
+    return {(row[0], row[1]): (row[2], tuple(row[3:])) for row in rows}
 
+
+def _states_by_rollup(
+    session: Session, profile_id: int, due_by: date
+) -> dict[tuple[str, str], tuple[int, StateRow]]:
+    due_soon = and_(TopicState.due_day <= due_by, TopicState.suspended.is_(False))
+    rows = session.execute(
+        select(
+            TopicState.kind,
+            TopicState.value,
+            func.sum(TopicState.reviews),
+            func.sum(TopicState.lapses),
+            func.sum(TopicState.easiness_sum),
+            func.sum(TopicState.seen),
+            func.sum(case((due_soon, TopicState.cards), else_=0)),
+            func.sum(TopicState.leeches),
+        )
+        .where(TopicState.profile_id == profile_id)
+        .group_by(TopicState.kind, TopicState.value)
+    ).all()
+    states = {
+        (kind, value): (reviews, lapses, easiness / seen if seen else None, due, leeches)
+        for kind, value, reviews, lapses, easiness, seen, due, leeches in rows
+    }
+    empty = (0, 0, None, 0, 0)
+    return {
+        (kind, value): (cards, states.get((kind, value), empty))
+        for kind, value, cards in session.execute(
+            select(TopicCards.kind, TopicCards.value, TopicCards.cards).where(TopicCards.cards > 0)
+        )
+    }
+
+
+def uses_rollups(session: Session) -> bool:
+    """The trigger-kept rollups exist on SQLite (store/rollups.py); elsewhere, join."""
+    return session.get_bind().dialect.name == "sqlite"
+
+
+def topic_stats(
+    session: Session,
+    profile_id: int,
+    today: date,
+    window_days: int,
+    use_rollups: bool | None = None,
+) -> list[TopicStats]:
+    recent_start = today - timedelta(days=window_days - 1)
+    previous_start = recent_start - timedelta(days=window_days)
+    if use_rollups is None:
+        use_rollups = uses_rollups(session)
+    log_rows = (_log_by_rollup if use_rollups else _log_by_join)(
+        session, profile_id, today, recent_start, previous_start
+    )
+    state_rows = (_states_by_rollup if use_rollups else _states_by_join)(
+        session, profile_id, today + timedelta(days=7)
+    )
     topics = []
-    for kind, value, cards, reviews, lapses, easiness_milli, due7, leeches in state_rows:
+    for (kind, value), (cards, state) in state_rows.items():
+        reviews, lapses, easiness_milli, due7, leeches = state
         (
             n_recent,
             ok_recent,
@@ -103,7 +204,7 @@ def topic_stats(
             failed_previous,
             mean_seconds,
             diagnosed,
-        ) = by_topic.get((kind, value), (0, 0, 0, 0, 0, 0, None, 0))
+        ) = log_rows.get((kind, value), (0, 0, 0, 0, 0, 0, None, 0))
         n_recent, diagnosed = int(n_recent or 0), int(diagnosed or 0)
         lapse_rate = _ratio(failed_recent, first_recent)
         previous_rate = _ratio(failed_previous, first_previous)
@@ -113,10 +214,10 @@ def topic_stats(
                 kind=kind,
                 topic=value,
                 cards=cards,
-                reviews=int(reviews),
+                reviews=int(reviews or 0),
                 recent_reviews=n_recent,
                 accuracy=_ratio(ok_recent, n_recent),
-                lapses=int(lapses),
+                lapses=int(lapses or 0),
                 lapse_rate=lapse_rate,
                 previous_lapse_rate=previous_rate,
                 trend=None
@@ -174,97 +275,167 @@ def mistake_stats(
     return sorted(rows, key=lambda m: (-m.of_last_10, -m.recent, m.code))
 
 
-def daily_counts(
-    session: Session, profile_id: int, today: date
-) -> tuple[list[DayCount], list[WeekRetention]]:
-    """Reviews per day over the last 12 weeks, and weekly retention of first answers."""
-    start = today - timedelta(days=HEATMAP_WEEKS * 7 - 1)
-    first = ReviewLog.moved_schedule.is_(True)
-    rows = session.execute(
-        select(
+def _per_day(
+    session: Session, profile_id: int, start: date, today: date, use_rollups: bool
+) -> dict[date, tuple[int, int, int]]:
+    """Per study day: reviews, first answers, first answers graded 3 or more."""
+    if use_rollups:
+        query = select(
+            TopicDay.study_day,
+            func.sum(TopicDay.reviews),
+            func.sum(TopicDay.firsts),
+            func.sum(TopicDay.firsts - TopicDay.failed_firsts),
+        ).where(
+            TopicDay.profile_id == profile_id,
+            TopicDay.kind == "pack",  # every card has exactly one pack
+            TopicDay.study_day >= start,
+            TopicDay.study_day <= today,
+            TopicDay.reviews > 0,
+        )
+        day_column = TopicDay.study_day
+    else:
+        first = ReviewLog.moved_schedule.is_(True)
+        query = select(
             ReviewLog.study_day,
             func.count(),
             func.sum(_is_true(first)),
             func.sum(_is_true(and_(first, ReviewLog.quality >= 3))),
-        )
-        .where(
+        ).where(
             ReviewLog.profile_id == profile_id,
             ReviewLog.study_day >= start,
             ReviewLog.study_day <= today,
         )
-        .group_by(ReviewLog.study_day)
-    ).all()
-    per_day = {row[0]: row[1:] for row in rows}
+        day_column = ReviewLog.study_day
+    rows = session.execute(query.group_by(day_column)).all()
+    return {day: (int(n), int(firsts or 0), int(passed or 0)) for day, n, firsts, passed in rows}
+
+
+def daily_counts(
+    session: Session, profile_id: int, today: date, use_rollups: bool
+) -> tuple[list[DayCount], list[WeekRetention]]:
+    """Reviews per day over the last 12 weeks, and weekly retention of first answers."""
+    start = today - timedelta(days=HEATMAP_WEEKS * 7 - 1)
+    per_day = _per_day(session, profile_id, start, today, use_rollups)
+    no_reviews = (0, 0, 0)
     heatmap = [
-        DayCount(day=day, reviews=per_day.get(day, (0,))[0])
+        DayCount(day=day, reviews=per_day.get(day, no_reviews)[0])
         for day in (start + timedelta(days=i) for i in range(HEATMAP_WEEKS * 7))
     ]
     retention = []
     for week in range(HEATMAP_WEEKS):
         week_start = start + timedelta(days=7 * week)
-        days = [per_day.get(week_start + timedelta(days=i)) for i in range(7)]
-        firsts = sum(int(d[1] or 0) for d in days if d)
-        passed = sum(int(d[2] or 0) for d in days if d)
+        days = [per_day.get(week_start + timedelta(days=i), no_reviews) for i in range(7)]
+        firsts = sum(d[1] for d in days)
+        passed = sum(d[2] for d in days)
         retention.append(
             WeekRetention(week_start=week_start, reviews=firsts, retention=_ratio(passed, firsts))
         )
     return heatmap, retention
 
 
-def forecast(session: Session, profile_id: int, today: date) -> list[DayCount]:
+def forecast(session: Session, profile_id: int, today: date, use_rollups: bool) -> list[DayCount]:
     """Cards due on each of the next 30 days; anything overdue is due today."""
     last = today + timedelta(days=FORECAST_DAYS - 1)
-    rows = session.execute(
-        select(CardState.due_day, func.count())
-        .join(Card, and_(Card.id == CardState.card_id, Card.retired.is_(False)))
-        .where(
-            CardState.profile_id == profile_id,
-            CardState.suspended.is_(False),
-            CardState.due_day.is_not(None),
-            CardState.due_day <= last,
+    if use_rollups:
+        query = (
+            select(TopicState.due_day, func.sum(TopicState.cards))
+            .where(
+                TopicState.profile_id == profile_id,
+                TopicState.kind == "pack",
+                TopicState.suspended.is_(False),
+                TopicState.due_day <= last,
+            )
+            .group_by(TopicState.due_day)
         )
-        .group_by(CardState.due_day)
-    ).all()
+    else:
+        query = (
+            select(CardState.due_day, func.count())
+            .join(Card, and_(Card.id == CardState.card_id, Card.retired.is_(False)))
+            .where(
+                CardState.profile_id == profile_id,
+                CardState.suspended.is_(False),
+                CardState.due_day.is_not(None),
+                CardState.due_day <= last,
+            )
+            .group_by(CardState.due_day)
+        )
     per_day: dict[date, int] = {}
-    for day, count in rows:
+    for day, count in session.execute(query).all():
         key = max(day, today)
-        per_day[key] = per_day.get(key, 0) + count
+        per_day[key] = per_day.get(key, 0) + int(count)
     return [
         DayCount(day=day, reviews=per_day.get(day, 0))
         for day in (today + timedelta(days=i) for i in range(FORECAST_DAYS))
     ]
 
 
-def study_streak(session: Session, profile_id: int, today: date) -> int:
-    days = session.scalars(
-        select(ReviewLog.study_day)
-        .where(ReviewLog.profile_id == profile_id, ReviewLog.study_day <= today)
-        .group_by(ReviewLog.study_day)
-        .order_by(ReviewLog.study_day.desc())
-        .limit(3660)
-    ).all()
+def study_streak(session: Session, profile_id: int, today: date, use_rollups: bool) -> int:
+    if use_rollups:
+        query = select(TopicDay.study_day).where(
+            TopicDay.profile_id == profile_id,
+            TopicDay.kind == "pack",
+            TopicDay.reviews > 0,
+            TopicDay.study_day <= today,
+        )
+        day_column = TopicDay.study_day
+    else:
+        query = select(ReviewLog.study_day).where(
+            ReviewLog.profile_id == profile_id, ReviewLog.study_day <= today
+        )
+        day_column = ReviewLog.study_day
+    days = session.scalars(query.group_by(day_column).order_by(day_column.desc()).limit(3660)).all()
     return streak(list(days), today)
 
 
+def total_reviews(session: Session, profile_id: int, use_rollups: bool) -> int:
+    if use_rollups:
+        query = select(func.sum(TopicDay.reviews)).where(
+            TopicDay.profile_id == profile_id, TopicDay.kind == "pack"
+        )
+    else:
+        query = (
+            select(func.count()).select_from(ReviewLog).where(ReviewLog.profile_id == profile_id)
+        )
+    return int(session.scalar(query) or 0)
+
+
 def build_report(
-    session: Session, profile: Profile, today: date, window_days: int = 30
+    session: Session,
+    profile: Profile,
+    today: date,
+    window_days: int = 30,
+    use_rollups: bool | None = None,
 ) -> StatsReport:
-    heatmap, retention = daily_counts(session, profile.id, today)
-    total = session.scalar(
-        select(func.count()).select_from(ReviewLog).where(ReviewLog.profile_id == profile.id)
-    )
+    if use_rollups is None:
+        use_rollups = uses_rollups(session)
+    heatmap, retention = daily_counts(session, profile.id, today, use_rollups)
     return StatsReport(
         profile=profile.name,
         today=today,
         window_days=window_days,
-        total_reviews=int(total or 0),
-        streak_days=study_streak(session, profile.id, today),
-        topics=topic_stats(session, profile.id, today, window_days),
+        total_reviews=total_reviews(session, profile.id, use_rollups),
+        streak_days=study_streak(session, profile.id, today, use_rollups),
+        topics=topic_stats(session, profile.id, today, window_days, use_rollups),
         mistakes=mistake_stats(session, profile.id, today, window_days),
         heatmap=heatmap,
-        forecast=forecast(session, profile.id, today),
+        forecast=forecast(session, profile.id, today, use_rollups),
         retention=retention,
     )
 
 
-__all__ = ["build_report"]
+def load_report(database_url: str | None, profile_name: str, window_days: int = 30) -> StatsReport:
+    """Open the database and build the report for a profile's current study day."""
+    import os
+
+    from engine.clock import now_from, study_day
+    from store.db import open_database
+    from store.profiles import get_or_create_profile
+
+    database = open_database(database_url)
+    try:
+        with database.session() as session:
+            profile = get_or_create_profile(session, profile_name)
+            today = study_day(now_from(os.environ), profile.rollover_hour)
+            return build_report(session, profile, today, window_days)
+    finally:
+        database.close()

@@ -6,11 +6,12 @@ import json
 from datetime import date, datetime, timedelta
 
 import pytest
-from sqlalchemy import create_engine
+from sqlalchemy import delete, update
 from sqlalchemy.orm import Session
 
 from engine.stats_report import StatsReport, streak, weak_score
-from store.models import Base, Card, CardState, CardTopic, Pack, Profile, ReviewLog
+from store.db import open_database
+from store.models import Card, CardState, CardTopic, Pack, Profile, ReviewLog
 from store.stats import build_report
 
 TODAY = date(2026, 11, 29)
@@ -21,11 +22,12 @@ def day(offset: int) -> date:
 
 
 @pytest.fixture
-def session(tmp_path):
-    engine = create_engine(f"sqlite:///{tmp_path / 'stats.db'}")
-    Base.metadata.create_all(engine)
-    with Session(engine) as session:
+def session(db_url: str):
+    """A session on a migrated database, so the rollup triggers are in place."""
+    database = open_database(db_url)
+    with database.sessionmaker() as session:
         yield session
+    database.close()
 
 
 def build_scenario(session: Session) -> Profile:
@@ -88,8 +90,9 @@ def build_scenario(session: Session) -> Profile:
     return profile
 
 
-def test_topic_figures_match_the_hand_computation(session: Session) -> None:
-    report = build_report(session, build_scenario(session), TODAY, window_days=30)
+@pytest.mark.parametrize("use_rollups", [True, False], ids=["rollups", "joins"])
+def test_topic_figures_match_the_hand_computation(session: Session, use_rollups: bool) -> None:
+    report = build_report(session, build_scenario(session), TODAY, 30, use_rollups)
     topics = {(t.kind, t.topic): t for t in report.topics}
     kv = topics[("tag", "kv")]
     assert kv.recent_reviews == 9  # A: 6, B: 3 (one a same-day repeat)
@@ -119,8 +122,9 @@ def test_weakest_topic_ranks_first_and_unjudged_last(session: Session) -> None:
     ]
 
 
-def test_time_figures(session: Session) -> None:
-    report = build_report(session, build_scenario(session), TODAY, window_days=30)
+@pytest.mark.parametrize("use_rollups", [True, False], ids=["rollups", "joins"])
+def test_time_figures(session: Session, use_rollups: bool) -> None:
+    report = build_report(session, build_scenario(session), TODAY, 30, use_rollups)
     assert report.streak_days == 6  # yesterday back to six days ago; today not studied yet
     assert len(report.heatmap) >= 84 and report.heatmap[-1].day == TODAY
     per_day = {d.day: d.reviews for d in report.heatmap}
@@ -160,3 +164,38 @@ def test_streak_counts_back_from_today_or_yesterday() -> None:
     assert streak([day(0), day(1), day(2), day(4)], TODAY) == 3
     assert streak([day(1), day(2)], TODAY) == 2
     assert streak([day(2)], TODAY) == 0
+
+
+def test_rollups_stay_equal_to_the_joins_through_every_kind_of_edit(session: Session) -> None:
+    """Undo (delete a log row), retire and revive, re-tagging, state updates, suspension."""
+    profile = build_scenario(session)
+
+    def both_agree() -> None:
+        session.flush()
+        by_rollup = build_report(session, profile, TODAY, 30, use_rollups=True)
+        by_join = build_report(session, profile, TODAY, 30, use_rollups=False)
+        assert by_rollup == by_join
+
+    both_agree()
+    card_a = session.query(Card).filter_by(key="A").one()
+    card_c = session.query(Card).filter_by(key="C").one()
+    last = session.query(ReviewLog).order_by(ReviewLog.id.desc()).first()
+    session.delete(last)  # undo
+    both_agree()
+    session.execute(update(Card).where(Card.id == card_a.id).values(retired=True))
+    both_agree()
+    session.execute(update(Card).where(Card.id == card_a.id).values(retired=False))
+    both_agree()
+    session.execute(
+        delete(CardTopic).where(CardTopic.card_id == card_c.id, CardTopic.kind == "tag")
+    )
+    session.add(CardTopic(card_id=card_c.id, kind="tag", value="kv"))
+    both_agree()
+    session.execute(
+        update(CardState)
+        .where(CardState.card_id == card_a.id)
+        .values(easiness_milli=1300, lapses=8, leech=True, due_day=TODAY, suspended=True)
+    )
+    both_agree()
+    session.execute(update(ReviewLog).where(ReviewLog.card_id == card_c.id).values(quality=1))
+    both_agree()

@@ -1,0 +1,88 @@
+"""Benchmark the stats on a synthetic collection (100,000 cards, 1,000,000 reviews).
+
+    python scripts/bench_stats.py [--db PATH] [--runs 5]
+
+Builds the database with scripts/make_synthetic_db.py if PATH does not exist, then reports the
+median and worst wall time of `kvdrill stats --json` (a fresh process each run), of building
+the report in-process, and of the stats screen from mount to the report on screen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+NOW = "2026-11-29T12:00:00"
+
+
+def timed(fn, runs: int) -> list[float]:
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - started)
+    return times
+
+
+def report(name: str, times: list[float]) -> None:
+    print(
+        f"{name}: median {statistics.median(times) * 1000:.0f} ms, worst {max(times) * 1000:.0f} ms"
+    )
+
+
+async def screen_time(url: str) -> float:
+    from textual.app import App
+
+    from app.screens.stats import StatsScreen
+
+    class Harness(App):
+        def on_mount(self) -> None:
+            self.started = time.perf_counter()
+            self.push_screen(StatsScreen(url, "default"))
+
+    app = Harness()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.screen
+        while getattr(screen, "report", None) is None:
+            await pilot.pause(0.005)
+        await pilot.pause()
+        return time.perf_counter() - app.started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--db", type=Path, default=Path("/tmp/kvdrill-synthetic.db"))
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    if not args.db.exists():
+        subprocess.run(
+            [sys.executable, str(ROOT / "scripts/make_synthetic_db.py"), str(args.db)], check=True
+        )
+    url = f"sqlite:///{args.db}"
+    env = {**os.environ, "KVDRILL_NOW": NOW}
+    os.environ["KVDRILL_NOW"] = NOW
+    command = [sys.executable, "-m", "app", "--db", url, "stats", "--json"]
+    report(
+        "kvdrill stats --json (new process)",
+        timed(lambda: subprocess.run(command, env=env, check=True, capture_output=True), args.runs),
+    )
+
+    from store.stats import load_report
+
+    report("report built in-process", timed(lambda: load_report(url, "default"), args.runs))
+    report(
+        "stats screen, mount to report shown",
+        [asyncio.run(screen_time(url)) for _ in range(args.runs)],
+    )
+
+
+if __name__ == "__main__":
+    main()
