@@ -44,6 +44,16 @@ MISTAKE_WORDS = {
     "dtype_bytes": "wrong bytes per parameter or value",
     "factor_1000": "a factor-of-1000 slip",
     "factor_1024": "a factor-of-1024 slip",
+    "mb_vs_mib": "MB and MiB mixed up",
+    "tb_vs_tib": "TB and TiB mixed up",
+    "near_miss": "close, but outside the tolerance",
+    "tp_replication": "forgot that KV heads are replicated when TP exceeds them",
+    "block_rounding": "forgot vLLM's block rounding",
+    "weights_not_subtracted": "forgot to subtract the weights from the budget",
+    "utilization_missing": "forgot the GPU memory utilization",
+    "sliding_window": "ignored the sliding-window layers",
+    "active_vs_total": "mixed up active and total parameters",
+    "rounded_up": "rounded up where only whole requests fit",
 }
 
 

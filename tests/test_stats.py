@@ -199,3 +199,11 @@ def test_rollups_stay_equal_to_the_joins_through_every_kind_of_edit(session: Ses
     both_agree()
     session.execute(update(ReviewLog).where(ReviewLog.card_id == card_c.id).values(quality=1))
     both_agree()
+
+
+def test_every_mistake_the_checker_names_has_plain_words() -> None:
+    from engine.checker import RULES, SENTENCES
+    from engine.stats_report import MISTAKE_WORDS
+
+    codes = set(SENTENCES) | {rule.code for rule in RULES}
+    assert codes - set(MISTAKE_WORDS) == set()
