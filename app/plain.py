@@ -12,9 +12,11 @@ answer, so bury there is the word ``bury``.
 from __future__ import annotations
 
 import re
+import sys
 import time
 from typing import TYPE_CHECKING, TextIO
 
+from engine.errors import PackErrors
 from engine.sm2 import parse_grade
 
 if TYPE_CHECKING:
@@ -319,7 +321,12 @@ def run_plain(args, stdin: TextIO, stdout: TextIO) -> int:
 
     database = open_database(args.db)
     try:
-        import_bundled(database)
+        try:
+            import_bundled(database)
+        except PackErrors as exc:
+            # A broken bundled deck is a release bug, not the learner's: drill what is stored.
+            first = exc.problems[0] if exc.problems else exc
+            print(f"kvdrill: the bundled decks were not updated: {first}", file=sys.stderr)
         session = DrillSession.open(
             database,
             profile=args.profile,

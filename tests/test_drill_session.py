@@ -220,3 +220,50 @@ def test_due_reviews_come_before_new_cards(db_url: str) -> None:
     day2 = DrillSession.open(database, now=DAY2, pack="later", new_limit=1)
     assert [day2.current.is_new, day2.current.title, day2.remaining] == [False, "Card 1", 2]
     database.close()
+
+
+def answer_text(card) -> str:
+    return f"{card.variant.expected_value:g} {card.variant.unit}"
+
+
+def test_a_problem_is_generated_checked_logged_and_drawn_afresh_when_it_comes_back(db) -> None:
+    session = DrillSession.open(db, now=DAY1, pack="sm2-problems")
+    assert session.current.key == "between"  # one problem, one other card: spread, other first
+    session.grade(4, 1.0)
+    card = session.current
+    assert card.kind == "problem" and card.variant is not None
+    assert card.prompt == card.variant.prompt and "kv_bytes_per_token" in card.prompt
+    unreadable = session.answer_problem("banana", 5.0)
+    assert unreadable.unreadable and session.current is card and session.done == 1
+    verdict = session.give_up(9.0)
+    assert verdict.worked_solution and session.done == 2
+    again = session.current
+    assert again.key == "kv-drawn" and again.is_repeat
+    assert again.variant.seed != card.variant.seed  # a fresh draw, not the same numbers
+    right = session.answer_problem(answer_text(again), 20.0)
+    assert right.correct and right.quality >= 4 and session.current is None
+    with db.session() as s:
+        rows = s.execute(
+            select(
+                ReviewLog.quality,
+                ReviewLog.graded_by,
+                ReviewLog.template_id,
+                ReviewLog.seed,
+                ReviewLog.expected,
+                ReviewLog.typed_answer,
+            )
+            .where(ReviewLog.template_id.is_not(None))
+            .order_by(ReviewLog.id)
+        ).all()
+    assert [(q, who, tid) for q, who, tid, *_ in rows] == [
+        (0, "auto", "sm2-problems/kv-drawn"),
+        (right.quality, "auto", "sm2-problems/kv-drawn"),
+    ]
+    assert rows[0].seed == card.variant.seed and rows[0].expected == verdict.expected_text
+    assert rows[1].typed_answer == answer_text(again)
+
+
+def test_problem_calls_on_a_recall_card_are_refused(db) -> None:
+    session = open_session(db)
+    with pytest.raises(WrongCardKind):
+        session.answer_problem("128 KiB", 1.0)
