@@ -16,15 +16,27 @@ from __future__ import annotations
 import json
 import math
 import random
+import zlib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import Any
 
 import sympy
 from sympy.printing.str import StrPrinter
 
+from engine.catalog import get_dtype
 from engine.errors import UserError
+from engine.formulas import (
+    FORMULAS,
+    SYMBOLS,
+    default_kv_dtype,
+    evaluate,
+    inputs_from,
+    missing_inputs,
+    solve_for,
+    variant_for,
+)
 from engine.problem_types import Variant
 from engine.problems import (
     MAX_ATTEMPTS,
@@ -36,6 +48,7 @@ from engine.problems import (
     unit_dimension,
     unit_factor,
 )
+from engine.units import format_number, format_quantity
 
 DISPLAY_FIGURES = 4  # significant figures of numbers shown in a prompt
 
@@ -57,6 +70,7 @@ _WEIGHT_FORMULAS = {"weight_bytes", "decode_floor_time", "weight_quant_gain_toke
 
 _TEMPLATE_CACHE_SIZE = 512
 _template_cache: dict[str, Problem] = {}
+_identity_cache: dict[int, tuple[Mapping[str, Any], Any, Problem]] = {}
 
 
 def make_variant(template: Mapping[str, Any], template_id: str, seed: int) -> Variant:
@@ -65,14 +79,20 @@ def make_variant(template: Mapping[str, Any], template_id: str, seed: int) -> Va
 
 
 def compiled_template(template: Mapping[str, Any]) -> Problem:
-    """The compiled form of a template, cached by its content."""
+    """The compiled form of a template, cached by its content (and by identity, for speed)."""
+    seen = _identity_cache.get(id(template))
+    if seen is not None and seen[0] is template and seen[1] == template:
+        return seen[2]
     key = json.dumps(template, sort_keys=True, default=str)
     problem = _template_cache.get(key)
     if problem is None:
         problem = compile_problem(template)
         if len(_template_cache) >= _TEMPLATE_CACHE_SIZE:
             _template_cache.clear()
+            _identity_cache.clear()
         _template_cache[key] = problem
+    # The copy detects a template edited in place; holding the object keeps its id unique.
+    _identity_cache[id(template)] = (template, json.loads(key), problem)
     return problem
 
 
@@ -90,11 +110,12 @@ class _Draw:
     shown_units: dict[str, str]  # unit the author wrote for a value, where they wrote one
     formula: str  # catalog formula variant, or "custom"
     answer: float = math.nan
+    texts: dict[tuple[str, str | None], str] = field(default_factory=dict)  # show() memo
 
 
 def draw_variant(problem: Problem, template_id: str, seed: int) -> Variant:
     """A variant of a compiled template; UserError when the template cannot give one."""
-    rng = random.Random(f"{template_id}#{seed}")
+    rng = random.Random(_mixed_seed(template_id, seed))
     failed: dict[str, int] = {}
     for _ in range(MAX_ATTEMPTS):
         picks = {axis.name: axis.pick(rng.randrange(axis.size())) for axis in problem.axes}
@@ -111,12 +132,15 @@ def draw_variant(problem: Problem, template_id: str, seed: int) -> Variant:
     )
 
 
+def _mixed_seed(template_id: str, seed: int) -> int:
+    """One integer from the template id and the seed: stable across runs (no hash())."""
+    return (zlib.crc32(template_id.encode("utf-8")) << 64) ^ (seed & (2**64 - 1))
+
+
 # --- computing one draw ----------------------------------------------------------------------
 
 
 def _inputs(problem: Problem, picks: Mapping[str, Any]) -> _Draw:
-    from engine.formulas import SYMBOLS, default_kv_dtype, inputs_from
-
     fixed = problem.fixed
     model = picks.get("model", fixed.get("model"))
     gpu = picks.get("gpu", fixed.get("gpu"))
@@ -144,8 +168,6 @@ def _answer(problem: Problem, draw: _Draw) -> None:
     """Compute the asked value into ``draw.answer`` (and the output, when solving)."""
     values = draw.values
     if problem.custom is None:
-        from engine.formulas import evaluate, missing_inputs, solve_for, variant_for
-
         name = variant_for(problem.catalog_formula or problem.output, draw.model, values)
         draw.formula = name
         if not problem.solving:
@@ -254,8 +276,6 @@ def _broken_constraint(problem: Problem, draw: _Draw) -> str | None:
 
 
 def _unit_of(problem: Problem, name: str) -> str:
-    from engine.formulas import SYMBOLS
-
     if problem.custom is not None and name in problem.custom.units:
         return problem.custom.units[name]
     return SYMBOLS[name].unit if name in SYMBOLS else ""
@@ -283,16 +303,18 @@ def _display_unit(problem: Problem, draw: _Draw, name: str, value: float) -> str
 
 def show(problem: Problem, draw: _Draw, name: str, unit: str | None = None) -> str:
     """Display text of a value: '128 KiB', '80 GB', '1,800', '0.9'."""
-    from engine.units import format_quantity
 
-    value = draw.values[name]
-    unit = unit if unit is not None else _display_unit(problem, draw, name, value)
-    return format_quantity(value / unit_factor(unit), unit, DISPLAY_FIGURES)
+    text = draw.texts.get((name, unit))
+    if text is None:
+        value = draw.values[name]
+        shown_unit = unit if unit is not None else _display_unit(problem, draw, name, value)
+        text = format_quantity(value / unit_factor(shown_unit), shown_unit, DISPLAY_FIGURES)
+        draw.texts[(name, unit)] = text
+    return text
 
 
 def _as_shown(problem: Problem, draw: _Draw, name: str, value: float) -> float:
     """``value`` rounded as the prompt will show it, so the learner and the key agree."""
-    from engine.units import format_number
 
     unit = _display_unit(problem, draw, name, value)
     factor = unit_factor(unit)
@@ -329,8 +351,6 @@ _ARCHITECTURE_WORDS = (
 
 
 def _synthetic_model(problem: Problem, draw: _Draw) -> str:
-    from engine.units import format_number
-
     parts = [
         words.format(format_number(draw.values[name]))
         for name, words in _ARCHITECTURE_WORDS
@@ -405,7 +425,6 @@ def _factor_order(factor: sympy.Expr) -> tuple[int, str]:
 @cache
 def _symbol_position(name: str) -> int:
     """Where a symbol stands in the catalog's table (architecture first, then precision...)."""
-    from engine.formulas import SYMBOLS
 
     names = list(SYMBOLS)
     return names.index(name) if name in names else len(names)
@@ -421,6 +440,11 @@ def _marked(expr: sympy.Expr) -> str:
     return _pretty(_MarkedPrinter().doprint(expr))
 
 
+@lru_cache(maxsize=512)
+def _names(expr: sympy.Expr) -> frozenset[str]:
+    return frozenset(s.name for s in expr.free_symbols)
+
+
 def _unmark(marked: str, texts: Mapping[str, str]) -> str:
     parts = marked.split(_MARK)
     # Odd parts are symbol names.
@@ -429,8 +453,6 @@ def _unmark(marked: str, texts: Mapping[str, str]) -> str:
 
 @cache
 def _catalog_expr(name: str) -> sympy.Expr:
-    from engine.formulas import FORMULAS
-
     return FORMULAS[name].expr
 
 
@@ -467,12 +489,11 @@ def _single_gpu(expr: sympy.Expr) -> sympy.Expr:
 
 def _worked_solution(problem: Problem, draw: _Draw) -> tuple[str, str]:
     """(formula text, Markdown worked solution in this variant's numbers)."""
-    from engine.units import format_quantity
 
     expr = problem.custom.expr if problem.custom else _catalog_expr(draw.formula)
     if draw.values.get("tp") == 1 and problem.ask != "tp":
         expr = _single_gpu(expr)
-    names = {s.name for s in expr.free_symbols}
+    names = _names(expr)
     symbolic = _unmark(_marked(expr), {n: n for n in names})
     texts = {n: show(problem, draw, n) for n in names if n in draw.values and n != problem.ask}
     output = problem.output
@@ -533,7 +554,6 @@ def _variant(problem: Problem, template_id: str, seed: int, draw: _Draw) -> Vari
 
 def _default_prompt(problem: Problem, params: Mapping[str, str]) -> str:
     """For a template without a prompt: what to find, and every input as a list."""
-    from engine.formulas import SYMBOLS
 
     what = f"`{problem.ask}`"
     if problem.ask in SYMBOLS:
@@ -553,7 +573,7 @@ def _params(problem: Problem, draw: _Draw) -> dict[str, str]:
     if problem.synthetic_model:
         params["model"] = _synthetic_model(problem, draw)
     expr = problem.custom.expr if problem.custom else _catalog_expr(draw.formula)
-    inputs = [s.name for s in expr.free_symbols]
+    inputs = list(_names(expr))
     if problem.solving:
         inputs.append(problem.output)
     wanted = [*draw.picks, *problem.given, *sorted(inputs, key=_symbol_position)]
@@ -566,7 +586,6 @@ def _params(problem: Problem, draw: _Draw) -> dict[str, str]:
 
 def _context(problem: Problem, draw: _Draw, formula_text: str, worked: str) -> dict[str, object]:
     """What engine/checker.py reads to diagnose an answer (see its docstring)."""
-    from engine.catalog import get_dtype
 
     values = draw.values
     base = draw.formula.removesuffix("_mla").removesuffix("_swa")

@@ -15,13 +15,31 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 import sympy
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from engine.catalog import close_matches, get_dtype, get_gpu, get_model, gpus, models
 from engine.errors import Located, UserError
 from engine.expr import FormulaError, is_name, parse_condition, parse_formula
+from engine.formulas import (
+    ALIASES,
+    FORMULAS,
+    SYMBOLS,
+    get_formula,
+    inputs_from,
+    missing_inputs,
+)
+from engine.units import (
+    _DIMENSION_WORDS,
+    AnswerError,
+    describe_dimension,
+    normalise_unit_text,
+    read_quantity_parts,
+    unit_scale,
+)
 
 MAX_AXIS_CHOICES = 100_000  # values one range may span
 MAX_PROMPT_CHARS = 4000
@@ -176,21 +194,19 @@ def pint_unit(unit: str) -> str:
     return "" if unit in ("dimensionless", "1") else unit
 
 
+@cache
 def unit_dimension(unit: str) -> frozenset[tuple[str, int]]:
-    from engine.units import unit_scale
-
     return unit_scale(pint_unit(unit))[1]
 
 
+@cache
 def unit_factor(unit: str) -> float:
-    from engine.units import unit_scale
-
     return unit_scale(pint_unit(unit))[0]
 
 
+@cache
 def catalog_symbol(name: str) -> str | None:
     """The canonical catalog symbol for a name or alias, or None."""
-    from engine.formulas import ALIASES, SYMBOLS
 
     key = ALIASES.get(name, name)
     return key if key in SYMBOLS else None
@@ -198,7 +214,6 @@ def catalog_symbol(name: str) -> str | None:
 
 def read_value(raw: Scalar, unit: str, what: str) -> Quantity:
     """A YAML value in base units: a number is in ``unit``; text may carry its own unit."""
-    from engine.units import read_quantity_parts
 
     if isinstance(raw, bool) or raw is None:
         raise ValueError(f"{what}: expected a number, got {raw!r}")
@@ -208,8 +223,6 @@ def read_value(raw: Scalar, unit: str, what: str) -> Quantity:
     if not read.unit_text:
         return Quantity(read.value * unit_factor(unit))
     if unit_dimension(read.unit_text) != unit_dimension(unit):
-        from engine.units import describe_dimension
-
         raise ValueError(
             f"{what}: {raw!r} is {describe_dimension(read.unit_text)}, "
             f"but this value is {describe_dimension(pint_unit(unit))}"
@@ -250,8 +263,6 @@ class _Compiler:
         return self.build(spec)
 
     def build(self, spec: ProblemSpec) -> Problem:
-        from engine.formulas import FORMULAS, get_formula
-
         custom = None
         catalog_formula = None
         output = spec.ask
@@ -273,8 +284,6 @@ class _Compiler:
                         f"inputs ({', '.join(formula.symbols)})",
                     )
             else:
-                from engine.catalog import close_matches
-
                 field_name = "formula" if spec.formula else "ask"
                 self.issue(
                     field_name,
@@ -321,8 +330,6 @@ class _Compiler:
     # formula ---------------------------------------------------------------------------------
 
     def custom_formula(self, spec: PackFormula, ask: str) -> CustomFormula | None:
-        from engine.units import AnswerError
-
         units: dict[str, str] = {}
         for name, unit in spec.symbols.items():
             if not is_name(name):
@@ -377,7 +384,6 @@ class _Compiler:
 
     def unit_table(self, custom: CustomFormula | None) -> dict[str, str]:
         """Every name a value, constraint or placeholder may use -> its unit."""
-        from engine.formulas import SYMBOLS
 
         table = {name: symbol.unit for name, symbol in SYMBOLS.items()}
         if custom:
@@ -428,7 +434,6 @@ class _Compiler:
         canonical = catalog_symbol(raw_name)
         if canonical:
             return canonical
-        from engine.catalog import close_matches
 
         choices = [*CATALOG_AXES, *units]
         self.issue(where, f"unknown name {raw_name!r}{close_matches(raw_name, choices)}")
@@ -536,8 +541,6 @@ class _Compiler:
         units: Mapping[str, str],
         custom: CustomFormula | None,
     ) -> str:
-        from engine.units import AnswerError, describe_dimension, normalise_unit_text
-
         unit = normalise_unit_text(unit)
         try:
             wanted = unit_dimension(unit)
@@ -577,8 +580,6 @@ class _Compiler:
     def placeholders(
         self, prompt: str, ask: str, units: Mapping[str, str]
     ) -> tuple[tuple[str, str | None], ...]:
-        from engine.units import AnswerError
-
         if len(prompt) > MAX_PROMPT_CHARS:
             self.issue("prompt", f"prompt is over {MAX_PROMPT_CHARS} characters")
         found: list[tuple[str, str | None]] = []
@@ -631,7 +632,6 @@ def _default_catalog_axes(
     synthetic: bool,
 ) -> tuple[Axis, ...]:
     """Every model (GPU) of the catalog, when the formula needs one and none is picked."""
-    from engine.formulas import inputs_from, missing_inputs
 
     named = {a.name for a in axes} | set(fixed) | set(given)
     overrides = {n: q.value for n, q in given.items() if catalog_symbol(n)}
@@ -703,7 +703,6 @@ class _ExprNames(dict):
         canonical = catalog_symbol(name)
         if canonical is None:
             raise KeyError(name)
-        from engine.formulas import SYMBOLS
 
         nonnegative = SYMBOLS[canonical].can_be_zero
         return sympy.Symbol(
@@ -712,8 +711,6 @@ class _ExprNames(dict):
 
 
 def _catalog_unit(name: str) -> str:
-    from engine.formulas import SYMBOLS
-
     return SYMBOLS[name].unit
 
 
@@ -761,8 +758,6 @@ def _show(expr: sympy.Basic) -> str:
 
 
 def _describe(dimension: frozenset[tuple[str, int]]) -> str:
-    from engine.units import _DIMENSION_WORDS
-
     if dimension in _DIMENSION_WORDS:
         return _DIMENSION_WORDS[dimension]
     return "a quantity in " + " ".join(f"{d.strip('[]')}^{p}" for d, p in sorted(dimension))
@@ -822,8 +817,6 @@ def _range_axis(name: str, kind: str, spec: RangeSpec, unit: str, where: str) ->
 
 
 def _select_models(raw: Any) -> tuple[Any, ...]:
-    from engine.catalog import get_model, models
-
     if isinstance(raw, str) and raw in MODEL_SELECTORS:
         chosen = [m for m in models().values() if _model_matches(m, raw)]
         if not chosen:
@@ -860,8 +853,6 @@ def _model_matches(model: Any, selector: str) -> bool:
 
 
 def _select_gpus(raw: Any) -> tuple[Any, ...]:
-    from engine.catalog import get_gpu, gpus
-
     if isinstance(raw, str) and raw in GPU_SELECTORS:
         return tuple(g for g in gpus().values() if raw == "all" or getattr(g, raw))
     if isinstance(raw, str):
@@ -872,8 +863,6 @@ def _select_gpus(raw: Any) -> tuple[Any, ...]:
 
 
 def _select_dtypes(raw: Any) -> tuple[str, ...]:
-    from engine.catalog import get_dtype
-
     values = raw if isinstance(raw, list) else [raw]
     if not values:
         raise ValueError("give at least one dtype")

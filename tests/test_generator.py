@@ -77,41 +77,17 @@ def test_same_variant_in_another_process_with_another_hash_seed() -> None:
 
 
 def test_every_variant_meets_its_constraints() -> None:
-    from engine.catalog import get_gpu, models
-
-    names = {m.name: m for m in models().values()}
-    gpus = {"A100 40GB": "a100-40gb"}
     for seed in range(40):
         variant = make_variant(FIT, "p/fit", seed)
-        model = names[variant.params["model"]]
-        gpu = next(
-            (
-                g
-                for g in (
-                    "a100-40gb",
-                    "a100-80gb",
-                    "h100-sxm",
-                    "h100-pcie",
-                    "h200",
-                    "b200",
-                    "l40s",
-                    "l4",
-                    "mi300x",
-                )
-                if get_gpu(g).name == variant.params["gpu"]
-            ),
-            gpus.get(variant.params["gpu"]),
-        )
-        values = inputs_from(
-            model, gpu, variant.params["dtype"].lower(), None, 1, {"overhead_bytes": 2 * 2**30}
-        )
+        context = variant.context
+        dtype = variant.params["dtype"].lower()
+        overhead = {"overhead_bytes": 2 * 2**30}
+        values = inputs_from(context["model"], context["gpu"], dtype, None, 1, overhead)
         assert values["weight_bytes"] < values["gpu_mem"] * 0.9
         assert variant.expected_value >= 4
         tokens = float(variant.params["request_tokens"].replace(",", ""))
-        assert (
-            variant.expected_value
-            == (values["kv_pool_bytes"] / values["kv_bytes_per_token"]) // tokens
-        )
+        pool_tokens = values["kv_pool_bytes"] / values["kv_bytes_per_token"]
+        assert variant.expected_value == pool_tokens // tokens
 
 
 def test_expected_value_and_checker_agree_on_a_known_case() -> None:
