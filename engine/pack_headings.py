@@ -52,6 +52,11 @@ def id_problem(card_id: str, what: str = "card id") -> str | None:
     return None
 
 
+def normalize_tag(tag: str) -> str:
+    """A tag as stored: no '#', composed Unicode (NFC, so Vietnamese tags match), lowercase."""
+    return unicodedata.normalize("NFC", tag.strip().removeprefix("#")).lower()
+
+
 def tag_problem(tag: str) -> str | None:
     """Why ``tag`` (without its '#') is not a valid tag, or None."""
     if len(tag) > MAX_ID_CHARS:
@@ -77,7 +82,7 @@ def parse_card_heading(content: str) -> CardHeading:
         title = content[:title_end].strip()
         words = content[title_end:].split()
         status = next((w for w in words if w in STATUS_WORDS), None)
-        tags = tuple(w[1:].lower() for w in words if w.startswith("#"))
+        tags = tuple(normalize_tag(w) for w in words if w.startswith("#"))
         # The missing id itself is reported by the parser, which knows the file's path.
         return CardHeading(title, None, status, tags, title_end, tuple(_title_problems(title)))
 
@@ -95,10 +100,10 @@ def parse_card_heading(content: str) -> CardHeading:
                 problems.append(f"card heading has two status words ({status} and {word})")
             status = word
         elif word.startswith("#"):
-            if bad := tag_problem(word[1:]):
+            if bad := tag_problem(normalize_tag(word)):
                 problems.append(bad)
             else:
-                tags.append(word[1:].lower())
+                tags.append(normalize_tag(word))
         else:
             problems.append(
                 f'unexpected "{shorten(word)}" after the card id: '

@@ -7,6 +7,7 @@ it stays the author's Markdown, byte for byte, Rich/Textual markup and all.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import re
 import textwrap
@@ -24,6 +25,7 @@ from engine.errors import Located, PackErrors
 from engine.pack_headings import (
     CardHeading,
     id_problem,
+    normalize_tag,
     parse_card_heading,
     shorten,
     tag_problem,
@@ -46,6 +48,7 @@ from engine.pack_source import (
 from engine.pack_yaml import YamlProblem, load_yaml
 
 MIN_CHOICES, MAX_CHOICES = 2, 8
+MAX_ERRORS_PER_FILE = 100
 MAX_LESSON_RANGE = 100
 
 # Section names as written (case, spaces and hyphens ignored) -> canonical name.
@@ -70,6 +73,7 @@ REQUIRED = {
     "choice": ("Prompt", "Choices"),
     "problem": ("Problem",),
 }
+LIST_SECTIONS = ("Key numbers", "Choices", "Related")
 KIND_NAMES = {"recall": "recall", "choice": "multiple-choice", "problem": "problem"}
 KIND_REASONS = {
     "recall": "it has no ### Choices or ### Problem",
@@ -97,15 +101,58 @@ _LESSON_RANGE_RE = re.compile(r"(\d{1,4})-(\d{1,4})\Z")
 _LESSON_RE = re.compile(r"[A-Za-z0-9][\w.]*\Z")
 _LANG_RE = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*\Z")
 _NEWLINES_RE = re.compile(r"\r\n?|\n")
+# A list item on one line: a bullet, or a number and its delimiter, then a space and text.
+_SIMPLE_ITEM_RE = re.compile(r"(?:([-*+])|\d{1,9}([.)])) +\S")
+_THEMATIC_BREAK_RE = re.compile(r" {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})\Z")
+_RANGE_DASH_RE = re.compile(r"\s*[-–]\s*")
+_LIST_SPLIT_RE = re.compile(r"[,\s]+")
+_SECTION_NAME_NOISE_RE = re.compile(r"[\s-]+")
+
+
+def _block_parser(front_matter: bool, rules: tuple[str, ...] | None = None) -> MarkdownIt:
+    # Inline parsing is off: text is sliced from the source, never re-rendered, so it is not
+    # needed, and no inline rule ever runs on hostile text.
+    md = MarkdownIt("commonmark")
+    if front_matter:
+        md.use(front_matter_plugin)
+    md.disable("inline")
+    if rules is not None:
+        md.disable([rule for rule in md.block.ruler.get_all_rules() if rule not in rules])
+    return md
 
 
 @cache
 def _markdown() -> MarkdownIt:
-    # Only the block structure matters: inline parsing is off (faster, and no inline rule ever
-    # runs on hostile text). Text is sliced from the source, never re-rendered.
-    md = MarkdownIt("commonmark").use(front_matter_plugin)
-    md.disable("inline")
-    return md
+    """CommonMark blocks, front matter included."""
+    return _block_parser(front_matter=True)
+
+
+@cache
+def _section_markdown() -> MarkdownIt:
+    """CommonMark blocks, for a section's lines on their own."""
+    return _block_parser(front_matter=False)
+
+
+@cache
+def _outline_markdown() -> MarkdownIt:
+    """Only what finds cards and sections: without the list rule a big pack parses about twice
+    as fast. Sections that are lists are parsed again with ``_section_markdown``, and a pack with
+    an indented heading or fence (which could sit inside a list item) is parsed whole by
+    ``_markdown``, so the structure found is always CommonMark's."""
+    return _block_parser(
+        front_matter=True,
+        rules=("front_matter", "fence", "html_block", "heading", "lheading", "paragraph"),
+    )
+
+
+def _outline(text: str) -> list[Token]:
+    """The pack's top-level tokens, from the fast parser when it sees what CommonMark sees."""
+    tokens = _outline_markdown().parse(text)
+    lines = _NEWLINES_RE.split(text)
+    for token in tokens:
+        if token.type in ("heading_open", "fence") and lines[token.map[0]][:1] == " ":
+            return _markdown().parse(text)
+    return tokens
 
 
 class _FrontMatter(BaseModel):
@@ -211,6 +258,17 @@ class _PackParser:
 
     # -- helpers -----------------------------------------------------------------------------
 
+    def capped_errors(self) -> list[Located]:
+        """The first ``MAX_ERRORS_PER_FILE`` errors, then one line saying how many more."""
+        errors = sorted(self.errors)
+        if len(errors) <= MAX_ERRORS_PER_FILE:
+            return errors
+        rest = errors[MAX_ERRORS_PER_FILE]
+        hidden = len(errors) - MAX_ERRORS_PER_FILE
+        return errors[:MAX_ERRORS_PER_FILE] + [
+            Located(self.path, rest.line, f"... and {hidden} more errors in this file")
+        ]
+
     def error(self, line: int, message: str) -> None:
         """Record a problem at a 0-based line."""
         self.errors.append(Located(self.path, line + 1, message))
@@ -235,7 +293,7 @@ class _PackParser:
     # -- the whole file ----------------------------------------------------------------------
 
     def parse(self) -> ParsedPack:
-        blocks = _blocks(_markdown().parse(self.text))
+        blocks = _blocks(_outline(self.text))
         if not blocks or blocks[0].kind != "front_matter":
             if self.lines[0].startswith("---"):
                 self.error(0, "front matter opened here is never closed: end it with a line ---")
@@ -266,7 +324,7 @@ class _PackParser:
         if not raw_cards:
             self.error(0, "pack has no cards: add one under a heading `## Title {#card-id}`")
         if self.errors or meta is None:
-            raise PackErrors(self.errors)
+            raise PackErrors(self.capped_errors())
         return ParsedPack(
             meta=meta, intro=intro, cards=cards, path=self.path, content_hash=self.content_hash
         )
@@ -347,9 +405,9 @@ class _PackParser:
             raw = [str(value)]
         else:
             raw = [str(v) for v in value]
-        text = re.sub(r"\s*[-–]\s*", "-", ", ".join(raw))
+        text = _RANGE_DASH_RE.sub("-", ", ".join(raw))
         result: list[str] = []
-        for word in re.split(r"[,\s]+", text.strip()):
+        for word in _LIST_SPLIT_RE.split(text.strip()):
             if not word:
                 continue
             if word.isdigit():
@@ -370,16 +428,16 @@ class _PackParser:
         return _dedupe(result)
 
     def tags(self, value: list[str] | str, line: int) -> list[str] | None:
-        words = re.split(r"[,\s]+", value) if isinstance(value, str) else value
+        words = _LIST_SPLIT_RE.split(value) if isinstance(value, str) else value
         result: list[str] = []
         for word in words:
-            tag = word.strip().removeprefix("#")
+            tag = normalize_tag(word)
             if not tag:
                 continue
             if bad := tag_problem(tag):
                 self.error(line, bad)
                 return None
-            result.append(tag.lower())
+            result.append(tag)
         return _dedupe(result)
 
     def check_unclosed(self, blocks: list[_Block]) -> None:
@@ -428,7 +486,7 @@ class _PackParser:
             card = cards[-1]
             self.check_heading_style(block)
             if block.kind == "heading" and block.level == 3:
-                name = SECTIONS.get(re.sub(r"[\s-]+", "", block.content.lower()))
+                name = SECTIONS.get(_SECTION_NAME_NOISE_RE.sub("", block.content.lower()))
                 if name is None:
                     self.error(
                         block.start,
@@ -481,6 +539,7 @@ class _PackParser:
                 )
             else:
                 ids[card_id] = raw.line
+        self.parse_lists([s for raw in raw_cards for s in raw.sections if s.name in LIST_SECTIONS])
         cards: list[ParsedCard] = []
         for raw in raw_cards:
             cards.extend(self.build_card(raw, ids))
@@ -598,6 +657,74 @@ class _PackParser:
                     tags = self.tags(value, line) or []
         return lessons, tags
 
+    def parse_lists(self, sections: list[_Section]) -> None:
+        """Give list sections their blocks with lists as lists (the outline does not see lists).
+
+        One parse of all of them, joined by a ``#`` line that ends any list or paragraph, is
+        much faster than one parse each; if a block runs over a joint (an unclosed fence),
+        each section is parsed on its own instead.
+        """
+        sections = [s for s in sections if not self.simple_list(s)]
+        joined: list[str] = []
+        starts: list[int] = []
+        for section in sections:
+            starts.append(len(joined))
+            joined.extend(self.lines[section.line + 1 : section.end])
+            joined.append("#")
+        found: list[list[_Block]] = [[] for _ in sections]
+        for block in _blocks(_section_markdown().parse("\n".join(joined))):
+            index = bisect.bisect_right(starts, block.start) - 1
+            joint = starts[index] + sections[index].end - sections[index].line - 1
+            if block.start == joint:
+                continue
+            if block.end > joint:
+                for section in sections:
+                    self.parse_one_section(section)
+                return
+            found[index].append(self.shifted(block, sections[index].line + 1 - starts[index]))
+        for section, blocks in zip(sections, found, strict=True):
+            section.blocks = blocks
+
+    def simple_list(self, section: _Section) -> bool:
+        """Read a section that is plainly a tight list of one-line items without markdown-it.
+
+        When every line starts at column 0 with the same marker, a space and some text (and
+        none is a thematic break such as ``- - -``), CommonMark reads one list with one item per
+        line. Most list sections look like that, and markdown-it's list rule is slow.
+        """
+        lines = self.lines[section.line + 1 : section.end]
+        first = next((i for i, line in enumerate(lines) if line.strip()), None)
+        if first is None:
+            return False
+        last = max(i for i, line in enumerate(lines) if line.strip())
+        marker = None
+        for line in lines[first : last + 1]:
+            match = _SIMPLE_ITEM_RE.match(line)
+            if not match or _THEMATIC_BREAK_RE.match(line):
+                return False
+            this = match.group(1) or match.group(2)
+            if marker is None:
+                marker = this
+            elif this != marker:
+                return False
+        start = section.line + 1 + first
+        end = section.line + 1 + last + 1
+        block = _Block("list", start, end, items=[(n, n + 1) for n in range(start, end)])
+        section.blocks = [block]
+        return True
+
+    def parse_one_section(self, section: _Section) -> None:
+        offset = section.line + 1
+        text = "\n".join(self.lines[offset : section.end])
+        section.blocks = [self.shifted(b, offset) for b in _blocks(_section_markdown().parse(text))]
+
+    @staticmethod
+    def shifted(block: _Block, offset: int) -> _Block:
+        block.start += offset
+        block.end += offset
+        block.items = [(start + offset, end + offset) for start, end in block.items]
+        return block
+
     def list_items(self, section: _Section, what: str) -> list[tuple[int, int]]:
         """The items of a section that must hold only a list."""
         items: list[tuple[int, int]] = []
@@ -633,6 +760,7 @@ class _PackParser:
         return result
 
     def choices(self, section: _Section) -> list[Choice]:
+        items = self.list_items(section, "choices")
         lists = [b for b in section.blocks if b.kind == "list"]
         if len(lists) > 1:
             self.error(
@@ -641,7 +769,7 @@ class _PackParser:
                 "character or numbering starts a second one",
             )
         result: list[Choice] = []
-        for start, end in self.list_items(section, "choices"):
+        for start, end in items:
             text = self.item_text(start, end)
             box = _CHECKBOX_RE.match(text)
             if not box:
@@ -763,7 +891,7 @@ def card_headings(text: str) -> list[tuple[int, CardHeading]]:
     text = text[1:] if text.startswith("\ufeff") else text
     return [
         (block.start, parse_card_heading(block.content))
-        for block in _blocks(_markdown().parse(text))
+        for block in _blocks(_outline(text))
         if block.kind == "heading" and block.level == 2 and not block.setext
     ]
 

@@ -12,6 +12,8 @@ from engine.errors import Located, PackErrors
 from engine.pack_model import MAX_PACK_BYTES
 
 _MIB = 1024 * 1024
+# Parsing time grows with lines more than with bytes; 2,000 real cards fit well within this.
+MAX_PACK_LINES = 100_000
 
 
 def _refuse(path: str, line: int, message: str) -> PackErrors:
@@ -69,7 +71,7 @@ def decode_pack_bytes(data: bytes, path: str) -> str:
 
 
 def check_pack_text(text: str, path: str) -> None:
-    """Refuse text no pack can be: empty, binary (NUL), or over the size cap."""
+    """Refuse text no pack can be: empty, binary (NUL), or over the size or line cap."""
     if not text.lstrip("\ufeff").strip():
         raise _refuse(path, 1, "empty file: a pack starts with --- front matter, then its cards")
     nul = text.find("\x00")
@@ -83,6 +85,14 @@ def check_pack_text(text: str, path: str) -> None:
         raise _refuse(path, line, "text is not valid Unicode (a lone surrogate)") from None
     if size > MAX_PACK_BYTES:
         raise _refuse(path, 1, too_big_message(size))
+    lines = text.count("\n") + text.count("\r") - text.count("\r\n") + 1
+    if lines > MAX_PACK_LINES:
+        raise _refuse(
+            path,
+            MAX_PACK_LINES + 1,
+            f"file has {lines:,} lines; a pack may have at most {MAX_PACK_LINES:,}, "
+            "so split it into smaller packs",
+        )
 
 
 def expand_pack_paths(paths: list[Path]) -> tuple[list[Path], list[Located]]:

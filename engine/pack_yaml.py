@@ -41,8 +41,9 @@ class _PackLoader(yaml.SafeLoader):
         line = event.start_mark.line if event.start_mark else 0
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
             raise YamlProblem(line, "YAML anchors and aliases (& and *) are not allowed in a pack")
-        if getattr(event, "tag", None) is not None:
-            raise YamlProblem(line, f"YAML tags such as {event.tag} are not allowed in a pack")
+        if (tag := getattr(event, "tag", None)) is not None:
+            shown = tag.replace("tag:yaml.org,2002:", "!!", 1)
+            raise YamlProblem(line, f"YAML tags such as {shown} are not allowed in a pack")
         self._depth += 1
         try:
             if self._depth > MAX_YAML_DEPTH:
