@@ -219,3 +219,47 @@ def test_a_broken_bundled_deck_warns_in_one_line_and_the_drill_goes_on(
     captured = capsys.readouterr()
     assert captured.err == "kvdrill: the bundled decks were not updated: decks/x.md:3: bad claim\n"
     assert "Session over: 1 cards" in captured.out
+
+
+class FakeApp:
+    calls: list[tuple] = []
+
+    def __init__(self, *args, **kwargs):
+        FakeApp.calls.append((args, kwargs))
+
+    def run(self) -> None:
+        pass
+
+
+def test_drill_without_plain_opens_the_ui_on_the_drill_with_the_options(
+    monkeypatch, db_url: str
+) -> None:
+    import app.tui
+
+    FakeApp.calls = []
+    monkeypatch.setattr(app.tui, "create_app", FakeApp)
+    assert main(["--db", db_url, "--profile", "ana", "drill", "--tag", "t", "--new", "3"]) == 0
+    assert main([]) == 0
+    (drill_args, drill_kwargs), (home_args, home_kwargs) = FakeApp.calls
+    helper = drill_kwargs["options"].pop("first_card", None)  # the UI's fast-start helper
+    if helper is not None:
+        helper.cancel()
+    assert (drill_args, drill_kwargs) == (
+        (db_url, "ana"),
+        {"start": "drill", "options": {"pack": None, "tag": "t", "new_limit": 3, "limit": None}},
+    )
+    assert (home_args, home_kwargs) == ((None, "default"), {"start": "home", "options": {}})
+
+
+def test_without_the_ui_module_drill_suggests_plain(monkeypatch, capsys) -> None:
+    monkeypatch.setitem(sys.modules, "app.tui", None)
+    assert main(["drill"]) == 1
+    assert capsys.readouterr().err == (
+        "kvdrill: the full-screen UI is not built yet; use `kvdrill drill --plain`.\n"
+    )
+
+
+def test_negative_counts_are_refused_by_the_parser(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["drill", "--plain", "--new", "-2"])
+    assert "-2 is below 0" in capsys.readouterr().err
