@@ -1,0 +1,28 @@
+"""The CLI shell: help lists every command, and piping into `head` ends quietly."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from app.cli import main
+from app.commands import COMMAND_MODULES
+
+
+def test_help_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--help"])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    for name in ("drill", "check", "import", "calc", "models", "gpus", "stats"):
+        assert f"    {name} " in out
+    assert len(COMMAND_MODULES) >= 6
+
+
+def test_output_cut_short_by_a_closed_pipe_is_not_a_traceback() -> None:
+    shell = f"{sys.executable} -m app models | head -1"
+    result = subprocess.run(["bash", "-c", shell], capture_output=True, text=True)
+    assert result.stdout.startswith("id")
+    assert "Traceback" not in result.stderr
