@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
+from typing import NamedTuple
 
 from engine.sm2 import NEW_CARD_EASINESS_MILLI, SESSION_REPEAT_BELOW
 
@@ -35,9 +36,11 @@ DEFAULT_REVIEWS_PER_DAY = 200
 REQUEUE_GAP = 3
 
 
-@dataclass(frozen=True)
-class QueueCard:
-    """What the policy needs to know about one card for one profile."""
+class QueueCard(NamedTuple):
+    """What the policy needs to know about one card for one profile.
+
+    A named tuple: a session plans over every card of the collection, and these are made fast.
+    """
 
     card_id: int
     kind: str  # recall | choice | problem | followup

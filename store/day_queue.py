@@ -76,7 +76,8 @@ def queue_cards(
         query = query.where(Card.kind.not_in(list(excluded_kinds)))
     missed = set(missed_today)
     cards = []
-    for order, row in enumerate(session.execute(query)):
+    # Core rows on the session's connection: no ORM loading for 10,000 plain tuples.
+    for order, row in enumerate(session.connection().execute(query)):
         card_id, kind, parent_id, reviews, due_day, easiness, suspended, buried_until = row
         seen = bool(reviews)
         cards.append(

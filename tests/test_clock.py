@@ -1,0 +1,43 @@
+"""Study days roll over at a local hour; KVDRILL_NOW sets the clock."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta, timezone
+
+import pytest
+
+from engine.clock import day_start, now_from, study_day
+from engine.errors import UserError
+
+
+def test_the_study_day_changes_at_the_rollover_hour_not_at_midnight() -> None:
+    assert study_day(datetime(2026, 3, 10, 23, 59)) == date(2026, 3, 10)
+    assert study_day(datetime(2026, 3, 11, 3, 59)) == date(2026, 3, 10)
+    assert study_day(datetime(2026, 3, 11, 4, 0)) == date(2026, 3, 11)
+
+
+def test_the_rollover_hour_is_configurable() -> None:
+    assert study_day(datetime(2026, 3, 11, 0, 30), rollover_hour=0) == date(2026, 3, 11)
+    assert study_day(datetime(2026, 3, 11, 6, 30), rollover_hour=7) == date(2026, 3, 10)
+    assert day_start(date(2026, 3, 11), 7) == datetime(2026, 3, 11, 7, 0)
+
+
+def test_kvdrill_now_sets_the_clock() -> None:
+    assert now_from({"KVDRILL_NOW": "2026-03-10T09:30"}) == datetime(2026, 3, 10, 9, 30)
+    assert now_from({"KVDRILL_NOW": "2026-03-10"}) == datetime(2026, 3, 10, 0, 0)
+
+
+def test_an_aware_timestamp_becomes_local_time() -> None:
+    moment = datetime(2026, 3, 10, 9, 30, tzinfo=timezone.utc)
+    expected = moment.astimezone().replace(tzinfo=None)
+    assert now_from({"KVDRILL_NOW": "2026-03-10T09:30+00:00"}) == expected
+
+
+def test_without_kvdrill_now_the_clock_is_the_wall_clock() -> None:
+    assert abs(now_from({}) - datetime.now()) < timedelta(seconds=5)
+    assert abs(now_from({"KVDRILL_NOW": "  "}) - datetime.now()) < timedelta(seconds=5)
+
+
+def test_a_bad_kvdrill_now_is_a_one_line_user_error() -> None:
+    with pytest.raises(UserError, match="KVDRILL_NOW must be an ISO timestamp"):
+        now_from({"KVDRILL_NOW": "tomorrow"})
