@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
@@ -28,7 +28,7 @@ def test_kvdrill_now_sets_the_clock() -> None:
 
 
 def test_an_aware_timestamp_becomes_local_time() -> None:
-    moment = datetime(2026, 3, 10, 9, 30, tzinfo=timezone.utc)
+    moment = datetime(2026, 3, 10, 9, 30, tzinfo=UTC)
     expected = moment.astimezone().replace(tzinfo=None)
     assert now_from({"KVDRILL_NOW": "2026-03-10T09:30+00:00"}) == expected
 
