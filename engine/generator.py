@@ -415,11 +415,27 @@ class _MarkedPrinter(StrPrinter):
             text += f"/({below})" if len(denominator) > 1 else f"/{below}"
         return f"-{text}" if coefficient < 0 else text
 
+    def _print_Add(self, expr: sympy.Add, order: str | None = None) -> str:
+        # Positive terms first, each side in the catalog's symbol order: a - b - c.
+        from sympy.printing.precedence import PRECEDENCE
 
-def _factor_order(factor: sympy.Expr) -> tuple[int, str]:
+        terms = sorted(expr.args, key=lambda t: (t.could_extract_minus_sign(), _factor_order(t)))
+        text = ""
+        for index, term in enumerate(terms):
+            negative = term.could_extract_minus_sign()
+            shown = self.parenthesize(-term if negative else term, PRECEDENCE["Add"])
+            if index == 0:
+                text = f"-{shown}" if negative else shown
+            else:
+                text += f" - {shown}" if negative else f" + {shown}"
+        return text
+
+
+def _factor_order(factor: sympy.Expr) -> tuple[int, int, str]:
     if factor.is_number:
-        return (-1, "")
-    return (min(_symbol_position(s.name) for s in factor.free_symbols), str(factor))
+        return (-1, 0, "")
+    position = min(_symbol_position(s.name) for s in factor.free_symbols)
+    return (int(factor.is_Add), position, str(factor))
 
 
 @cache
@@ -487,41 +503,86 @@ def _single_gpu(expr: sympy.Expr) -> sympy.Expr:
     )
 
 
+# Derived quantities a worked solution computes first, when the variant did not give them.
+_STEPS = ("weight_bytes", "kv_bytes_per_token", "kv_pool_bytes", "kv_pool_tokens")
+
+
+def _tidy(expr: sympy.Expr, draw: _Draw, ask: str) -> sympy.Expr:
+    return _single_gpu(expr) if draw.values.get("tp") == 1 and ask != "tp" else expr
+
+
+def _earlier_steps(problem: Problem, draw: _Draw, expr: sympy.Expr) -> list[tuple[str, sympy.Expr]]:
+    """(quantity, formula) for derived inputs of ``expr``, dependencies first."""
+    steps: list[tuple[str, sympy.Expr]] = []
+
+    def visit(current: sympy.Expr) -> None:
+        for name in sorted(_names(current), key=_symbol_position):
+            if (
+                name in _STEPS
+                and name not in problem.given
+                and name not in draw.picks
+                and name != problem.ask
+                and name in draw.values
+                and all(name != done for done, _ in steps)
+            ):
+                step = _tidy(_catalog_expr(variant_for(name, draw.model, draw.values)), draw, "")
+                visit(step)
+                steps.append((name, step))
+
+    if problem.custom is None or any(n in _STEPS for n in _names(expr)):
+        visit(expr)
+    return steps
+
+
+def _forward_lines(
+    problem: Problem, draw: _Draw, name: str, expr: sympy.Expr, result: str
+) -> list[str]:
+    names = _names(expr)
+    texts = {n: show(problem, draw, n) for n in names if n in draw.values and n != problem.ask}
+    pad = " " * len(name)
+    return [
+        f"{name} = {_unmark(_marked(expr), {n: n for n in names})}",
+        f"{pad} = {_unmark(_marked(expr), texts)}",
+        f"{pad} = {result}",
+    ]
+
+
 def _worked_solution(problem: Problem, draw: _Draw) -> tuple[str, str]:
     """(formula text, Markdown worked solution in this variant's numbers)."""
-
-    expr = problem.custom.expr if problem.custom else _catalog_expr(draw.formula)
-    if draw.values.get("tp") == 1 and problem.ask != "tp":
-        expr = _single_gpu(expr)
+    expr = _tidy(
+        problem.custom.expr if problem.custom else _catalog_expr(draw.formula), draw, problem.ask
+    )
     names = _names(expr)
-    symbolic = _unmark(_marked(expr), {n: n for n in names})
-    texts = {n: show(problem, draw, n) for n in names if n in draw.values and n != problem.ask}
     output = problem.output
-    formula_text = f"{output} = {symbolic}"
+    formula_text = f"{output} = {_unmark(_marked(expr), {n: n for n in names})}"
     answer_text = format_quantity(draw.answer / unit_factor(problem.unit), problem.unit)
-    pad = " " * len(output)
-    lines = [formula_text]
+    blocks = [
+        _forward_lines(problem, draw, name, step, show(problem, draw, name))
+        for name, step in _earlier_steps(problem, draw, expr)
+    ]
     if not problem.solving:
-        lines.append(f"{pad} = {_unmark(_marked(expr), texts)}")
-        lines.append(f"{pad} = {answer_text}")
+        blocks.append(_forward_lines(problem, draw, output, expr, answer_text))
     else:
+        texts = {n: show(problem, draw, n) for n in names if n in draw.values and n != problem.ask}
         output_text = show(problem, draw, output)
-        lines.append(f"{output_text} = {_unmark(_marked(expr), texts)}")
+        lines = [formula_text, f"{output_text} = {_unmark(_marked(expr), texts)}"]
         solved = _solved_text(expr, output, problem.ask)
+        pad = " " * len(problem.ask)
         if solved is not None:
             with_output = {**texts, output: output_text}
             lines.append(
                 f"{problem.ask} = {_unmark(solved, {n: n for n in names} | {output: output})}"
             )
-            lines.append(f"{' ' * len(problem.ask)} = {_unmark(solved, with_output)}")
-            lines.append(f"{' ' * len(problem.ask)} = {answer_text}")
+            lines.append(f"{pad} = {_unmark(solved, with_output)}")
+            lines.append(f"{pad} = {answer_text}")
         else:
             lines.append(f"{problem.ask} = {answer_text}")
+        blocks.append(lines)
     if _rounds_down(expr) and not problem.solving:
         note = "\n\nRound down: a request or block that does not fit whole does not count."
     else:
         note = ""
-    body = "\n".join(lines)
+    body = "\n\n".join("\n".join(lines) for lines in blocks)
     markdown = f"```text\n{body}\n```\n\n**Answer: {answer_text}**{note}"
     return formula_text, markdown
 
