@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import sqlite3
+import threading
 from datetime import datetime
 
 import pytest
 from drill_helpers import add_pack, import_fixture_pack, recall_cards
 from sqlalchemy import func, select
+from sqlalchemy.exc import OperationalError
 
 from engine.errors import UserError
 from store.db import open_database
@@ -267,3 +270,54 @@ def test_problem_calls_on_a_recall_card_are_refused(db) -> None:
     session = open_session(db)
     with pytest.raises(WrongCardKind):
         session.answer_problem("128 KiB", 1.0)
+
+
+def locked_error() -> OperationalError:
+    return OperationalError("BEGIN IMMEDIATE", None, sqlite3.OperationalError("database is locked"))
+
+
+def log_rows(db) -> int:
+    with db.session() as s:
+        return s.scalar(select(func.count()).select_from(ReviewLog))
+
+
+def test_a_locked_database_is_retried_once(db, monkeypatch) -> None:
+    import store.db
+
+    real = store.db.begin_write
+    failures = [locked_error()]
+
+    def flaky(session) -> None:
+        if failures:
+            raise failures.pop()
+        real(session)
+
+    monkeypatch.setattr(store.db, "begin_write", flaky)
+    session = open_session(db)
+    session.grade(4, 1.0)
+    assert log_rows(db) == 1 and session.current.key == "alpha/follow-up"
+
+
+def test_a_database_that_stays_locked_is_one_line_and_keeps_the_card(db, monkeypatch) -> None:
+    import store.db
+
+    def always_locked(session) -> None:
+        raise locked_error()
+
+    session = open_session(db)
+    monkeypatch.setattr(store.db, "begin_write", always_locked)
+    with pytest.raises(UserError, match="locked by another kvdrill process"):
+        session.grade(4, 1.0)
+    assert log_rows(db) == 0 and session.current.key == "alpha" and session.done == 0
+
+
+def test_an_answer_waits_for_another_writer_to_finish(db, db_url: str) -> None:
+    session = open_session(db)
+    other = sqlite3.connect(db_url.removeprefix("sqlite:///"), check_same_thread=False)
+    other.execute("BEGIN IMMEDIATE")  # another process holds the write lock for a moment
+    release = threading.Timer(0.3, other.commit)
+    release.start()
+    session.grade(4, 1.0)
+    release.join()
+    other.close()
+    assert log_rows(db) == 1
