@@ -16,7 +16,7 @@ import sys
 import time
 from typing import TYPE_CHECKING, TextIO
 
-from engine.errors import PackErrors
+from engine.errors import PackErrors, UserError
 from engine.sm2 import parse_grade
 
 if TYPE_CHECKING:
@@ -95,7 +95,11 @@ class PlainDrill:
         try:
             while (card := self.session.current) is not None:
                 self.show_card(card)
-                self.drill_card(card)
+                try:
+                    self.drill_card(card)
+                except UserError as exc:
+                    # Nothing was saved for this card (a locked database, say): it stays.
+                    self.say(f"kvdrill: {exc}")
         except (EndOfInput, Quit):
             pass
         except KeyboardInterrupt:

@@ -263,3 +263,25 @@ def test_negative_counts_are_refused_by_the_parser(capsys) -> None:
     with pytest.raises(SystemExit):
         main(["drill", "--plain", "--new", "-2"])
     assert "-2 is below 0" in capsys.readouterr().err
+
+
+def test_an_answer_that_cannot_be_saved_says_why_and_the_card_stays(
+    monkeypatch, capsys, fixture_db
+) -> None:
+    import store.drill
+    from engine.errors import UserError
+
+    real = store.drill.DrillSession.grade
+    calls = []
+
+    def grade_once_locked(self, quality, seconds=0.0):
+        calls.append(quality)
+        if len(calls) == 1:
+            raise UserError("the database stayed locked by another kvdrill process")
+        return real(self, quality, seconds)
+
+    monkeypatch.setattr(store.drill.DrillSession, "grade", grade_once_locked)
+    code, out = drill(monkeypatch, capsys, fixture_db, "2026-03-10T09:00", ["", "4", "", "4"])
+    assert "kvdrill: the database stayed locked by another kvdrill process" in out
+    assert out.count("Alpha prompt") == 2  # shown again, then graded
+    assert logged(fixture_db) == [("alpha", 4, True)]
