@@ -185,8 +185,9 @@ def record_answer(
         "graded_by": graded_by,
         "moved_schedule": moved,
         "typed_answer": typed_answer,
-        "prev_state": prev,
     }
+    if prev is not None:  # left out, the column is SQL NULL rather than JSON null
+        log["prev_state"] = prev
     if variant is not None:
         log |= {
             "template_id": variant.template_id,

@@ -212,3 +212,10 @@ def test_a_failed_write_leaves_neither_state_nor_log(db) -> None:
     assert state_of(db) is None and log_count(db) == 0
     with db.session() as session:
         assert session.scalar(select(func.count()).select_from(CardState)) == 0
+
+
+def test_a_first_answer_stores_sql_null_as_its_previous_state(db) -> None:
+    answer(db, 4)
+    with db.session() as session:
+        raw = session.connection().exec_driver_sql("SELECT prev_state FROM review_log").scalar()
+    assert raw is None
