@@ -22,8 +22,8 @@ from app.tui_data import Backend
 
 LIGHT_THEME = "textual-light"
 DARK_THEME = "textual-dark"
-# Set by scripts/bench_start.py: the app writes the time the first card painted to this file,
-# then exits.
+# Set by scripts/bench_start.py: once the first card has painted, the app writes the wall
+# clock and its own CPU time to this file, then exits.
 FIRST_CARD_FILE_VARIABLE = "KVDRILL_FIRST_CARD_FILE"
 
 
@@ -51,14 +51,14 @@ class KvdrillApp(App[None]):
         self.start = start
         self.backend = Backend(database_url, profile, bundled=self.options.get("bundled", True))
         self.first_card_file = os.environ.get(FIRST_CARD_FILE_VARIABLE)
+        self.first_card_source: str | None = None
         self.theme = LIGHT_THEME if self.options.get("theme") == "light" else DARK_THEME
 
     def on_mount(self) -> None:
+        # Only the first screen is built now (fast start); home is built when first needed.
         if self.start == "drill":
-            self.push_screen(HomeScreen())
             self.push_screen(DrillScreen(self.drill_options()))
         elif self.start == "import":
-            self.push_screen(HomeScreen())
             self.push_screen(ImportScreen(self.options.get("import_path", "")))
         else:
             self.push_screen(HomeScreen())
@@ -102,10 +102,11 @@ class KvdrillApp(App[None]):
         self.push_screen(StatsScreen(self.database_url, self.profile), drill_topic)
 
     def action_go_home(self) -> None:
-        while len(self.screen_stack) > 2:
+        """Back to the home screen (it refreshes its counts when it shows again)."""
+        while len(self.screen_stack) > 2 and not isinstance(self.screen, HomeScreen):
             self.pop_screen()
-        if isinstance(self.screen, HomeScreen):
-            self.screen.refresh_overview()
+        if not isinstance(self.screen, HomeScreen):
+            self.switch_screen(HomeScreen())
 
     def action_show_keys(self) -> None:
         if not isinstance(self.screen, HelpScreen):
@@ -127,13 +128,15 @@ class KvdrillApp(App[None]):
         )
         yield SystemCommand("Quit", "Quit kvdrill (every answer is already saved)", self.exit)
 
-    def first_card_painted(self) -> None:
-        """Called once the first card is on screen; the start benchmark exits here."""
+    def first_card_painted(self, source: str) -> None:
+        """Called once the first card is on screen (``source``: ``helper`` or ``session``);
+        the start benchmark exits here."""
+        self.first_card_source = source
         if self.first_card_file:
             import time
 
             with open(self.first_card_file, "w", encoding="utf-8") as handle:
-                handle.write(repr(time.time()))
+                handle.write(f"{time.time()!r} {time.process_time()!r} {source}")
             self.first_card_file = None
             self.exit()
 
@@ -150,7 +153,8 @@ def create_app(
     ``options`` may hold ``pack``, ``tag``, ``new_limit``, ``limit`` (narrow the session),
     ``theme`` (``"light"`` or ``"dark"``), ``import_path`` (prefilled on the import screen),
     ``answer_seconds`` (the countdown length; default: the profile's setting) and ``bundled``
-    (``False``: do not import the bundled decks on first use; tests use it).
+    (``False``: do not import the bundled decks on first use; tests use it), ``first_card``
+    (an ``app.first_card.FirstCard`` started before Textual was imported: fast start).
     """
     if start not in ("home", "drill", "import"):
         raise ValueError(f"unknown start screen {start!r}")

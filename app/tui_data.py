@@ -78,22 +78,40 @@ class Backend:
         self.profile = profile
         self.bundled = bundled
         self._database: Any = None
+        self._bundled_checked = not bundled
         self._lock = threading.Lock()
 
     @property
     def database(self) -> Any:
-        """The open database; the first call opens it and imports the bundled decks if new."""
+        """The open database. On first launch (no pack at all) the bundled decks go in first."""
         with self._lock:
             if self._database is None:
                 from store.db import open_database
 
                 database = open_database(self.database_url)
-                if self.bundled:
-                    from store.importer import import_bundled
-
-                    import_bundled(database)
+                if not self._bundled_checked and not _has_packs(database):
+                    self._import_bundled(database)
                 self._database = database
             return self._database
+
+    def sync_bundled(self) -> bool:
+        """Import the bundled decks if a release changed them; True if anything was written.
+
+        Off the start path: the importer loads the pack parser (pydantic), which the first
+        card does not need.
+        """
+        database = self.database
+        with self._lock:
+            if self._bundled_checked:
+                return False
+            return self._import_bundled(database)
+
+    def _import_bundled(self, database: Any) -> bool:
+        from store.importer import import_bundled
+
+        self._bundled_checked = True
+        plan = import_bundled(database)
+        return plan is not None and any(pack.writes for pack in plan.packs)
 
     def open_session(
         self,
@@ -162,16 +180,25 @@ def _pack_diff(item: Any, titles: dict[str, str]) -> PackDiff:
     )
 
 
+def _has_packs(database: Any) -> bool:
+    from sqlalchemy import select
+
+    from store.models import Pack
+
+    with database.session() as session:
+        return session.scalar(select(Pack.id).limit(1)) is not None
+
+
 def load_overview(database: Any, profile_name: str, now: datetime) -> Overview:
     """Due and new cards per pack, today's reviews and the streak, for the home screen."""
     from sqlalchemy import func, select
 
     from engine.clock import study_day
     from engine.queue import is_available
+    from engine.stats_report import streak
     from store.day_queue import queue_cards
     from store.models import Card, Pack, ReviewLog
     from store.profiles import get_or_create_profile
-    from store.stats import study_streak
 
     with database.session() as session:
         profile = get_or_create_profile(session, profile_name)
@@ -203,11 +230,18 @@ def load_overview(database: Any, profile_name: str, now: datetime) -> Overview:
             .select_from(ReviewLog)
             .where(ReviewLog.profile_id == profile.id, ReviewLog.study_day == today)
         )
+        study_days = session.scalars(
+            select(ReviewLog.study_day)
+            .where(ReviewLog.profile_id == profile.id, ReviewLog.study_day <= today)
+            .group_by(ReviewLog.study_day)
+            .order_by(ReviewLog.study_day.desc())
+            .limit(3660)
+        ).all()
         return Overview(
             profile=profile.name,
             today=today,
             packs=packs,
             reviewed_today=int(reviewed or 0),
-            streak_days=study_streak(session, profile.id, today),
+            streak_days=streak(list(study_days), today),
             answer_seconds=profile.answer_seconds,
         )

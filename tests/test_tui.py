@@ -362,3 +362,22 @@ async def test_import_dry_run_then_confirm(drill_db: str, tmp_path: Path) -> Non
         await pilot.press("escape")
         await settle(pilot)
         assert app.screen.query_one("#home-packs").row_count == 2
+
+
+async def test_fast_start_helper_card_is_shown_then_answered_through_the_session(
+    drill_db: str,
+) -> None:
+    from app.first_card import start
+
+    helper = start(drill_db, "default", {})
+    assert helper is not None
+    app = make_app(drill_db, first_card=helper)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert app.first_card_source == "helper"  # painted before the session was open
+        assert app.screen.session is not None
+        assert card_title(app) == "KV bytes per token"
+        await pilot.press("space", "3")
+        await settle(pilot)
+        assert card_title(app) == "KV bytes per token (follow-up)"
+    assert review_rows(drill_db) == [("kv-token", 4)]

@@ -56,6 +56,11 @@ def run_home(args) -> int:
 
 
 def launch_tui(args, start: str, options: dict) -> int:
+    if start == "drill":
+        # Before Textual is imported: a helper process reads the first card meanwhile.
+        from app.first_card import start as start_first_card
+
+        options = {**options, "first_card": start_first_card(args.db, args.profile, options)}
     try:
         from app.tui import create_app
     except ModuleNotFoundError as exc:

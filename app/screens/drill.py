@@ -109,7 +109,7 @@ class DrillScreen(Screen[None]):
             yield Static(Content("Loading today's cards…"), id="drill-where")
             yield Static(Content(""), id="drill-left")
             yield Countdown(60, clock=_frozen_clock if frozen else time.monotonic, id="drill-timer")
-        yield ProgressBar(id="drill-progress", show_eta=False, show_percentage=False)
+        yield ProgressBar(total=1, id="drill-progress", show_eta=False, show_percentage=False)
         with VerticalScroll(id="drill-body"):
             yield Markdown("", id="drill-prompt")
             yield Markdown("", id="drill-choices")
@@ -122,20 +122,37 @@ class DrillScreen(Screen[None]):
     def on_mount(self) -> None:
         for selector in ("#drill-choices", "#drill-input", "#drill-verdict", "#drill-reveal"):
             self.query_one(selector).display = False
-        self.load_session()
+        self.load_session(self.app.options.pop("first_card", None))
 
     # --- session calls, in worker threads ---------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="session", exit_on_error=False)
-    def load_session(self) -> None:
+    @work(thread=True, group="load", exit_on_error=False)
+    def load_session(self, first_card: Any = None) -> None:
+        """Open today's session; with a fast-start helper, show its first card meanwhile."""
+        if first_card is not None:
+            early = first_card.read()
+            if early is not None:
+                self.app.call_from_thread(self.show_early_card, early)
         try:
             session = self.app.backend.open_session(**self.narrow)
             state = self._read_state(session)
         except Exception as error:  # noqa: BLE001 - shown to the learner, never a traceback
             self.app.call_from_thread(self.show_failure, error)
             return
-        seconds = self.app.options.get("answer_seconds") or getattr(session, "answer_seconds", 60)
+        seconds = self.app.options.get("answer_seconds") or session.answer_seconds
         self.app.call_from_thread(self.session_ready, session, state, int(seconds))
+        self._sync_bundled()
+
+    def _sync_bundled(self) -> None:
+        try:
+            changed = self.app.backend.sync_bundled()
+        except Exception as error:  # noqa: BLE001
+            self.app.call_from_thread(self.call_failed, error)
+            return
+        if changed:
+            self.app.call_from_thread(
+                self.notify, "The bundled decks were updated: new cards join your next session."
+            )
 
     @staticmethod
     def _read_state(session: Any) -> SessionState:
@@ -146,7 +163,7 @@ class DrillScreen(Screen[None]):
         self.busy = True
         self._run_call(method, args, then)
 
-    @work(thread=True, exclusive=True, group="session", exit_on_error=False)
+    @work(thread=True, group="session", exit_on_error=False)
     def _run_call(self, method: str, args: tuple[Any, ...], then: str) -> None:
         try:
             result = getattr(self.session, method)(*args)
@@ -170,9 +187,22 @@ class DrillScreen(Screen[None]):
         self.busy = False
         self.notify(str(error), title="Not done", severity="error", markup=False)
 
+    def show_early_card(self, early: dict[str, Any]) -> None:
+        """The fast-start helper's first card, shown until the session is open (then checked)."""
+        if self.session is not None:
+            return
+        self.answer_seconds = int(early.get("answer_seconds") or 60)
+        self.show_state(SessionState(early["card"], early["remaining"], early["done"]))
+        self.busy = True  # answers wait for the real session; reading and revealing do not
+
     def session_ready(self, session: Any, state: SessionState, seconds: int) -> None:
         self.session = session
         self.answer_seconds = seconds
+        shown = self.card
+        if shown is not None and state.card is not None and _same_card(shown, state.card):
+            self.card = state.card  # keep the screen as it is (maybe revealed already)
+            self.busy = False
+            return
         self.show_state(state)
 
     def show_state(self, state: SessionState) -> None:
@@ -221,7 +251,8 @@ class DrillScreen(Screen[None]):
         self.refresh_bindings()
         if not self.painted_first_card:
             self.painted_first_card = True
-            self.call_after_refresh(self.app.first_card_painted)
+            source = "session" if self.session is not None else "helper"
+            self.call_after_refresh(self.app.first_card_painted, source)
 
     def prompt_hint(self, kind: str) -> str:
         if kind == "choice":
@@ -506,6 +537,13 @@ class DrillScreen(Screen[None]):
     def action_leave(self) -> None:
         # Every answer is committed as it is given: leaving loses nothing.
         self.app.action_go_home()
+
+
+def _same_card(shown: Any, card: Any) -> bool:
+    """Whether the early card is the session's current one (same card, same problem variant)."""
+    if field(shown, "card_id") != card.card_id:
+        return False
+    return field(field(shown, "variant"), "seed") == field(card.variant, "seed")
 
 
 def _has_letter(card: Any, parameters: tuple[object, ...]) -> bool:

@@ -56,7 +56,7 @@ class ImportScreen(Screen[None]):
             Content("Type a path and press Enter for a dry run; nothing is written yet."),
             id="import-status",
         )
-        yield ProgressBar(id="import-progress", show_eta=False)
+        yield ProgressBar(total=1, id="import-progress", show_eta=False)
         with VerticalScroll(id="import-body"):
             yield DataTable(id="import-diff", cursor_type="row", zebra_stripes=True)
             yield Static(Content(""), id="import-errors")
