@@ -98,7 +98,6 @@ _CHECKBOX_RE = re.compile(r"\[([ xX])\](?:[ \t]+|\Z)")
 _LINK_RE = re.compile(r"\s*\{#([^{}]*)\}\s*\Z")
 _CLAIM_RE = re.compile(r"\s*(`+)[ \t]*claim:(.*?)\1\s*\Z", re.DOTALL)
 _LESSON_RANGE_RE = re.compile(r"(\d{1,4})-(\d{1,4})\Z")
-_LESSON_RE = re.compile(r"[A-Za-z0-9][\w.]*\Z")
 _LANG_RE = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*\Z")
 _NEWLINES_RE = re.compile(r"\r\n?|\n")
 # A list item on one line: a bullet, or a number and its delimiter, then a space and text.
@@ -418,8 +417,6 @@ class _PackParser:
                     self.error(line, f'lesson range "{word}" is backwards or too wide')
                     return None
                 result.extend(f"{n:02d}" for n in range(low, high + 1))
-            elif _LESSON_RE.match(word) and len(word) <= 32:
-                result.append(word)
             else:
                 self.error(
                     line, f'lesson "{shorten(word)}" is not a lesson number or a range like 03-05'
@@ -460,7 +457,7 @@ class _PackParser:
     def check_heading_style(self, block: _Block) -> None:
         if block.kind == "heading" and block.setext and block.level == 2:
             self.error(
-                block.start,
+                block.end - 1,  # the --- line
                 "text followed by a line of --- makes a heading; put a blank line before --- or "
                 "write a card as `## Title {#card-id}`",
             )
@@ -574,7 +571,10 @@ class _PackParser:
             if b.kind == "fence" and b.info.split()[:1] == ["problem"]
         ]
         if kind is None:
-            kind = "problem" if problem_fences else "recall"
+            # A misplaced problem block still makes a problem card, unless the card is plainly
+            # a recall card: then the one error is where the block is.
+            looks_recall = "Prompt" in sections or "Answer" in sections
+            kind = "problem" if problem_fences and not looks_recall else "recall"
         for section, block in problem_fences:
             if section.name != "Problem":
                 self.error(
@@ -816,13 +816,13 @@ class _PackParser:
         fences = [
             b for b in section.blocks if b.kind == "fence" and b.info.split()[:1] == ["problem"]
         ]
-        for block in section.blocks:
-            if block not in fences[:1]:
-                what = "a second ```problem block" if block in fences else "anything else"
-                self.error(block.start, f"### Problem holds one ```problem block and not {what}")
         if not fences:
             self.error(section.line, "### Problem has no ```problem block")
             return None, None
+        for block in section.blocks:
+            if block is not fences[0]:
+                what = "a second ```problem block" if block in fences else "anything else"
+                self.error(block.start, f"### Problem holds one ```problem block and not {what}")
         block = fences[0]
         try:
             loaded = load_yaml(block.content)
