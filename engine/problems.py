@@ -364,11 +364,16 @@ class _Compiler:
             )
         compiled = sympy.lambdify([symbols[n] for n in names], expr, modules="math")
         dimension = self.dimension(expr, units, "formula")
+        try:
+            output_unit = _unit_of_dimension(dimension)
+        except ValueError as exc:
+            self.issue("formula", str(exc))
+            output_unit = ""
         return CustomFormula(
             output=output,
             expr=expr,
             symbols=symbols,
-            units={**units, output: _unit_of_dimension(dimension)},
+            units={**units, output: output_unit},
             inputs=names,
             compiled=compiled,
         )
@@ -763,20 +768,20 @@ def _describe(dimension: frozenset[tuple[str, int]]) -> str:
     return "a quantity in " + " ".join(f"{d.strip('[]')}^{p}" for d, p in sorted(dimension))
 
 
-_UNIT_FOR_DIMENSION = {
-    frozenset(): "",
-    frozenset({("[information]", 1)}): "byte",
-    frozenset({("[time]", 1)}): "s",
-    frozenset({("[information]", 1), ("[time]", -1)}): "byte/s",
-}
+_BASE_UNITS = {"[information]": "B", "[time]": "s", "[compute]": "FLOP"}
 
 
 def _unit_of_dimension(dimension: frozenset[tuple[str, int]] | None) -> str:
-    if dimension is None:
+    """A unit text with this dimension ('B', 's', 'B/s', 'token/B'); ValueError if none fits."""
+    if not dimension:
         return ""
-    if dimension in _UNIT_FOR_DIMENSION:
-        return _UNIT_FOR_DIMENSION[dimension]
-    return "/".join(d.strip("[]") for d, _ in sorted(dimension))  # shown in an error, not used
+    above = [_BASE_UNITS.get(d) for d, p in dimension if p == 1]
+    below = [_BASE_UNITS.get(d) for d, p in dimension if p == -1]
+    if len(above) + len(below) != len(dimension) or len(above) > 1 or len(below) > 1:
+        raise ValueError("the formula's result has a dimension no answer unit can have")
+    if None in above or None in below:
+        raise ValueError("the formula's result has a dimension no answer unit can have")
+    return (above[0] if above else "token") + (f"/{below[0]}" if below else "")
 
 
 def _one_line(exc: Exception, where: str) -> str:
@@ -915,7 +920,15 @@ def validate_problem(
 
 
 def _field_of(exc: UserError) -> str:
-    return "constraints" if "constraint" in str(exc) else "vary"
+    """The field a drawing error is about, to point at its line."""
+    text = str(exc)
+    if "placeholder" in text:
+        return "prompt"
+    if "constraint" in text:
+        return "constraints"
+    if "cannot solve" in text:
+        return "ask"
+    return "vary"
 
 
 __all__ = [

@@ -213,3 +213,23 @@ def test_unmeetable_constraints_raise_a_user_error() -> None:
 def test_a_broken_template_raises_a_user_error() -> None:
     with pytest.raises(UserError, match="unknown formula"):
         make_variant({"ask": "nothing", "unit": "KiB"}, "p/bad", 0)
+
+
+def test_solving_a_pack_formula_for_an_input() -> None:
+    template = {
+        "ask": "output_tokens",
+        "formula": {
+            "expr": "kv_pool_tokens / (prompt_tokens + output_tokens)",
+            "symbols": {"prompt_tokens": "token", "output_tokens": "token"},
+            "output": "requests",
+        },
+        "vary": {"output_tokens": [500, 1000, 2000], "requests": [50, 100]},
+        "given": {"kv_pool_tokens": "449k", "prompt_tokens": 1000},
+        "prompt": "{kv_pool_tokens} tokens, {prompt_tokens}-token prompts, {requests} requests: "
+        "how long may each output be?",
+        "unit": "tokens",
+    }
+    variant = make_variant(template, "p/solve-custom", 2)
+    requests = float(variant.params["requests"])
+    assert variant.expected_value == pytest.approx(449_000 / requests - 1000)
+    assert "output_tokens = " in variant.context["worked_solution"]

@@ -11,6 +11,8 @@ from engine.pack_checks import extra_checks, problem_key_lines
 from engine.pack_model import PackMeta, ParsedCard, ParsedPack
 from engine.problems import ProblemSpecError, compile_problem, validate_problem
 
+ROOT = Path(__file__).resolve().parent.parent
+
 GOOD = {
     "ask": "kv_bytes_per_token",
     "vary": {"model": "gqa", "kv_dtype": ["bf16", "fp8"]},
@@ -193,3 +195,44 @@ def test_extra_checks_reports_path_and_line_of_the_field(tmp_path: Path) -> None
     found = extra_checks(pack)
     assert [(p.line, p.path) for p in found] == [(16, str(path))]
     assert isinstance(found[0], Located)
+
+
+def test_placeholder_without_a_value_in_any_variant() -> None:
+    problems = validate_problem(
+        card({**GOOD, "prompt": "{model} on {gpu_mem}?"}), "p.md", key_lines={"prompt": 13}
+    )
+    assert [(p.line, p.message) for p in problems] == [
+        (13, "problem: placeholder {gpu_mem} has no value in this problem")
+    ]
+
+
+def test_bundled_problem_pack_is_clean_and_accepts_its_own_answers() -> None:
+    from engine.checker import check_answer
+    from engine.generator import make_variant
+    from engine.pack_parser import parse_paths
+    from engine.units import format_quantity
+
+    packs, problems = parse_paths([ROOT / "decks" / "problems.md"])
+    assert problems == []
+    (pack,) = packs
+    assert extra_checks(pack) == []
+    templates = [c for c in pack.cards if c.kind == "problem"]
+    assert 4 <= len(templates) <= 6
+    assert all(c.tip for c in templates)
+    for template in templates:
+        for seed in range(25):
+            variant = make_variant(template.problem, f"{pack.meta.pack}/{template.key}", seed)
+            typed = format_quantity(variant.expected_value, variant.unit, 6)
+            assert check_answer(variant, typed).correct, (template.key, seed, typed)
+            assert "{" not in variant.prompt
+
+
+def test_readme_example_template_is_valid() -> None:
+    import re
+
+    import yaml
+
+    text = (ROOT / "decks" / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"~~~problem\n(ask: requests_that_fit.*?)~~~", text, re.DOTALL)
+    assert block is not None
+    assert validate_problem(card(yaml.safe_load(block.group(1))), "README.md") == []
