@@ -645,6 +645,36 @@ def _params(problem: Problem, draw: _Draw) -> dict[str, str]:
     return params
 
 
+# Inputs whose scaling the checker's ratio rules use: checker name -> symbol.
+_SCALING_INPUTS = {"kv": "kv_bytes_per_token", "tp": "tp"}
+
+
+def _measured_exponents(problem: Problem, draw: _Draw) -> dict[str, float]:
+    """answer ~ input**e for KV bytes per token and TP, measured by doubling each input."""
+    exponents: dict[str, float] = {}
+    inputs = problem.custom.inputs if problem.custom else _names(_catalog_expr(draw.formula))
+    for key, symbol in _SCALING_INPUTS.items():
+        if symbol not in inputs or symbol == problem.ask or symbol not in draw.values:
+            continue
+        changed = {**draw.values, symbol: draw.values[symbol] * 2}
+        changed.pop(problem.ask, None)
+        if problem.custom is None and problem.solving:
+            other = _solve_or_nan(lambda v=changed: solve_for(draw.formula, problem.ask, v))
+        elif problem.custom is None:
+            other = _solve_or_nan(lambda v=changed: evaluate(draw.formula, v))
+        elif problem.solving:
+            other = _solve_or_nan(lambda v=changed: _solve_custom(problem, v))
+        else:
+            other = _evaluate_custom(problem, changed)
+        if not (math.isfinite(other) and other > 0):
+            continue
+        exponent = math.log2(other / draw.answer)
+        nearest = round(exponent * 2) / 2
+        if nearest and abs(exponent - nearest) < 0.05:
+            exponents[key] = nearest
+    return exponents
+
+
 def _context(problem: Problem, draw: _Draw, formula_text: str, worked: str) -> dict[str, object]:
     """What engine/checker.py reads to diagnose an answer (see its docstring)."""
 
@@ -665,9 +695,9 @@ def _context(problem: Problem, draw: _Draw, formula_text: str, worked: str) -> d
         if name in values:
             context[name] = values[name]
     if problem.solving or problem.custom is not None:
-        # The default exponents describe a formula's output; for anything else the ratio
-        # rules would misfire, so only the unit and prefix rules stay on.
-        context["exponents"] = {}
+        # The checker's default exponents describe a catalog formula's output; here the
+        # answer's own scaling is measured instead (rules for unmeasured inputs stay off).
+        context["exponents"] = _measured_exponents(problem, draw)
     if draw.model is not None:
         context["model"] = draw.model.id
     if draw.gpu is not None:

@@ -434,6 +434,8 @@ class _Compiler:
         """A vary/given key: a catalog axis, a catalog symbol (or alias), or a declared symbol."""
         if raw_name in CATALOG_AXES:
             return raw_name
+        if raw_name == "models":
+            return "model"
         if raw_name in units:
             return raw_name
         canonical = catalog_symbol(raw_name)
@@ -822,8 +824,9 @@ def _range_axis(name: str, kind: str, spec: RangeSpec, unit: str, where: str) ->
 
 
 def _select_models(raw: Any) -> tuple[Any, ...]:
-    if isinstance(raw, str) and raw in MODEL_SELECTORS:
-        chosen = [m for m in models().values() if _model_matches(m, raw)]
+    words = raw.split("|") if isinstance(raw, str) else []
+    if words and all(word.strip() in MODEL_SELECTORS for word in words):
+        chosen = [m for m in models().values() if any(_model_matches(m, w.strip()) for w in words)]
         if not chosen:
             raise ValueError(f"no model in the catalog is {raw}")
         return tuple(chosen)

@@ -233,3 +233,23 @@ def test_solving_a_pack_formula_for_an_input() -> None:
     requests = float(variant.params["requests"])
     assert variant.expected_value == pytest.approx(449_000 / requests - 1000)
     assert "output_tokens = " in variant.context["worked_solution"]
+
+
+def test_forgotten_factor_2_is_named_when_solving_backwards() -> None:
+    template = {
+        "ask": "max_model_len",
+        "formula": "max_concurrency",
+        "given": {"model": "llama-3.1-8b", "kv_pool_bytes": "54.8 GiB", "max_concurrency": 10},
+        "prompt": "{model}, a {kv_pool_bytes} pool: what max_model_len gives {max_concurrency}x?",
+        "unit": "tokens",
+    }
+    variant = make_variant(template, "p/back", 0)
+    assert variant.expected_value == pytest.approx(44_892, rel=1e-3)
+    # Half the KV bytes per token doubles the length that seems to fit.
+    assert check_answer(variant, "89,784").mistake == "kv_factor_2"
+
+
+def test_selectors_combine_with_a_bar() -> None:
+    template = {"ask": "kv_bytes_per_token", "vary": {"models": "mha|mla"}, "unit": "KiB"}
+    seen = {make_variant(template, "p/bar", seed).context["model"] for seed in range(30)}
+    assert seen == {"llama-2-7b", "llama-2-13b", "deepseek-v3"}
