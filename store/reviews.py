@@ -26,9 +26,10 @@ from sqlalchemy import bindparam, delete, select
 from sqlalchemy.orm import Session
 
 from engine.clock import study_day
+from engine.errors import UserError
 from engine.problem_types import Variant, Verdict
 from engine.sm2 import PASSING_QUALITY, Sm2State, review
-from store.models import CardState, Note, ReviewLog
+from store.models import Card, CardState, Note, Pack, ReviewLog
 
 LEECH_LAPSES = 8
 
@@ -288,3 +289,32 @@ def _date(text: str | None) -> date | None:
 
 def _datetime(text: str | None) -> datetime | None:
     return datetime.fromisoformat(text) if text else None
+
+
+def suspended_cards(session: Session, profile_id: int) -> list[tuple[str, str]]:
+    """The profile's suspended live cards as (``pack/card`` reference, title), in pack order."""
+    rows = session.execute(
+        select(Pack.key, Card.key, Card.title)
+        .join(Card, Card.pack_id == Pack.id)
+        .join(CardState, CardState.card_id == Card.id)
+        .where(
+            CardState.profile_id == profile_id,
+            CardState.suspended.is_(True),
+            Card.retired.is_(False),
+        )
+        .order_by(Pack.id, Card.position)
+    )
+    return [(f"{pack_key}/{card_key}", title) for pack_key, card_key, title in rows]
+
+
+def find_card(session: Session, reference: str) -> Card:
+    """The card named ``pack/card`` (a follow-up: ``pack/card/follow-up``); a UserError if none."""
+    pack_key, _, card_key = reference.strip().partition("/")
+    card = session.scalars(
+        select(Card)
+        .join(Pack, Pack.id == Card.pack_id)
+        .where(Pack.key == pack_key, Card.key == card_key)
+    ).one_or_none()
+    if card is None:
+        raise UserError(f"there is no card '{reference}' (write it as pack-id/card-id)")
+    return card

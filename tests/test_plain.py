@@ -285,3 +285,15 @@ def test_an_answer_that_cannot_be_saved_says_why_and_the_card_stays(
     assert "kvdrill: the database stayed locked by another kvdrill process" in out
     assert out.count("Alpha prompt") == 2  # shown again, then graded
     assert logged(fixture_db) == [("alpha", 4, True)]
+
+
+def test_suspended_cards_are_listed_and_can_be_unsuspended(monkeypatch, capsys, fixture_db) -> None:
+    drill(monkeypatch, capsys, fixture_db, "2026-03-10T09:00", ["s", "", "4", "q"])
+    assert main(["--db", fixture_db, "drill", "--suspended"]) == 0
+    assert capsys.readouterr().out == "sm2-fixture/alpha  First recall card\n"
+    assert main(["--db", fixture_db, "drill", "--unsuspend", "sm2-fixture/alpha"]) == 0
+    assert capsys.readouterr().out == "Unsuspended: sm2-fixture/alpha (First recall card)\n"
+    assert main(["--db", fixture_db, "drill", "--suspended"]) == 0
+    assert capsys.readouterr().out == "No suspended cards.\n"
+    assert main(["--db", fixture_db, "drill", "--unsuspend", "sm2-fixture/nope"]) == 1
+    assert "no card 'sm2-fixture/nope'" in capsys.readouterr().err

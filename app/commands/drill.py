@@ -38,16 +38,53 @@ def register(subparsers) -> None:
         "the profile's daily limit, 10, minus those already started today)",
     )  # fmt: skip
     parser.add_argument("--limit", metavar="N", type=_count, help="at most N cards in this session")
+    parser.add_argument(
+        "--suspended", action="store_true", help="list your suspended cards, then exit"
+    )
+    parser.add_argument(
+        "--unsuspend",
+        metavar="PACK/CARD",
+        action="append",
+        help="bring a suspended card back into your drills (repeatable), then exit",
+    )
     parser.set_defaults(func=run)
 
 
 def run(args) -> int:
+    if args.suspended or args.unsuspend:
+        return manage_suspended(args)
     if args.plain:
         from app.plain import run_plain
 
         return run_plain(args, sys.stdin, sys.stdout)
     options = {"pack": args.pack, "tag": args.tag, "new_limit": args.new, "limit": args.limit}
     return launch_tui(args, "drill", options)
+
+
+def manage_suspended(args) -> int:
+    """``--unsuspend PACK/CARD`` and ``--suspended``: no session, just the cards set aside."""
+    from app.plain import literal
+    from store import reviews
+    from store.db import open_database
+    from store.profiles import get_or_create_profile
+
+    database = open_database(args.db)
+    try:
+        with database.session() as session:
+            profile = get_or_create_profile(session, args.profile)
+            for reference in args.unsuspend or []:
+                card = reviews.find_card(session, reference)
+                reviews.set_suspended(session, profile.id, card.id, suspended=False)
+                print(f"Unsuspended: {reference} ({literal(card.title)})")
+            if args.suspended:
+                listed = reviews.suspended_cards(session, profile.id)
+                if not listed:
+                    print("No suspended cards.")
+                for reference, title in listed:
+                    print(f"{reference}  {literal(title)}")
+    finally:
+        database.close()
+    return 0
 
 
 def run_home(args) -> int:
