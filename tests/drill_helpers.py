@@ -45,8 +45,7 @@ def add_pack(session, key: str = "sm2-test", cards: list[dict[str, Any]] | None 
 
 def recall_cards(count: int, **extra: Any) -> list[dict[str, Any]]:
     return [
-        {"prompt": f"Question {i}?", "answer": f"Answer {i}.", **extra}
-        for i in range(1, count + 1)
+        {"prompt": f"Question {i}?", "answer": f"Answer {i}.", **extra} for i in range(1, count + 1)
     ]
 
 
