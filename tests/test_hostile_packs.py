@@ -1,0 +1,270 @@
+"""Packs are untrusted input: every hostile file fails in one clear line, never a traceback."""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+import pytest
+
+from engine.errors import PackErrors
+from engine.pack_model import MAX_PACK_BYTES
+from engine.pack_parser import parse_pack, parse_pack_text, parse_paths
+from engine.pack_source import MAX_PACK_LINES
+
+HOSTILE = Path(__file__).parent / "fixtures" / "packs" / "hostile"
+FRONT = "---\npack: demo\ntitle: Demo\nversion: 1\n---\n\n"
+CARD = "## C {#c}\n### Prompt\nQ\n### Answer\nA\n"
+
+# file -> the exact lines kvdrill prints for it (the path is prefixed in the test)
+CORPUS = {
+    "empty.md": ["1: empty file: a pack starts with --- front matter, then its cards"],
+    "blank.md": ["1: empty file: a pack starts with --- front matter, then its cards"],
+    "nul-byte.md": ["10: binary file (NUL byte at offset 78); a pack is UTF-8 text"],
+    "png-header.md": ["3: binary file (NUL byte at offset 8); a pack is UTF-8 text"],
+    "utf16.md": ["1: file is UTF-16; save it as UTF-8"],
+    "latin1.md": ["7: not valid UTF-8: byte 0xe9 at offset 55 (column 7); save the file as UTF-8"],
+    "no-front-matter.md": [
+        "1: no front matter: a pack starts with a line ---, then pack:, title: and version: "
+        "lines, then a line ---"
+    ],
+    "unclosed-front-matter.md": [
+        "1: front matter opened here is never closed: end it with a line ---"
+    ],
+    "yaml-bomb.md": [
+        "5: front matter: YAML anchors and aliases (& and *) are not allowed in a pack"
+    ],
+    "yaml-deep.md": ["5: front matter: YAML nested more than 20 levels deep"],
+    "yaml-python-tag.md": [
+        "3: front matter: YAML tags such as !!python/object/apply:os.system are not allowed "
+        "in a pack"
+    ],
+    "problem-bomb.md": [
+        "11: problem block: YAML anchors and aliases (& and *) are not allowed in a pack"
+    ],
+    "huge-heading.md": ["7: card title is 15999 characters long; keep it to 200"],
+    "unclosed-fence.md": ["13: code block opened here with ``` is never closed"],
+    "unclosed-comment.md": ["15: HTML comment <!-- opened here is never closed with -->"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(CORPUS))
+def test_each_hostile_file_fails_in_clear_lines(name: str) -> None:
+    path = HOSTILE / name
+    with pytest.raises(PackErrors) as caught:
+        parse_pack(path)
+    assert [str(p) for p in caught.value.problems] == [f"{path}:{line}" for line in CORPUS[name]]
+
+
+def test_the_corpus_is_covered_by_the_table() -> None:
+    names = {p.name for p in HOSTILE.iterdir()}
+    assert names == set(CORPUS) | {"markup.md"}
+
+
+def test_checking_the_whole_corpus_gives_one_problem_per_bad_file() -> None:
+    packs, problems = parse_paths([HOSTILE])
+    assert [p.meta.pack for p in packs] == ["markup"]
+    assert sorted({Path(p.path).name for p in problems}) == sorted(CORPUS)
+    assert len(problems) == sum(len(lines) for lines in CORPUS.values())
+
+
+def test_rich_and_textual_markup_is_kept_literally() -> None:
+    pack = parse_pack(HOSTILE / "markup.md")
+    assert pack.meta.title == "[bold red]Markup[/] stays literal"
+    assert pack.intro == "Intro with [blink]markup[/blink]."
+    loud, follow, pick = pack.cards
+    assert loud.title == "[bold red]Loud[/bold red] title"
+    assert loud.prompt == (
+        "What does [link=https://example.com]this[/link] print? [@click=app.quit]quit[/]"
+    )
+    assert loud.answer == "[reverse]Exactly[/reverse] what was written, \\[escaped\\] too."
+    assert loud.key_numbers[0].text == "[red]128 KiB[/red] per token"
+    assert (follow.prompt, follow.answer) == ("[i]Still[/i] literal?", "[b]Yes.[/b]")
+    assert [(c.text, c.correct) for c in pick.choices] == [
+        ("[green]right[/green]", True),
+        ("[red]wrong[/red]", False),
+    ]
+
+
+# -- generated cases ----------------------------------------------------------------------------
+
+
+def only_error(path: Path) -> str:
+    with pytest.raises(PackErrors) as caught:
+        parse_pack(path)
+    assert len(caught.value.problems) == 1, caught.value.problems
+    return str(caught.value.problems[0])
+
+
+def test_a_file_over_the_size_cap_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "big.md"
+    path.write_bytes((FRONT + CARD).encode() + b"x" * MAX_PACK_BYTES)
+    size = path.stat().st_size / (1024 * 1024)
+    assert only_error(path) == (
+        f"{path}:1: file is {size:.1f} MB; a pack may be at most 4 MB, so split it into "
+        "smaller packs"
+    )
+
+
+def test_a_file_over_the_line_cap_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "long.md"
+    path.write_text(FRONT + CARD + "\n" * MAX_PACK_LINES, encoding="utf-8")
+    lines = MAX_PACK_LINES + 12
+    assert only_error(path) == (
+        f"{path}:{MAX_PACK_LINES + 1}: file has {lines:,} lines; a pack may have at most "
+        f"{MAX_PACK_LINES:,}, so split it into smaller packs"
+    )
+
+
+def test_a_directory_or_a_fifo_given_as_a_file_is_one_line(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.md"
+    os.mkfifo(fifo)
+    assert only_error(fifo) == f"{fifo}:1: not a regular file"
+    folder = tmp_path / "folder.md"
+    folder.mkdir()
+    assert only_error(folder) == f"{folder}:1: not a regular file"
+
+
+def test_an_unreadable_file_is_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "secret.md"
+    path.write_text(FRONT + CARD, encoding="utf-8")
+    path.chmod(0)
+    if os.access(path, os.R_OK):
+        pytest.skip("running as a user who can read anything")
+    assert only_error(path) == f"{path}:1: cannot read the file: Permission denied"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("", "p.md:1: empty file: a pack starts with --- front matter, then its cards"),
+        ("\ufeff \n", "p.md:1: empty file: a pack starts with --- front matter, then its cards"),
+        (FRONT + "x\x00", "p.md:7: binary file (NUL character at offset 44); a pack is text"),
+        (FRONT + "\ud800", "p.md:7: text is not valid Unicode (a lone surrogate)"),
+        (
+            "---\npack: demo\ntitle: Demo\nversion: 1\ndescription: "
+            + "[" * 5000
+            + "\n---\n"
+            + CARD,
+            "p.md:5: front matter: YAML nested more than 20 levels deep",
+        ),
+        (
+            "---\npack: demo\ntitle: Demo\nversion: 1\ndescription: "
+            + "x" * 70000
+            + "\n---\n"
+            + CARD,
+            "p.md:2: front matter: YAML block is over 64 KiB; keep it short",
+        ),
+        (
+            "---\npack: demo\ntitle: Demo\nversion: 1\ntags: !!set {a}\n---\n" + CARD,
+            "p.md:5: front matter: YAML tags such as !!set are not allowed in a pack",
+        ),
+        (
+            "---\npack: demo\ntitle: Demo\nversion: 1\n<<: {lang: vi}\n---\n" + CARD,
+            "p.md:5: front matter: YAML mapping keys must be plain text",
+        ),
+        (
+            "---\npack: demo\ntitle: Demo\nversion: 1\ndescription: \x07\n---\n" + CARD,
+            "p.md:5: front matter: invalid YAML: character U+0007 is not allowed",
+        ),
+        (
+            FRONT + "## C {#c}\n### Problem\n```problem\nask: !!python/name:os.system\n```\n",
+            "p.md:10: problem block: YAML tags such as !!python/name:os.system are not allowed "
+            "in a pack",
+        ),
+        (
+            FRONT + "## " + "{#a}" * 300 + "\n### Prompt\nQ\n### Answer\nA\n",
+            "p.md:7: card title is 1196 characters long; keep it to 200",
+        ),
+    ],
+)
+def test_generated_hostile_text_fails_in_one_clear_line(text: str, expected: str) -> None:
+    with pytest.raises(PackErrors) as caught:
+        parse_pack_text(text, "p.md")
+    assert [str(p) for p in caught.value.problems] == [expected]
+
+
+def test_a_deeply_nested_document_parses_without_crashing() -> None:
+    body = (
+        "## C {#c}\n### Prompt\n"
+        + "> " * 5000
+        + "deep\n\n"
+        + "".join("  " * i + "- x\n" for i in range(300))
+        + "### Answer\nA\n"
+    )
+    card = parse_pack_text(FRONT + body, "p.md").cards[0]
+    assert card.prompt.startswith("> > > ")
+
+
+FRAGMENTS = [
+    "## Title {#t}",
+    "## Title",
+    "### Prompt",
+    "### Answer",
+    "### Choices",
+    "### Follow-up",
+    "### Key numbers",
+    "### Problem",
+    "### Related",
+    "### Tip",
+    "### Nope",
+    "- [x] yes",
+    "- [ ] no",
+    "- item `claim: x = 1`",
+    "- see {#t}",
+    "Q: why?",
+    "A: because",
+    "```problem",
+    "```",
+    "~~~",
+    "a: [1",
+    "a: &x 1",
+    "<!--",
+    "-->",
+    "---",
+    "Lessons: 1-3",
+    "Tags: a, b",
+    "# h1",
+    "text",
+    "",
+    "    indented",
+    "  ## indented heading",
+    "> quote",
+    "1. one",
+    "[bold]markup[/]",
+    "{#",
+    "\t- tab",
+    "\ufeff",
+    "\r",
+    "é",
+    "\u2028",
+]
+
+
+def test_random_pack_shaped_garbage_never_raises_anything_but_pack_errors() -> None:
+    rng = random.Random(20261129)
+    for _ in range(400):
+        lines = [rng.choice(FRAGMENTS) for _ in range(rng.randint(0, 40))]
+        text = (FRONT if rng.random() < 0.8 else "") + "\n".join(lines)
+        try:
+            pack = parse_pack_text(text, "fuzz.md")
+        except PackErrors as exc:
+            assert exc.problems
+            for problem in exc.problems:
+                assert problem.path == "fuzz.md"
+                assert 1 <= problem.line <= text.count("\n") + text.count("\r") + 2
+                assert problem.message and "\n" not in problem.message
+        else:
+            assert pack.cards
+
+
+def test_random_bytes_never_raise_anything_but_pack_errors(tmp_path: Path) -> None:
+    rng = random.Random(7)
+    path = tmp_path / "noise.md"
+    for _ in range(200):
+        path.write_bytes(FRONT.encode() + rng.randbytes(rng.randint(0, 300)))
+        try:
+            parse_pack(path)
+        except PackErrors as exc:
+            assert all(str(p).startswith(f"{path}:") for p in exc.problems)
