@@ -108,6 +108,7 @@ class _Draw:
     tp: int
     values: dict[str, float]
     shown_units: dict[str, str]  # unit the author wrote for a value, where they wrote one
+    overrides: dict[str, float]  # catalog symbols given or drawn (inputs_from's overrides)
     formula: str  # catalog formula variant, or "custom"
     answer: float = math.nan
     texts: dict[tuple[str, str | None], str] = field(default_factory=dict)  # show() memo
@@ -161,7 +162,9 @@ def _inputs(problem: Problem, picks: Mapping[str, Any]) -> _Draw:
     values.update(declared)
     if kv_dtype is None:
         kv_dtype = default_kv_dtype(dtype)
-    return _Draw(dict(picks), model, gpu, dtype, kv_dtype, tp, values, shown_units, "custom")
+    return _Draw(
+        dict(picks), model, gpu, dtype, kv_dtype, tp, values, shown_units, catalog, "custom"
+    )
 
 
 def _answer(problem: Problem, draw: _Draw) -> None:
@@ -461,10 +464,21 @@ def _names(expr: sympy.Expr) -> frozenset[str]:
     return frozenset(s.name for s in expr.free_symbols)
 
 
+@lru_cache(maxsize=1024)
+def _split(marked: str) -> tuple[str, ...]:
+    return tuple(marked.split(_MARK))  # odd parts are symbol names
+
+
+@lru_cache(maxsize=1024)
+def _symbolic(marked: str) -> str:
+    """The formula with its symbol names."""
+    return "".join(_split(marked))
+
+
 def _unmark(marked: str, texts: Mapping[str, str]) -> str:
-    parts = marked.split(_MARK)
-    # Odd parts are symbol names.
-    return "".join(texts.get(p, p) if i % 2 else p for i, p in enumerate(parts))
+    """The formula with each symbol replaced by its text (names without one stay)."""
+    parts = _split(marked)
+    return "".join([texts.get(p, p) if i & 1 else p for i, p in enumerate(parts)])
 
 
 @cache
@@ -541,7 +555,7 @@ def _forward_lines(
     texts = {n: show(problem, draw, n) for n in names if n in draw.values and n != problem.ask}
     pad = " " * len(name)
     return [
-        f"{name} = {_unmark(_marked(expr), {n: n for n in names})}",
+        f"{name} = {_symbolic(_marked(expr))}",
         f"{pad} = {_unmark(_marked(expr), texts)}",
         f"{pad} = {result}",
     ]
@@ -554,7 +568,7 @@ def _worked_solution(problem: Problem, draw: _Draw) -> tuple[str, str]:
     )
     names = _names(expr)
     output = problem.output
-    formula_text = f"{output} = {_unmark(_marked(expr), {n: n for n in names})}"
+    formula_text = f"{output} = {_symbolic(_marked(expr))}"
     answer_text = format_quantity(draw.answer / unit_factor(problem.unit), problem.unit)
     blocks = [
         _forward_lines(problem, draw, name, step, show(problem, draw, name))
@@ -570,9 +584,7 @@ def _worked_solution(problem: Problem, draw: _Draw) -> tuple[str, str]:
         pad = " " * len(problem.ask)
         if solved is not None:
             with_output = {**texts, output: output_text}
-            lines.append(
-                f"{problem.ask} = {_unmark(solved, {n: n for n in names} | {output: output})}"
-            )
+            lines.append(f"{problem.ask} = {_symbolic(solved)}")
             lines.append(f"{pad} = {_unmark(solved, with_output)}")
             lines.append(f"{pad} = {answer_text}")
         else:
@@ -645,6 +657,46 @@ def _params(problem: Problem, draw: _Draw) -> dict[str, str]:
     return params
 
 
+def _alternatives(problem: Problem, draw: _Draw) -> dict[str, float]:
+    """Mistake code -> the answer that mistake gives (in the asked unit), for the checker.
+
+    Only for a catalog formula asked forwards, and only for inputs the learner had to derive:
+    a pool computed without subtracting the weights or without the utilization, and an MoE's
+    weights counted from its active parameters.
+    """
+    if problem.solving or problem.custom is not None:
+        return {}
+    expr = _catalog_expr(draw.formula)
+    chain = _names(expr) | {name for name, _ in _earlier_steps(problem, draw, expr)}
+    values = draw.values
+    changes: dict[str, dict[str, float]] = {}
+    if "kv_pool_bytes" in chain and "kv_pool_bytes" not in draw.overrides:
+        overhead = values.get("overhead_bytes", 0.0)
+        changes["weights_not_subtracted"] = {
+            "kv_pool_bytes": values["gpu_mem"] * values["gpu_util"] - overhead
+        }
+        changes["utilization_missing"] = {
+            "kv_pool_bytes": values["gpu_mem"] - values["weight_bytes"] / values["tp"] - overhead
+        }
+    if (
+        "weight_bytes" in chain
+        and "weight_bytes" not in draw.overrides
+        and "model_params" not in draw.overrides
+        and values.get("active_params", 0) < values.get("model_params", 0)
+    ):
+        changes["active_vs_total"] = {"model_params": values["active_params"]}
+    found: dict[str, float] = {}
+    factor = unit_factor(problem.unit)
+    for code, change in changes.items():
+        redone = inputs_from(
+            draw.model, draw.gpu, draw.dtype, draw.kv_dtype, draw.tp, {**draw.overrides, **change}
+        )
+        wrong = _solve_or_nan(lambda v=redone: evaluate(draw.formula, v))
+        if math.isfinite(wrong) and wrong > 0 and abs(wrong / draw.answer - 1) > problem.tolerance:
+            found[code] = wrong / factor
+    return found
+
+
 # Inputs whose scaling the checker's ratio rules use: checker name -> symbol.
 _SCALING_INPUTS = {"kv": "kv_bytes_per_token", "tp": "tp"}
 
@@ -698,6 +750,9 @@ def _context(problem: Problem, draw: _Draw, formula_text: str, worked: str) -> d
         # The checker's default exponents describe a catalog formula's output; here the
         # answer's own scaling is measured instead (rules for unmeasured inputs stay off).
         context["exponents"] = _measured_exponents(problem, draw)
+    alternatives = _alternatives(problem, draw)
+    if alternatives:
+        context["alternatives"] = alternatives
     if draw.model is not None:
         context["model"] = draw.model.id
     if draw.gpu is not None:

@@ -253,3 +253,28 @@ def test_selectors_combine_with_a_bar() -> None:
     template = {"ask": "kv_bytes_per_token", "vary": {"models": "mha|mla"}, "unit": "KiB"}
     seen = {make_variant(template, "p/bar", seed).context["model"] for seed in range(30)}
     assert seen == {"llama-2-7b", "llama-2-13b", "deepseek-v3"}
+
+
+@pytest.mark.parametrize(
+    ("template", "code"),
+    [
+        (
+            {"ask": "kv_pool_tokens", "given": {"model": "llama-3.1-8b", "gpu": "h100-sxm"}},
+            "weights_not_subtracted",
+        ),
+        (
+            {"ask": "kv_pool_tokens", "given": {"model": "llama-3.1-8b", "gpu": "h100-sxm"}},
+            "utilization_missing",
+        ),
+        (
+            {"ask": "decode_floor_time", "given": {"model": "mixtral-8x7b", "gpu": "h100-sxm"}},
+            "active_vs_total",
+        ),
+    ],
+)
+def test_derived_input_mistakes_are_named(template: dict, code: str) -> None:
+    unit = "tokens" if template["ask"] == "kv_pool_tokens" else "ms"
+    variant = make_variant({**template, "unit": unit}, "p/alt", 0)
+    wrong = variant.context["alternatives"][code]
+    verdict = check_answer(variant, f"{wrong:.4g} {unit}")
+    assert not verdict.correct and verdict.mistake == code
