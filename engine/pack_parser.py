@@ -8,9 +8,11 @@ it stays the author's Markdown, byte for byte, Rich/Textual markup and all.
 from __future__ import annotations
 
 import bisect
+import difflib
 import hashlib
 import re
 import textwrap
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -243,6 +245,21 @@ def _blocks(tokens: list[Token]) -> list[_Block]:
     return blocks
 
 
+def _close(word: str, options: Iterable[str]) -> list[str]:
+    """The option ``word`` was most likely meant to be, if one is close (case ignored)."""
+    by_lower = {option.lower(): option for option in options}
+    found = difflib.get_close_matches(word.lower().strip(), list(by_lower), n=1, cutoff=0.75)
+    return [by_lower[match] for match in found]
+
+
+def _suggest(word: str, options: Iterable[str], style: str, lead: str) -> str:
+    """'did you mean X?' for a near miss, else the list of what is allowed."""
+    options = list(options)
+    if close := _close(word, options):
+        return f"did you mean {style.format(close[0])}?"
+    return f"{lead} " + ", ".join(options)
+
+
 def _dedupe(values: list[str]) -> list[str]:
     return list(dict.fromkeys(values))
 
@@ -362,8 +379,8 @@ class _PackParser:
                 elif err["type"] == "extra_forbidden":
                     self.error(
                         line_of(key),
-                        f"unknown front-matter key `{key}`; the keys are "
-                        + ", ".join(FRONT_MATTER_KEYS),
+                        f"unknown front-matter key `{key}`; "
+                        + _suggest(str(key), FRONT_MATTER_KEYS, "`{}`", "the keys are"),
                     )
                 else:
                     self.error(
@@ -487,8 +504,13 @@ class _PackParser:
                 if name is None:
                     self.error(
                         block.start,
-                        f'unknown section "### {shorten(block.content)}"; sections are '
-                        + ", ".join(dict.fromkeys(SECTIONS.values())),
+                        f'unknown section "### {shorten(block.content)}"; '
+                        + _suggest(
+                            block.content,
+                            dict.fromkeys(SECTIONS.values()),
+                            "### {}",
+                            "sections are",
+                        ),
                     )
                     name = "?"
                 elif any(s.name == name for s in card.sections):
@@ -641,8 +663,8 @@ class _PackParser:
                 if name not in FIELDS:
                     self.error(
                         line,
-                        f'unknown field "{shorten(match.group(1))}:"; fields are '
-                        + ", ".join(FIELDS),
+                        f'unknown field "{shorten(match.group(1))}:"; '
+                        + _suggest(match.group(1), FIELDS, "{}:", "fields are"),
                     )
                     continue
                 if name in seen:
@@ -804,8 +826,13 @@ class _PackParser:
                 if card not in ids:
                     self.error(
                         start,
-                        f"related item links to {{#{shorten(card)}}}, but this pack "
-                        "has no card with that id",
+                        f"related item links to {{#{shorten(card)}}}, but this pack has no "
+                        "card with that id"
+                        + (
+                            f"; did you mean {{#{close[0]}}}?"
+                            if (close := _close(card, ids))
+                            else ""
+                        ),
                     )
             if not text:
                 self.error(start, "related item has no prompt")

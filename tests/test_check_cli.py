@@ -49,9 +49,29 @@ def test_errors_print_as_path_line_message_and_exit_1(
     assert code == 1
     assert out == [
         f"{bad}:7: recall card has no ### Answer section",
-        f'{bad}:10: unknown section "### Answr"; sections are Prompt, Answer, Key numbers, '
-        "Follow-up, Tip, Choices, Explanation, Related, Problem",
+        f'{bad}:10: unknown section "### Answr"; did you mean ### Answer?',
         "1 pack, 0 cards, 2 errors",
+    ]
+
+
+def test_a_pack_with_the_usual_mistakes_gets_every_one_reported(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path = PACKS / "bad" / "typos.md"
+    code, out = check(capsys, str(path))
+    assert code == 1
+    assert out == [
+        f"{path}:5: unknown front-matter key `lesson`; did you mean `lessons`?",
+        f'{path}:8: card "Derive KV bytes per token" has no id {{#...}}; '
+        f"run kvdrill check --add-ids {path}",
+        f"{path}:8: recall card has no ### Answer section",
+        f'{path}:14: unknown section "### Anwser"; did you mean ### Answer?',
+        f"{path}:25: ### Follow-up has a Q: but no A: line with its answer",
+        f'{path}:28: duplicate card id "pool-tokens" (first used on line 17)',
+        f"{path}:33: no choice is marked correct: mark it `- [x] ...`",
+        f"{path}:38: related item links to {{#pool-token}}, but this pack has no card with "
+        "that id; did you mean {#pool-tokens}?",
+        "1 pack, 0 cards, 8 errors",
     ]
 
 

@@ -328,10 +328,15 @@ CARD_ERRORS = [
     ),
     # sections
     (
-        "## C {#c}\n" + RECALL + "### Answr\nx\n",
-        'p.md:13: unknown section "### Answr"; sections are Prompt, Answer, Key numbers, Follow-up, '
-        "Tip, Choices, Explanation, Related, Problem",
+        "## C {#c}\n" + RECALL + "### Surprise\nx\n",
+        'p.md:13: unknown section "### Surprise"; sections are Prompt, Answer, Key numbers, '
+        "Follow-up, Tip, Choices, Explanation, Related, Problem",
     ),
+    (
+        "## C {#c}\n" + RECALL + "### Tips\nx\n",
+        'p.md:13: unknown section "### Tips"; did you mean ### Tip?',
+    ),
+    ("## C {#c}\nLesson: 5\n" + RECALL, 'p.md:8: unknown field "Lesson:"; did you mean Lessons:?'),
     (
         "## C {#c}\n" + RECALL + "### Prompt\nagain\n",
         "p.md:13: section ### Prompt appears twice in this card (first on line 8)",
@@ -467,6 +472,10 @@ def test_each_card_error_is_reported_at_its_line(body: str, expected: str) -> No
 
 FRONT_MATTER_ERRORS = [
     ("pack: demo\ntitle: Demo\n", "p.md:1: front matter has no `version:` (it is required)"),
+    (
+        "pack: demo\ntitle: Demo\nversion: 1\ndescripton: x\n",
+        "p.md:5: unknown front-matter key `descripton`; did you mean `description`?",
+    ),
     (
         "pack: demo\ntitle: Demo\nversion: 1\ncolour: red\n",
         "p.md:5: unknown front-matter key `colour`; the keys are pack, title, version, lang, lessons, tags, description",
