@@ -296,7 +296,8 @@ class _Compiler:
                 ask = output
 
         units = self.unit_table(custom)
-        axes, fixed, synthetic = self.axes(spec.vary, units)
+        axes, synthetic = self.axes(spec.vary, units)
+        fixed: dict[str, Any] = {}  # catalog axes set in `given`
         given = self.given(spec.given, units, fixed, {a.name for a in axes})
         if not self.issues:
             axes = axes + _default_catalog_axes(
@@ -399,7 +400,7 @@ class _Compiler:
 
     def axes(
         self, vary: Mapping[str, Any], units: Mapping[str, str]
-    ) -> tuple[tuple[Axis, ...], dict[str, Any], tuple[str, ...]]:
+    ) -> tuple[tuple[Axis, ...], tuple[str, ...]]:
         axes: list[Axis] = []
         synthetic: tuple[str, ...] = ()
         for raw_name, raw in vary.items():
@@ -418,7 +419,7 @@ class _Compiler:
                     axis = self.axis(sub, sub_raw, units, f"{where}.synthetic.{sub_name}")
                     if axis:
                         axes.append(axis)
-                synthetic = tuple(a.name for a in axes if a.kind == "symbol")
+                        synthetic += (axis.name,)
                 continue
             axis = self.axis(name, raw, units, where)
             if axis:
@@ -428,7 +429,7 @@ class _Compiler:
             if axis.name in seen:
                 self.issue("vary", f"{axis.name} is varied twice")
             seen.add(axis.name)
-        return tuple(axes), {}, synthetic
+        return tuple(axes), synthetic
 
     def name(self, raw_name: str, units: Mapping[str, str], where: str) -> str | None:
         """A vary/given key: a catalog axis, a catalog symbol (or alias), or a declared symbol."""
