@@ -14,14 +14,13 @@ Syntax (the text after ``claim:`` in a key-numbers item; documented in decks/REA
   when the computed value, in VALUE's unit, rounds to it at the precision written (``449k`` covers
   448.5k to 449.5k), or lies within an explicit ``±N%`` (also written ``+-N%``).
 
-Everything is computed by engine/formulas.py, exactly as ``kvdrill calc`` does.
+Everything is computed by engine/formula_compute.py, the code behind ``kvdrill calc``.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from engine.errors import Located, UserError
@@ -89,88 +88,21 @@ def parse_claim(text: str) -> Claim:
 
 
 def compute(claim: Claim) -> Computed:
-    """The claimed quantity computed by the formula engine, as ``kvdrill calc`` would."""
-    return compute_quantity(
+    """The claimed quantity computed by the formula engine, exactly as ``kvdrill calc`` does."""
+    from engine.formula_compute import compute as compute_quantity
+    from engine.formula_compute import symbol_value
+
+    overrides = dict(symbol_value(name, text) for name, text in claim.sets.items())
+    result = compute_quantity(
         claim.quantity,
         model=claim.settings.get("model"),
         gpu=claim.settings.get("gpu"),
         dtype=claim.settings.get("dtype", "bf16"),
         kv_dtype=claim.settings.get("kv_dtype"),
         tp=_tp(claim.settings.get("tp", "1")),
-        sets=claim.sets,
+        overrides=overrides,
     )
-
-
-def compute_quantity(
-    quantity: str,
-    *,
-    model: str | None = None,
-    gpu: str | None = None,
-    dtype: str = "bf16",
-    kv_dtype: str | None = None,
-    tp: int = 1,
-    sets: Mapping[str, str] | None = None,
-) -> Computed:
-    """Evaluate a formula, or solve one for an input, from catalog picks and ``--set`` texts."""
-    from engine.catalog import close_matches, get_gpu, get_model
-    from engine.formulas import (
-        ALIASES,
-        FORMULAS,
-        QUANTITIES,
-        SYMBOLS,
-        evaluate,
-        inputs_from,
-        missing_inputs,
-        solve_for,
-        variant_for,
-    )
-
-    spec = get_model(model) if model else None
-    card = get_gpu(gpu) if gpu else None
-    overrides = {name: symbol_value(name, text) for name, text in (sets or {}).items()}
-    overrides = {_canonical(k): v for k, v in overrides.items()}
-    inputs = inputs_from(spec, card, dtype, kv_dtype, tp, overrides)
-    key = quantity.strip().lower().replace("-", "_")
-    key = ALIASES.get(key, key)
-    if key in FORMULAS:
-        name = variant_for(key, spec, overrides)
-        missing = missing_inputs(name, inputs, spec)
-        if missing:
-            raise ClaimError(f"{FORMULAS[name].output} needs {', '.join(missing)}")
-        return Computed(FORMULAS[name].output, evaluate(name, inputs), FORMULAS[name].unit)
-    if key not in SYMBOLS:
-        choices = [*FORMULAS, *SYMBOLS, *ALIASES]
-        raise ClaimError(f"unknown quantity {quantity!r}{close_matches(key, choices)}")
-    formulas = [
-        variant_for(output, spec, overrides)
-        for output in QUANTITIES
-        if output in overrides and key in FORMULAS[variant_for(output, spec, overrides)].symbols
-    ]
-    if not formulas:
-        raise ClaimError(
-            f"{key} is an input: to solve for it, set the result of a formula that uses it"
-        )
-    known = {k: v for k, v in inputs.items() if k != key}
-    return Computed(key, solve_for(formulas[0], key, known), SYMBOLS[key].unit)
-
-
-def symbol_value(name: str, text: str) -> float:
-    """A ``name=value`` text in the symbol's base unit; a bare number is already in it."""
-    from engine.formulas import SYMBOLS
-    from engine.units import convert, read_quantity_parts
-
-    symbol = _canonical(name)
-    read = read_quantity_parts(text)
-    if not read.unit_text:
-        return read.value
-    unit = SYMBOLS[symbol].unit
-    return convert(read.value, read.unit_text, "" if unit == "dimensionless" else unit)
-
-
-def _canonical(name: str) -> str:
-    from engine.formulas import canonical_symbol
-
-    return canonical_symbol(name)
+    return Computed(result.quantity, result.value, result.unit)
 
 
 def _tp(text: str) -> int:
@@ -251,7 +183,6 @@ __all__ = [
     "check_claim",
     "claim_problem",
     "compute",
-    "compute_quantity",
     "parse_claim",
     "verify_claims",
 ]
