@@ -463,7 +463,7 @@ class _Compiler:
             values = raw if isinstance(raw, list) else [raw]
             if not values:
                 raise ValueError("give at least one value")
-            choices = tuple(read_value(v, unit, where) for v in values)
+            choices = tuple(_in_domain(name, read_value(v, unit, where)) for v in values)
             if kind == "tp":
                 choices = tuple(_whole(q.value, where) for q in choices)
             return Axis(name, kind, choices)
@@ -497,7 +497,7 @@ class _Compiler:
                 elif name == "tp":
                     fixed["tp"] = _whole(read_value(raw, "", where).value, where)
                 else:
-                    values[name] = read_value(raw, units[name], where)
+                    values[name] = _in_domain(name, read_value(raw, units[name], where))
             except (ValueError, UserError) as exc:
                 self.issue("given", _one_line(exc, where))
         return values
@@ -798,6 +798,15 @@ def _one_line(exc: Exception, where: str) -> str:
     return text if text.startswith(where) else f"{where}: {text}"
 
 
+def _in_domain(name: str, quantity: Quantity) -> Quantity:
+    """The value, if a catalog symbol can take it (no 0 layers, no utilization above 1)."""
+    from engine.formula_compute import check_symbol_value
+
+    if name in SYMBOLS:
+        check_symbol_value(name, quantity.value)
+    return quantity
+
+
 def _whole(value: float, where: str) -> int:
     if value != int(value) or value < 1:
         raise ValueError(f"{where}: {value:g} is not a whole number of at least 1")
@@ -805,8 +814,8 @@ def _whole(value: float, where: str) -> int:
 
 
 def _range_axis(name: str, kind: str, spec: RangeSpec, unit: str, where: str) -> Axis:
-    start = read_value(spec.start, unit, where)
-    stop = read_value(spec.to, unit, where)
+    start = _in_domain(name, read_value(spec.start, unit, where))
+    stop = _in_domain(name, read_value(spec.to, unit, where))
     step = read_value(spec.step, unit, where)
     if step.value <= 0:
         raise ValueError(f"{where}: step must be positive")

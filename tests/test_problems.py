@@ -67,6 +67,8 @@ def test_catalog_selectors_and_ranges_compile() -> None:
         ({"vary": {"kv_dtype": ["bf16", "fp7"]}}, "unknown dtype 'fp7'"),
         ({"vary": {"model": "gqa", "tp": [1, 1.5]}}, "not a whole number"),
         ({"given": {"gpu_util": "0.9 GiB"}}, "is a size in bytes, but this value is a count"),
+        ({"given": {"gpu_util": 1.5}}, "at most 1 (100%)"),
+        ({"vary": {"model": "gqa", "layers": [0, 32]}}, "layers must be more than 0"),
         ({"unit": "ms"}, "kv_bytes_per_token is a size in bytes, but the answer unit ms is a time"),
         ({"unit": "KB"}, "KB is ambiguous"),
         ({"prompt": "What about {colour}?"}, "placeholder {colour} names nothing"),
