@@ -65,7 +65,7 @@ def test_catalog_selectors_and_ranges_compile() -> None:
         ({"vary": {"model": "llama-9"}}, "unknown model 'llama-9'"),
         ({"vary": {"model": "sparse"}}, "nor a selector"),
         ({"vary": {"kv_dtype": ["bf16", "fp7"]}}, "unknown dtype 'fp7'"),
-        ({"vary": {"model": "gqa", "tp": [1, 1.5]}}, "not a whole number"),
+        ({"vary": {"model": "gqa", "tp": [1, 1.5]}}, "whole number"),
         ({"given": {"gpu_util": "0.9 GiB"}}, "is a size in bytes, but this value is a count"),
         ({"given": {"gpu_util": 1.5}}, "at most 1 (100%)"),
         ({"vary": {"model": "gqa", "layers": [0, 32]}}, "layers must be more than 0"),
