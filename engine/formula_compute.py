@@ -4,7 +4,9 @@ This is what ``kvdrill calc`` does, as a pure function other parts can share (cl
 
 - ``symbol_value(name, text) -> tuple[str, float]``: a ``--set name=value`` pair read with the
   project's units ("54.8GiB", "90%", "533k"), as (canonical symbol, value in its base unit).
-  A bare number is already in the symbol's own unit (bytes, seconds, tokens).
+  A bare number is already in the symbol's own unit (bytes, seconds, tokens). A value outside
+  the symbol's domain (a negative size, 0 layers, TP 2.5, utilization above 100 %) is refused.
+- ``check_symbol_value(symbol, value)``: that domain check alone, for values given as numbers.
 - ``compute(quantity, *, model=None, gpu=None, dtype="bf16", kv_dtype=None, tp=1,
   overrides=None) -> Result``: QUANTITY is a formula name or alias (the model picks the MLA or
   sliding-window variant), or an input of a formula whose result is among ``overrides``, which
@@ -25,6 +27,7 @@ from engine.formulas import (
     SYMBOLS,
     canonical_symbol,
     evaluate,
+    humanize,
     inputs_from,
     missing_inputs,
     solve_for,
@@ -43,6 +46,42 @@ class Result:
     all_inputs: dict[str, float]  # every symbol value known (for explain)
 
 
+# Results that may be negative: a change can cost capacity (lower utilization, wider dtype).
+_SIGNED = frozenset({"extra_kv_tokens", "kv_dtype_gain_tokens", "weight_quant_gain_tokens"})
+# Room left after the weights: a negative value means the model does not fit at all.
+_CAPACITIES = frozenset(
+    {
+        "kv_pool_bytes",
+        "kv_pool_tokens",
+        "max_concurrency",
+        "requests_that_fit",
+        "sessions_that_fit",
+        "kv_dtype_gain_tokens",
+    }
+)
+# Fractions of GPU memory (vLLM's gpu_memory_utilization): above 1 is not a setting vLLM takes.
+_FRACTIONS = frozenset({"gpu_util", "new_gpu_util"})
+
+
+def check_symbol_value(symbol: str, value: float) -> None:
+    """Refuse a value no real deployment has, before it yields a negative or absurd figure."""
+    from engine.units import format_number
+
+    spec = SYMBOLS[symbol]
+    shown = format_number(value)
+    if symbol in _SIGNED:
+        return
+    if symbol in QUANTITIES or spec.can_be_zero:
+        if value < 0:
+            raise UserError(f"{symbol} cannot be negative, got {shown}")
+    elif value <= 0:
+        raise UserError(f"{symbol} must be more than 0, got {shown}")
+    if spec.integer and abs(value - round(value)) > 1e-9 * max(1.0, abs(value)):
+        raise UserError(f"{symbol} must be a whole number, got {shown}")
+    if symbol in _FRACTIONS and value > 1:
+        raise UserError(f"{symbol} is a fraction of GPU memory, at most 1 (100%), got {shown}")
+
+
 def symbol_value(name: str, text: str) -> tuple[str, float]:
     """(canonical symbol, value in its base unit) for one ``name=value`` setting."""
     from engine.units import convert, read_quantity_parts
@@ -51,11 +90,14 @@ def symbol_value(name: str, text: str) -> tuple[str, float]:
     try:
         read = read_quantity_parts(text)
         if not read.unit_text:
-            return symbol, read.value
-        unit = SYMBOLS[symbol].unit
-        return symbol, convert(read.value, read.unit_text, "" if unit == "dimensionless" else unit)
+            value = read.value
+        else:
+            unit = SYMBOLS[symbol].unit
+            value = convert(read.value, read.unit_text, "" if unit == "dimensionless" else unit)
     except UserError as exc:
         raise UserError(f"{name.strip()}: {exc}") from None
+    check_symbol_value(symbol, value)
+    return symbol, value
 
 
 def _resolve(
@@ -99,6 +141,8 @@ def compute(
     spec = get_model(model) if isinstance(model, str) else model
     card = get_gpu(gpu) if isinstance(gpu, str) else gpu
     given = {canonical_symbol(k): float(v) for k, v in (overrides or {}).items()}
+    for symbol, value in given.items():
+        check_symbol_value(symbol, value)
     inputs = inputs_from(spec, card, dtype, kv_dtype, tp, given)
     name, solve_symbol = _resolve(quantity, spec, given)
     formula = FORMULAS[name]
@@ -110,6 +154,13 @@ def compute(
             )
         used = {s: inputs[s] for s in formula.symbols}
         value = evaluate(name, inputs)
+        pool = inputs.get("kv_pool_bytes", value)
+        if value < 0 and formula.output in _CAPACITIES and pool < 0:
+            raise UserError(
+                f"the weights do not fit: {formula.output} would be "
+                f"{humanize(value, formula.unit)} (the pool left per GPU is "
+                f"{humanize(pool, 'byte')}); try a larger --tp, a smaller --dtype or a bigger GPU"
+            )
         return Result(formula.output, name, value, formula.unit, None, used, inputs)
     known = {k: v for k, v in inputs.items() if k != solve_symbol}
     value = solve_for(name, solve_symbol, known)

@@ -443,8 +443,15 @@ def evaluate(name: str, inputs: Mapping[str, float]) -> float:
         raise UserError(f"{formula.name} needs {missing}: set them or pick a model/GPU") from None
     try:
         return float(_compiled(formula.name)(*args))
-    except (ZeroDivisionError, OverflowError, ValueError) as exc:
-        raise UserError(f"{formula.name} cannot be computed from these inputs ({exc})") from None
+    except ZeroDivisionError:
+        zeros = ", ".join(s for s in formula.symbols if inputs[s] == 0)
+        raise UserError(
+            f"{formula.name} cannot be computed: it divides by {zeros or 'zero'} = 0"
+        ) from None
+    except (OverflowError, ValueError):
+        raise UserError(
+            f"{formula.name} cannot be computed from these inputs: a number is out of range"
+        ) from None
 
 
 def _relax(expr: sympy.Expr) -> sympy.Expr:

@@ -1,0 +1,80 @@
+"""Garbage on the command line: every user-caused error is one line on stderr and a non-zero exit.
+
+Each row is an invocation a careless or hostile user could type, and a fragment the one line
+must contain, so a row fails if the error turns into a traceback, a second line, a raw control
+character on the terminal, or (worse) a silent success with a nonsense figure.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from app.cli import main
+
+M = ["--model", "llama-3.1-8b"]
+
+# (argv after the global --db, a fragment the error line contains)
+CALC_DOMAIN = [
+    pytest.param(["calc", "kv_bytes_per_token", *M, "--set", "tp=0"], "tp must be more than 0"),
+    pytest.param(["calc", "kv_bytes_per_token", *M, "--set", "tp=-2"], "tp must be more than 0"),
+    pytest.param(["calc", "kv_bytes_per_token", *M, "--set", "tp=2.5"], "tp must be a whole"),
+    pytest.param(["calc", "kv_bytes_per_token", *M, "--set", "kv_heads=0"], "kv_heads must be"),
+    pytest.param(["calc", "max_concurrency", *M, "--set", "pool=-5GiB"], "cannot be negative"),
+    pytest.param(
+        ["calc", "max_concurrency", *M, "--set", "pool=54.8GiB", "--set", "block_size=0"],
+        "block_size must be more than 0",
+    ),
+    pytest.param(
+        ["calc", "kv_pool_bytes", *M, "--gpu", "h100", "--set", "util=150%"],
+        "at most 1 (100%)",
+    ),
+    pytest.param(
+        ["calc", "kv_pool_bytes", *M, "--gpu", "h100", "--set", "util=-0.9"],
+        "gpu_util must be more than 0",
+    ),
+    pytest.param(
+        ["calc", "kv_pool_tokens", "--set", "pool=5GiB", "--set", "kv_per_token=0"],
+        "divides by kv_bytes_per_token = 0",
+    ),
+    pytest.param(
+        [
+            "calc",
+            "requests_that_fit",
+            "--model",
+            "llama-3.1-405b",
+            "--gpu",
+            "l4",
+            "--set",
+            "request_tokens=2k",
+        ],
+        "the weights do not fit",
+    ),
+    pytest.param(
+        ["calc", "kv_pool_tokens", "--model", "llama-3.1-70b", "--gpu", "l4"],
+        "the weights do not fit",
+    ),
+]
+
+GARBAGE = [*CALC_DOMAIN]
+
+
+@pytest.mark.parametrize(("argv", "fragment"), GARBAGE)
+def test_garbage_gets_one_clear_line_and_a_failing_exit(
+    capsys: pytest.CaptureFixture[str], db_url: str, argv: list[str], fragment: str
+) -> None:
+    code = main(["--db", db_url, *argv])
+    out, err = capsys.readouterr()
+    assert code != 0
+    assert out == ""
+    assert err.startswith("kvdrill: ") and err.count("\n") == 1, err
+    assert fragment in err
+    assert "Traceback" not in err
+    # Nothing the user typed reaches the terminal as a raw control character.
+    assert all(ch == "\n" or ch.isprintable() for ch in err), repr(err)
+
+
+def test_capacity_lost_by_a_change_is_still_a_figure(capsys: pytest.CaptureFixture[str]) -> None:
+    """Negative results that are real answers stay allowed: lowering utilization costs tokens."""
+    argv = ["calc", "extra_kv_tokens", *M, "--gpu", "h100", "--set", "util=0.95"]
+    assert main([*argv, "--set", "new_util=0.9"]) == 0
+    assert capsys.readouterr().out.startswith("extra_kv_tokens = -30,518 tokens")
