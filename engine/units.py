@@ -242,7 +242,7 @@ def _parse_unit(text: str) -> pint.Unit:
         return ureg.dimensionless
     if len(text) > MAX_UNIT_CHARS or _UNIT_TEXT.fullmatch(text) is None:
         raise AnswerError(
-            f"Could not read the unit '{shorten(text)}': write one unit like KiB, "
+            f"Could not read the unit {shorten(text)!r}: write one unit like KiB, "
             "or a rate like GB/s."
         )
     words = text.split("/")

@@ -55,7 +55,17 @@ CALC_DOMAIN = [
     ),
 ]
 
-GARBAGE = [*CALC_DOMAIN]
+# An empty value usually comes from an unset shell variable: it must not mean "no model".
+CALC_EMPTY_AND_CONTROL = [
+    pytest.param(["calc", "kv_bytes_per_token", "--model", ""], "--model needs a value"),
+    pytest.param(["calc", "decode_floor_time", *M, "--gpu", " "], "--gpu needs a value"),
+    pytest.param(["calc", "kv_bytes_per_token", *M, "--kv-dtype", ""], "--kv-dtype needs a value"),
+    pytest.param(["calc", "kv_bytes_per_token", *M, "--unit", ""], "--unit needs a value"),
+    pytest.param(["calc", "kv_bytes_per_token", *M, "--unit", "\x1b[31m\x07"], "\\x1b[31m"),
+    pytest.param(["calc", "kv_bytes_per_token", *M, "--unit", "KB"], "KB is ambiguous"),
+]
+
+GARBAGE = [*CALC_DOMAIN, *CALC_EMPTY_AND_CONTROL]
 
 
 @pytest.mark.parametrize(("argv", "fragment"), GARBAGE)

@@ -92,8 +92,17 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("name a QUANTITY to compute (kvdrill calc --list shows them)")
     if args.tp < 1:
         raise UserError("--tp must be at least 1")
-    model = get_model(args.model) if args.model else None
-    gpu = get_gpu(args.gpu) if args.gpu else None
+    # An empty value (--model "" from an unset shell variable) is a mistake, not "no model".
+    for option, given in (
+        ("--model", args.model),
+        ("--gpu", args.gpu),
+        ("--kv-dtype", args.kv_dtype),
+        ("--unit", args.unit),
+    ):
+        if given is not None and not given.strip():
+            raise UserError(f"{option} needs a value (it was given an empty one)")
+    model = get_model(args.model) if args.model is not None else None
+    gpu = get_gpu(args.gpu) if args.gpu is not None else None
     result = compute(
         args.quantity,
         model=model,
@@ -105,13 +114,13 @@ def run(args: argparse.Namespace) -> int:
     )
     formula = FORMULAS[result.formula]
     shown_value, shown_unit = result.value, result.unit
-    if args.unit:
+    if args.unit is not None:
         try:
             shown_value = convert(result.value, _pint_unit(result.unit), args.unit)
         except UserError as exc:
-            raise UserError(f"--unit {args.unit}: {exc}") from None
+            raise UserError(f"--unit: {exc}") from None
         shown_unit = args.unit
-    if args.unit:
+    if args.unit is not None:
         text = format_quantity(shown_value, shown_unit)
     else:
         text = humanize(result.value, result.unit)
