@@ -22,6 +22,7 @@ from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError
 from sqlalchemy.orm import Session, sessionmaker
 
 from engine.errors import UserError
+from engine.units import shorten
 
 # The newest migration in store/migrations/versions. tests/test_db.py fails if it falls behind.
 HEAD_REVISION = "0003"
@@ -92,7 +93,7 @@ def open_database(url: str | None = None) -> Database:
         sa_url = make_url(resolved)
     except ArgumentError:
         raise UserError(
-            f"'{resolved}' is not a database URL (try sqlite:///path/to/file.db)"
+            f"{shorten(resolved, 200)!r} is not a database URL (try sqlite:///path/to/file.db)"
         ) from None
     path = sqlite_file(resolved)
     if path is not None:
@@ -106,7 +107,7 @@ def open_database(url: str | None = None) -> Database:
     try:
         engine = create_engine(sa_url, **options)
     except (NoSuchModuleError, ImportError) as exc:
-        raise UserError(f"cannot use database URL '{resolved}': {exc}") from None
+        raise UserError(f"cannot use database URL {resolved!r}: {exc}") from None
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _set_sqlite_pragmas)
     try:

@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 
 from engine.clock import now_from
 from engine.errors import UserError
+from engine.units import shorten
 from store.models import Profile
 
 DEFAULT_PROFILE = "default"
@@ -37,7 +38,8 @@ SETTING_BOUNDS: dict[str, tuple[int, int, str]] = {
 def check_profile_name(name: str) -> str:
     if not PROFILE_NAME.fullmatch(name):
         raise UserError(
-            f"'{name}' is not a usable profile name: use up to 64 letters, digits, '.', '_' or '-'"
+            f"{shorten(name, 70)!r} is not a usable profile name: "
+            "use up to 64 letters, digits, '.', '_' or '-'"
         )
     return name
 

@@ -65,7 +65,17 @@ CALC_EMPTY_AND_CONTROL = [
     pytest.param(["calc", "kv_bytes_per_token", *M, "--unit", "KB"], "KB is ambiguous"),
 ]
 
-GARBAGE = [*CALC_DOMAIN, *CALC_EMPTY_AND_CONTROL]
+# Global options and the environment (the --db given here is overridden by a later --db).
+GLOBAL = [
+    pytest.param(["--profile", "\x1b[31m\x07", "stats"], "'\\x1b[31m\\x07' is not a usable"),
+    pytest.param(["--profile", "a" * 5000, "stats"], "a...' is not a usable profile name"),
+    pytest.param(["--profile", "", "stats"], "'' is not a usable profile name"),
+    pytest.param(["--db", "\x1b[2J", "stats"], "'\\x1b[2J' is not a database URL"),
+    pytest.param(["--db", "garbage", "stats"], "'garbage' is not a database URL"),
+    pytest.param(["--db", "postgresql://nobody@nowhere/x", "stats"], "cannot use database URL"),
+]
+
+GARBAGE = [*CALC_DOMAIN, *CALC_EMPTY_AND_CONTROL, *GLOBAL]
 
 
 @pytest.mark.parametrize(("argv", "fragment"), GARBAGE)
