@@ -7,9 +7,13 @@ character on the terminal, or (worse) a silent success with a nonsense figure.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from app.cli import main
+
+DECKS = Path(__file__).resolve().parent.parent / "decks"
 
 M = ["--model", "llama-3.1-8b"]
 
@@ -75,7 +79,13 @@ GLOBAL = [
     pytest.param(["--db", "postgresql://nobody@nowhere/x", "stats"], "cannot use database URL"),
 ]
 
-GARBAGE = [*CALC_DOMAIN, *CALC_EMPTY_AND_CONTROL, *GLOBAL]
+IMPORT = [
+    # Path("") is the current directory: an unset variable must not import whatever is there.
+    pytest.param(["import", ""], "an empty PATH was given"),
+    pytest.param(["import", "--dry-run", " "], "an empty PATH was given"),
+]
+
+GARBAGE = [*CALC_DOMAIN, *CALC_EMPTY_AND_CONTROL, *GLOBAL, *IMPORT]
 
 
 @pytest.mark.parametrize(("argv", "fragment"), GARBAGE)
@@ -98,3 +108,13 @@ def test_capacity_lost_by_a_change_is_still_a_figure(capsys: pytest.CaptureFixtu
     argv = ["calc", "extra_kv_tokens", *M, "--gpu", "h100", "--set", "util=0.95"]
     assert main([*argv, "--set", "new_util=0.9"]) == 0
     assert capsys.readouterr().out.startswith("extra_kv_tokens = -30,518 tokens")
+
+
+def test_an_empty_import_path_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(DECKS)  # a directory full of good packs, which "" must not pick up
+    database = tmp_path / "x.db"
+    assert main(["--db", f"sqlite:///{database}", "import", str(DECKS), ""]) == 1
+    assert "empty PATH" in capsys.readouterr().err
+    assert not database.exists()

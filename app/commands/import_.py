@@ -24,7 +24,8 @@ def register(subparsers) -> None:
             "removed from its file is retired, and comes back if it returns."
         ),
     )
-    parser.add_argument("paths", nargs="+", metavar="PATH", type=Path, help="pack file or dir")
+    # Kept as text: Path("") would quietly become the current directory.
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="pack file or dir")
     parser.add_argument(
         "--dry-run", action="store_true", help="show what would change; write nothing"
     )
@@ -60,14 +61,17 @@ class ProgressLine:
 
 
 def run(args) -> int:
-    from engine.errors import PackErrors
+    from engine.errors import PackErrors, UserError
     from store.db import begin_write, open_database, resolve_url, sqlite_file
     from store.importer import apply_import, load_packs, pack_files, plan_import
 
-    files, _ = pack_files(args.paths)
+    if any(not path.strip() for path in args.paths):
+        raise UserError("an empty PATH was given (an unset shell variable?); nothing imported")
+    paths = [Path(path) for path in args.paths]
+    files, _ = pack_files(paths)
     progress = ProgressLine(sys.stderr, len(files))
     try:
-        packs = load_packs(args.paths, progress=progress.callback("parsing"))
+        packs = load_packs(paths, progress=progress.callback("parsing"))
     except PackErrors as exc:
         progress.clear()
         for problem in exc.problems:
