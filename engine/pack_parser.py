@@ -137,9 +137,9 @@ def _section_markdown() -> MarkdownIt:
 @cache
 def _outline_markdown() -> MarkdownIt:
     """Only what finds cards and sections: without the list rule a big pack parses about twice
-    as fast. Sections that are lists are parsed again with ``_section_markdown``, and a pack with
-    an indented heading or fence (which could sit inside a list item) is parsed whole by
-    ``_markdown``, so the structure found is always CommonMark's."""
+    as fast. Sections that are lists are parsed again with ``_section_markdown``; a pack where
+    lists could change the outline is parsed whole by ``_markdown`` (see ``_outline``), so the
+    structure found is always CommonMark's."""
     return _block_parser(
         front_matter=True,
         rules=("front_matter", "fence", "html_block", "heading", "lheading", "paragraph"),
@@ -151,7 +151,10 @@ def _outline(text: str) -> list[Token]:
     tokens = _outline_markdown().parse(text)
     lines = _NEWLINES_RE.split(text)
     for token in tokens:
-        if token.type in ("heading_open", "fence") and lines[token.map[0]][:1] == " ":
+        # An indented heading or fence may sit inside a list item, and a --- under a list is a
+        # thematic break, not a setext heading: only the list rule can tell.
+        indented = token.type in ("heading_open", "fence") and lines[token.map[0]][:1] == " "
+        if indented or (token.type == "heading_open" and token.markup in ("-", "=")):
             return _markdown().parse(text)
     return tokens
 
@@ -196,9 +199,8 @@ class _RawCard:
     heading: CardHeading
     line: int  # 0-based
     end: int
-    fields: list[_Block] = field(default_factory=list)
+    fields: list[_Block] = field(default_factory=list)  # blocks before the first ###
     sections: list[_Section] = field(default_factory=list)
-    stray: list[_Block] = field(default_factory=list)  # blocks a card may not hold
 
 
 def _blocks(tokens: list[Token]) -> list[_Block]:
@@ -260,6 +262,11 @@ def _suggest(word: str, options: Iterable[str], style: str, lead: str) -> str:
     return f"{lead} " + ", ".join(options)
 
 
+def _is_blank(line: str) -> bool:
+    """Blank as Markdown sees it: spaces and tabs only (U+2028 and friends are text)."""
+    return not line.strip(" \t")
+
+
 def _dedupe(values: list[str]) -> list[str]:
     return list(dict.fromkeys(values))
 
@@ -292,9 +299,9 @@ class _PackParser:
     def source(self, start: int, end: int) -> str:
         """Lines [start, end) as written, without leading or trailing blank lines."""
         chunk = self.lines[start:end]
-        while chunk and not chunk[0].strip():
+        while chunk and _is_blank(chunk[0]):
             chunk = chunk[1:]
-        while chunk and not chunk[-1].strip():
+        while chunk and _is_blank(chunk[-1]):
             chunk = chunk[:-1]
         return "\n".join(chunk)
 
@@ -531,10 +538,8 @@ class _PackParser:
                 )
             elif card.sections:
                 card.sections[-1].blocks.append(block)
-            elif block.kind == "paragraph":
-                card.fields.append(block)
             else:
-                card.stray.append(block)
+                card.fields.append(block)
         if cards:
             self.close_card(cards[-1], len(self.lines))
         return cards
@@ -575,12 +580,6 @@ class _PackParser:
                 f"run kvdrill check --add-ids {self.path}",
             )
         lessons, tags = self.card_fields(raw)
-        for block in raw.stray:
-            self.error(
-                block.start,
-                "under a card heading, before its first ### section, only "
-                "field lines (Lessons: ..., Tags: ...) may appear",
-            )
         sections = {s.name: s for s in raw.sections if s.name != "?"}
 
         if "Choices" in sections and "Problem" in sections:
@@ -645,38 +644,48 @@ class _PackParser:
         return [parent, followup] if followup else [parent]
 
     def card_fields(self, raw: _RawCard) -> tuple[list[str], list[str]]:
+        """The Lessons: and Tags: lines under a card heading.
+
+        Reading stops, with one error, at the first line that is not a field line: what
+        follows is prose, a list or code, not more fields.
+        """
         lessons: list[str] = []
         tags: list[str] = []
         seen: dict[str, int] = {}
+        candidates: list[tuple[int, str | None]] = []  # (line, its text if it may be a field)
         for block in raw.fields:
-            for line in range(block.start, block.end):
-                match = _FIELD_RE.match(self.lines[line].strip())
-                if not match:
-                    self.error(
-                        line,
-                        "under a card heading, before its first ### section, only "
-                        "field lines (Lessons: ..., Tags: ...) may appear",
-                    )
-                    continue
-                name = match.group(1).strip().capitalize()
-                value = match.group(2).strip()
-                if name not in FIELDS:
-                    self.error(
-                        line,
-                        f'unknown field "{shorten(match.group(1))}:"; '
-                        + _suggest(match.group(1), FIELDS, "{}:", "fields are"),
-                    )
-                    continue
-                if name in seen:
-                    self.error(
-                        line, f"field {name}: appears twice (first on line {seen[name] + 1})"
-                    )
-                    continue
-                seen[name] = line
-                if name == "Lessons":
-                    lessons = self.lessons(value, line) or []
-                else:
-                    tags = self.tags(value, line) or []
+            if block.kind == "paragraph":
+                candidates.extend(
+                    (n, self.lines[n].rstrip()) for n in range(block.start, block.end)
+                )
+            else:
+                candidates.append((block.start, None))
+        for line, text in candidates:
+            match = _FIELD_RE.match(text) if text is not None else None
+            if not match:
+                self.error(
+                    line,
+                    "under a card heading, before its first ### section, only "
+                    "field lines (Lessons: ..., Tags: ...) may appear",
+                )
+                break
+            name = match.group(1).strip().capitalize()
+            value = match.group(2).strip()
+            if name not in FIELDS:
+                self.error(
+                    line,
+                    f'unknown field "{shorten(match.group(1))}:"; '
+                    + _suggest(match.group(1), FIELDS, "{}:", "fields are"),
+                )
+                continue
+            if name in seen:
+                self.error(line, f"field {name}: appears twice (first on line {seen[name] + 1})")
+                continue
+            seen[name] = line
+            if name == "Lessons":
+                lessons = self.lessons(value, line) or []
+            else:
+                tags = self.tags(value, line) or []
         return lessons, tags
 
     def parse_lists(self, sections: list[_Section]) -> None:
@@ -715,10 +724,10 @@ class _PackParser:
         line. Most list sections look like that, and markdown-it's list rule is slow.
         """
         lines = self.lines[section.line + 1 : section.end]
-        first = next((i for i, line in enumerate(lines) if line.strip()), None)
+        first = next((i for i, line in enumerate(lines) if not _is_blank(line)), None)
         if first is None:
             return False
-        last = max(i for i, line in enumerate(lines) if line.strip())
+        last = max(i for i, line in enumerate(lines) if not _is_blank(line))
         marker = None
         for line in lines[first : last + 1]:
             match = _SIMPLE_ITEM_RE.match(line)
@@ -846,10 +855,10 @@ class _PackParser:
         if not fences:
             self.error(section.line, "### Problem has no ```problem block")
             return None, None
-        for block in section.blocks:
-            if block is not fences[0]:
-                what = "a second ```problem block" if block in fences else "anything else"
-                self.error(block.start, f"### Problem holds one ```problem block and not {what}")
+        # One error for whatever else is there: how Markdown splits it into blocks is no help.
+        if other := next((b for b in section.blocks if b is not fences[0]), None):
+            what = "a second ```problem block" if other in fences else "anything else"
+            self.error(other.start, f"### Problem holds one ```problem block and not {what}")
         block = fences[0]
         try:
             loaded = load_yaml(block.content)
@@ -863,12 +872,13 @@ class _PackParser:
 
     def followup(self, section: _Section, parent: dict[str, Any]) -> ParsedCard | None:
         """A ``Q:`` paragraph and an ``A:`` paragraph (or line) -> a card of its own."""
-        para_lines = [
+        # The answer starts at the first later line beginning with A:, outside code and HTML.
+        hidden = {
             line
             for block in section.blocks
-            if block.kind == "paragraph"
+            if block.kind in ("fence", "html")
             for line in range(block.start, block.end)
-        ]
+        }
         first = section.blocks[0] if section.blocks else None
         if (
             first is None
@@ -882,9 +892,9 @@ class _PackParser:
             return None
         answer_line = next(
             (
-                ln
-                for ln in para_lines
-                if ln > first.start and self.lines[ln].lstrip().startswith("A:")
+                line
+                for line in range(first.start + 1, section.end)
+                if line not in hidden and self.lines[line].lstrip().startswith("A:")
             ),
             None,
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import random
 import re
 import unicodedata
 from pathlib import Path
@@ -234,6 +235,12 @@ def test_headings_inside_code_blocks_and_lists_are_not_cards() -> None:
     assert [c.key for c in pack.cards] == ["c"]
     assert "## not a card" in pack.cards[0].answer
     assert pack.cards[0].answer.endswith("## inside a list item")
+
+
+def test_a_rule_right_under_a_list_is_not_a_heading() -> None:
+    body = "## C {#c}\n### Prompt\nQ\n### Answer\n- one\n- two\n---\n\nMore.\n"
+    card = parse_pack_text(FRONT + body, "p.md").cards[0]
+    assert card.answer == "- one\n- two\n---\n\nMore."
 
 
 @pytest.mark.parametrize(
@@ -623,3 +630,76 @@ def test_a_file_named_twice_is_parsed_once(tmp_path: Path) -> None:
 def test_an_empty_directory_is_reported(tmp_path: Path) -> None:
     _, problems = parse_paths([tmp_path])
     assert problems == [Located(str(tmp_path), 1, "no pack files (*.md) in this directory")]
+
+
+# -- the fast paths read what CommonMark reads -----------------------------------------------
+
+PIECES = [
+    "## T {#t} solid #a",
+    "## Title",
+    "### Prompt",
+    "### Answer",
+    "### Choices",
+    "### Related",
+    "### Key numbers",
+    "### Follow-up",
+    "### Problem",
+    "### Tip",
+    "- [x] yes",
+    "* [ ] no",
+    "- item `claim: a = 1`",
+    "- see {#t}",
+    "1) x",
+    "2. y",
+    "-",
+    "- - -",
+    "  - nested",
+    "  continued",
+    "    indented",
+    "  ```",
+    "   ## indented heading",
+    "```problem",
+    "```",
+    "~~~",
+    "ask: x",
+    "Q: why?",
+    "A: because",
+    "Lessons: 1-3",
+    "Tags: a, b",
+    "<!--",
+    "-->",
+    "<div>",
+    "> - quoted",
+    "- > quoting",
+    "---",
+    "===",
+    "***",
+    "# h1",
+    "text",
+    "",
+    "",
+    "\u2028",
+]
+
+
+def test_the_fast_outline_and_lists_agree_with_a_full_commonmark_parse(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import engine.pack_parser as pack_parser
+
+    rng = random.Random(1129)
+    texts = [FRONT + "\n".join(rng.choices(PIECES, k=rng.randint(0, 30))) for _ in range(300)]
+
+    def outcomes() -> list[object]:
+        results: list[object] = []
+        for text in texts:
+            try:
+                results.append(parse_pack_text(text, "p.md"))
+            except PackErrors as exc:
+                results.append(exc.problems)
+        return results
+
+    fast = outcomes()
+    monkeypatch.setattr(pack_parser, "_outline", lambda text: pack_parser._markdown().parse(text))
+    monkeypatch.setattr(_PackParser, "simple_list", lambda self, section: False)
+    assert fast == outcomes()
