@@ -489,12 +489,14 @@ def _rounding(answer: TypedAnswer) -> float:
 def diagnose(variant: Variant, answer: TypedAnswer) -> Diagnosis | None:
     """The first rule that explains a wrong answer, or None."""
     slip = _unit_slip(answer, variant)
-    if slip is not None:
+    # An 8x answer typed in bytes reads as "the bit count, labelled bytes", unless the variant
+    # has 8x as many attention heads as KV heads: then the heads are the likelier mistake.
+    if slip is not None and slip.code != "bits_vs_bytes":
         return slip
     truth = variant.expected_value
     value = answer.value_in(variant.unit)
     if truth == 0 or value == 0:
-        return None
+        return slip
     _, dimension = unit_scale(variant.unit)
     facts = Facts(
         variant=variant,
@@ -510,6 +512,9 @@ def diagnose(variant: Variant, answer: TypedAnswer) -> Diagnosis | None:
     alternative = _alternatives(facts)
     if alternative is not None:
         return alternative
+    if slip is not None:
+        heads = _attention_heads(facts)
+        return slip if heads is None else Diagnosis("attention_heads", heads)
     for rule in RULES:
         if rule.needs_precision and not facts.precise:
             continue

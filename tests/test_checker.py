@@ -144,6 +144,12 @@ def test_zero_truth() -> None:
             "32768",
             "attention_heads",
         ),
+        # 64 heads over 8 KV heads is also 8x, typed in bytes: the heads explain it, not bits
+        (
+            variant(327_680, "B", formula="kv_bytes_per_token", heads=64, kv_heads=8, tp=1),
+            "2560 KiB",
+            "attention_heads",
+        ),
         # Tensor parallelism
         (variant(10, "ms", formula="decode_floor_time", tp=4), "40 ms", "tp_missing"),
         (variant(10, "ms", formula="decode_floor_time", tp=4), "2.5 ms", "tp_wrong"),
