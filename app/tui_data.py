@@ -35,6 +35,7 @@ class Overview:
     today: date
     packs: list[PackLine]
     reviewed_today: int
+    new_today: int  # new cards today's session will still bring (the daily limit applied)
     streak_days: int
     answer_seconds: int
     weak_topics: list[str] = field(default_factory=list)
@@ -133,6 +134,16 @@ class Backend:
             limit=limit,
         )
 
+    def set_note_on(self, profile_id: int, card_id: int, text: str) -> None:
+        """Save a note on a card already answered (the session's ``set_note`` covers the
+        current card only, and after an answer the session has moved on)."""
+        from store.db import begin_write
+        from store.reviews import set_note
+
+        with self.database.session() as session:
+            begin_write(session)
+            set_note(session, profile_id, card_id, text, clock_now())
+
     def overview(self) -> Overview:
         return load_overview(self.database, self.profile, clock_now())
 
@@ -196,7 +207,7 @@ def load_overview(database: Any, profile_name: str, now: datetime) -> Overview:
     from engine.clock import study_day
     from engine.queue import is_available
     from engine.stats_report import streak
-    from store.day_queue import queue_cards
+    from store.day_queue import queue_cards, today_log
     from store.models import Card, Pack, ReviewLog
     from store.profiles import get_or_create_profile
 
@@ -237,11 +248,14 @@ def load_overview(database: Any, profile_name: str, now: datetime) -> Overview:
             .order_by(ReviewLog.study_day.desc())
             .limit(3660)
         ).all()
+        counts, _ = today_log(session, profile, today)
+        new_left = max(0, counts.new_per_day - counts.new_done_today)
         return Overview(
             profile=profile.name,
             today=today,
             packs=packs,
             reviewed_today=int(reviewed or 0),
+            new_today=min(new_left, sum(new.values())),
             streak_days=streak(list(study_days), today),
             answer_seconds=profile.answer_seconds,
         )

@@ -11,21 +11,32 @@ FIXTURES = Path(__file__).parent / "fixtures" / "packs" / "tui"
 NOW = "2026-03-02T09:00:00"
 
 
-@pytest.fixture
-def drill_db(db_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
-    """A database holding the fixture pack, with the clock frozen on a Monday morning."""
-    monkeypatch.setenv("KVDRILL_NOW", NOW)
+def import_fixture(db_url: str, folder: str) -> str:
     from engine.pack_parser import parse_paths
     from store.db import open_database
     from store.importer import apply_import
 
     database = open_database(db_url)
-    packs, errors = parse_paths([FIXTURES / "good"])
+    packs, errors = parse_paths([FIXTURES / folder])
     assert not errors
     with database.session() as session:
         apply_import(session, packs)
     database.close()
     return db_url
+
+
+@pytest.fixture
+def drill_db(db_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The recall/choice fixture pack, with the clock frozen on a Monday morning."""
+    monkeypatch.setenv("KVDRILL_NOW", NOW)
+    return import_fixture(db_url, "good")
+
+
+@pytest.fixture
+def problem_db(db_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    """One problem template whose only variant is Llama 3.1 8B in BF16: 128 KiB per token."""
+    monkeypatch.setenv("KVDRILL_NOW", NOW)
+    return import_fixture(db_url, "problems")
 
 
 def make_app(db_url: str, start: str = "drill", **options):
@@ -381,3 +392,111 @@ async def test_fast_start_helper_card_is_shown_then_answered_through_the_session
         await settle(pilot)
         assert card_title(app) == "KV bytes per token (follow-up)"
     assert review_rows(drill_db) == [("kv-token", 4)]
+
+
+def problem_log(db_url: str) -> list[tuple[int, str | None, str | None]]:
+    from sqlalchemy import select
+
+    from store.db import open_database
+    from store.models import ReviewLog
+
+    database = open_database(db_url)
+    with database.session() as session:
+        rows = session.execute(
+            select(ReviewLog.quality, ReviewLog.typed_answer, ReviewLog.mistake).order_by(
+                ReviewLog.id
+            )
+        ).all()
+    database.close()
+    return [tuple(row) for row in rows]
+
+
+async def type_answer(pilot, text: str) -> None:
+    pilot.app.screen.query_one("#drill-input", Input).value = text
+    await pilot.press("enter")
+    await settle(pilot)
+
+
+async def test_typed_answer_right_shows_verdict_and_solution(problem_db: str) -> None:
+    app = make_app(problem_db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert app.screen.card.kind == "problem"
+        assert "Llama 3.1 8B" in text_of(app, "#drill-prompt")
+        assert app.focused is app.screen.query_one("#drill-input")
+        await type_answer(pilot, "128 KiB")
+        assert app.screen.phase == "answered"
+        assert "-correct" in app.screen.query_one("#drill-verdict").classes
+        assert "Worked solution" in text_of(app, "#drill-reveal")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "SummaryScreen"
+    assert problem_log(problem_db)[0][:2] == (5, "128 KiB")
+
+
+async def test_typed_answer_wrong_is_diagnosed_and_comes_back(problem_db: str) -> None:
+    app = make_app(problem_db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await type_answer(pilot, "512 KiB")  # attention heads instead of KV heads
+        assert app.screen.phase == "answered"
+        assert "-wrong" in app.screen.query_one("#drill-verdict").classes
+        verdict = text_of(app, "#drill-verdict")
+        assert "128 KiB" in verdict and "You typed: 512 KiB" in verdict
+        revealed = text_of(app, "#drill-reveal")
+        assert "attention heads" in revealed  # the diagnosis
+        assert "Worked solution" in revealed
+        await pilot.press("enter")
+        await settle(pilot)
+        # Missed: the same template comes back in this session.
+        assert app.screen.card is not None and app.screen.card.kind == "problem"
+        assert "again" in text_of(app, "#drill-where")
+    quality, typed, _ = problem_log(problem_db)[0]
+    assert quality < 3 and typed == "512 KiB"
+
+
+async def test_garbage_answer_is_not_graded_and_the_card_stays(problem_db: str) -> None:
+    app = make_app(problem_db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await type_answer(pilot, "about a banana")
+        assert app.screen.phase == "prompt"
+        assert "Could not read" in text_of(app, "#drill-verdict")
+        assert app.focused is app.screen.query_one("#drill-input")
+        await type_answer(pilot, "128 KiB")
+        assert app.screen.phase == "answered"
+    assert [row[:2] for row in problem_log(problem_db)] == [(5, "128 KiB")]
+
+
+async def test_give_up_shows_the_solution_and_grades_zero(problem_db: str) -> None:
+    app = make_app(problem_db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+g")
+        await settle(pilot)
+        assert app.screen.phase == "answered"
+        assert "Worked solution" in text_of(app, "#drill-reveal")
+    assert problem_log(problem_db)[0][0] == 0
+
+
+async def test_a_note_written_after_a_wrong_answer_lands_on_that_card(problem_db: str) -> None:
+    from sqlalchemy import select
+
+    from store.db import open_database
+    from store.models import Card, Note
+
+    app = make_app(problem_db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await type_answer(pilot, "512 KiB")
+        await pilot.press("n")
+        await settle(pilot)
+        await pilot.press(*"KV heads, not heads")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert "KV heads, not heads" in text_of(app, "#drill-reveal")
+        assert "Worked solution" in text_of(app, "#drill-reveal")  # the verdict stays
+    database = open_database(problem_db)
+    with database.session() as session:
+        notes = session.execute(select(Card.key, Note.text).join(Card)).all()
+    assert [tuple(n) for n in notes] == [("kv-token-fixed", "KV heads, not heads")]

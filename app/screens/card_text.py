@@ -80,7 +80,7 @@ def verdict_markdown(verdict: Any) -> str:
     """The checked answer: the expected value, the diagnosis and the worked solution."""
     parts = []
     expected = str(field(verdict, "expected_text", "") or "")
-    if expected:
+    if expected and expected not in str(field(verdict, "headline", "")):
         parts.append(f"**Expected:** {expected}")
     diagnosis = field(verdict, "diagnosis", None)
     if diagnosis:

@@ -7,6 +7,7 @@ through the Markdown widget or as literal ``Content``: it is never read as Rich/
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from dataclasses import dataclass
@@ -45,6 +46,7 @@ KEYS = [
     ("u", "undo the last answer"),
     ("s", "suspend this card"),
     ("b / ctrl+b", "bury this card until tomorrow (ctrl+b on a multiple-choice card)"),
+    ("↓ ↑ j k PgDn PgUp", "scroll the card (long answers, worked solutions)"),
     ("q / Escape", "leave the drill; every answer given is already saved"),
     ("ctrl+t", "light / dark theme"),
     ("?", "this list"),
@@ -84,9 +86,13 @@ class DrillScreen(Screen[None]):
         Binding("p", "pause", "Pause"),
         Binding("n", "edit_note", "Note"),
         Binding("u", "undo", "Undo"),
-        Binding("s", "suspend", "Suspend"),
-        Binding("b", "bury_key", "Bury"),
+        Binding("s", "suspend", "Suspend", show=False),
+        Binding("b", "bury_key", "Bury", show=False),
         Binding("ctrl+b", "bury", "Bury", show=False),
+        Binding("down,j", "scroll('down')", "Scroll", show=False),
+        Binding("up,k", "scroll('up')", "Scroll", show=False),
+        Binding("pagedown", "scroll('page_down')", "Scroll", show=False),
+        Binding("pageup", "scroll('page_up')", "Scroll", show=False),
         Binding("q,escape", "leave", "Home"),
     ]
 
@@ -102,6 +108,7 @@ class DrillScreen(Screen[None]):
         self.next_state: SessionState | None = None
         self.answer_seconds = 60
         self.painted_first_card = False
+        self.reveal_extra = ""  # the verdict's Markdown, shown above the answer
 
     def compose(self) -> ComposeResult:
         frozen = bool(os.environ.get("KVDRILL_NOW"))
@@ -113,7 +120,9 @@ class DrillScreen(Screen[None]):
         with VerticalScroll(id="drill-body"):
             yield Markdown("", id="drill-prompt")
             yield Markdown("", id="drill-choices")
-            yield Input(placeholder="your answer with its unit, e.g. 128 KiB", id="drill-input")
+            yield Input(
+                placeholder="a number with its unit, e.g. 42 ms or 3.5 GiB", id="drill-input"
+            )
             yield Static(Content(""), id="drill-verdict")
             yield Markdown("", id="drill-reveal")
         yield Static(Content(""), id="drill-hint")
@@ -211,6 +220,7 @@ class DrillScreen(Screen[None]):
         self.raw_grade = False
         self.selected = set()
         self.next_state = None
+        self.reveal_extra = ""
         self.card = state.card
         self.update_progress(state)
         if state.card is None:
@@ -219,15 +229,16 @@ class DrillScreen(Screen[None]):
         card = state.card
         kind = field(card, "kind", "recall")
         self.phase = "prompt"
-        where = [str(field(card, "pack_title", "")), str(field(card, "title", ""))]
-        badges = []
-        if kind == "followup" or field(card, "parent_title", None):
-            badges.append("follow-up")
+        # Badges first: a long title is cut at the right edge.
+        parts = []
+        if kind == "followup":
+            parts.append("follow-up")
         if field(card, "is_repeat", False):
-            badges.append("again")
-        label = " · ".join(part for part in where if part)
-        if badges:
-            label += f"  [{', '.join(badges)}]"
+            parts.append("again")
+        if field(card, "is_new", False):
+            parts.append("new")
+        parts += [str(field(card, "pack_title", "")), str(field(card, "title", ""))]
+        label = " · ".join(part for part in parts if part)
         self.query_one("#drill-where", Static).update(Content(label))
         self.query_one("#drill-prompt", Markdown).update(str(field(card, "prompt", "")))
         choices = self.query_one("#drill-choices", Markdown)
@@ -258,12 +269,10 @@ class DrillScreen(Screen[None]):
         if kind == "choice":
             many = len(correct_letters(self.card)) > 1
             pick = "pick every correct letter, then Enter" if many else "press the letter"
-            return f"{pick} · p pause · n note · s suspend · ctrl+b bury · ? keys"
+            return f"{pick} · s suspend · ctrl+b bury · ? all keys"
         if kind == "problem":
-            return "type the answer with its unit, Enter checks · ctrl+g give up · Esc leaves"
-        return (
-            "say it out loud, then space reveals · p pause · n note · s suspend · b bury · ? keys"
-        )
+            return "type a number with its unit, Enter checks · ctrl+g shows the solution"
+        return "answer out loud, then space to check · s suspend · b bury · ? all keys"
 
     def update_progress(self, state: SessionState) -> None:
         bar = self.query_one("#drill-progress", ProgressBar)
@@ -296,7 +305,7 @@ class DrillScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         kind = field(self.card, "kind", None) if self.card is not None else None
         phase = self.phase
-        if action in ("leave", "show_keys"):
+        if action in ("leave", "show_keys", "scroll"):
             return True
         if phase in ("loading", "over"):
             return False
@@ -318,11 +327,17 @@ class DrillScreen(Screen[None]):
             return phase == "prompt" and kind == "problem"
         if action == "bury_key" and kind == "choice" and phase == "prompt":
             return False  # "b" picks choice B here; ctrl+b still buries
-        if action in ("suspend", "bury", "bury_key", "edit_note", "pause"):
+        if action == "edit_note":
+            return phase in ("prompt", "revealed", "answered")
+        if action in ("suspend", "bury", "bury_key", "pause"):
             return phase in ("prompt", "revealed")
         if action == "undo":
             return True
         return True
+
+    def action_scroll(self, where: str) -> None:
+        body = self.query_one("#drill-body", VerticalScroll)
+        getattr(body, f"scroll_{where}")(animate=False)
 
     def action_reveal(self) -> None:
         if self.busy:
@@ -330,13 +345,15 @@ class DrillScreen(Screen[None]):
         self.phase = "revealed"
         self.query_one(Countdown).stop()
         self.show_reveal()
-        self.set_hint("1 Again · 2 Hard · 3 Good · 4 Easy · g then 0-5 exact · n note · u undo")
+        self.set_hint("how did it go? 1-4 grades, or g then 0-5 · ↓ scrolls · n note")
         self.refresh_bindings()
 
-    def show_reveal(self, extra: str = "") -> None:
+    def show_reveal(self, extra: str | None = None) -> None:
+        if extra is not None:
+            self.reveal_extra = extra
         reveal = self.query_one("#drill-reveal", Markdown)
         reveal.display = True
-        reveal.update(extra + reveal_markdown(self.card))
+        reveal.update(self.reveal_extra + reveal_markdown(self.card))
         self.call_after_refresh(self._scroll_to_reveal)
 
     def _scroll_to_reveal(self) -> None:
@@ -401,7 +418,7 @@ class DrillScreen(Screen[None]):
         verdict.set_class(bool(correct), "-correct")
         verdict.set_class(not correct, "-wrong")
         self.show_reveal()
-        self.set_hint("Enter: next card · u undo · ? keys")
+        self.set_hint("Enter: next card · ↓ scrolls · u undo · ? keys")
         self.refresh_bindings()
 
     @on(Input.Submitted, "#drill-input")
@@ -441,18 +458,24 @@ class DrillScreen(Screen[None]):
         self.next_state = state
         self.query_one(Countdown).stop()
         answer_box = self.query_one("#drill-input", Input)
+        typed = answer_box.value.strip()
         answer_box.disabled = True
+        answer_box.display = False  # the verdict repeats what was typed; room for the solution
         correct = bool(field(verdict, "correct", False))
         style = "$success" if correct else "$error"
-        box.update(
-            Content.from_markup(
-                f"[b {style}]$headline[/]", headline=str(field(verdict, "headline", ""))
+        headline = str(field(verdict, "headline", ""))
+        if typed:
+            box.update(
+                Content.from_markup(
+                    f"[b {style}]$headline[/]\nYou typed: $typed", headline=headline, typed=typed
+                )
             )
-        )
+        else:
+            box.update(Content.from_markup(f"[b {style}]$headline[/]", headline=headline))
         box.set_class(correct, "-correct")
         box.set_class(not correct, "-wrong")
         self.show_reveal(verdict_markdown(verdict))
-        self.set_hint("Enter: next card · u undo · ? keys")
+        self.set_hint("Enter: next card · ↓ scrolls · u undo · ? keys")
         self.refresh_bindings()
 
     def action_next_card(self) -> None:
@@ -496,7 +519,11 @@ class DrillScreen(Screen[None]):
         self.notify(f"Set aside: {title}", timeout=3, markup=False)
 
     def action_edit_note(self) -> None:
-        if self.busy or self.phase not in ("prompt", "revealed"):
+        if self.busy or self.phase not in ("prompt", "revealed", "answered"):
+            return
+        if self.phase == "answered":
+            # The session has moved on: the note is on the card just answered.
+            self._open_note_editor(str(field(self.card, "note", "") or ""))
             return
         self.busy = True
         self._load_note()
@@ -522,15 +549,30 @@ class DrillScreen(Screen[None]):
         def saved(new_text: str | None) -> None:
             if not was_paused:
                 timer.toggle_pause()
-            if new_text is not None and new_text != text:
+            if new_text is None or new_text == text:
+                return
+            if self.phase == "answered":
+                self.busy = True
+                self._save_answered_note(new_text)
+            else:
                 self._call("set_note", new_text, then="after_note")
 
         self.app.push_screen(NoteScreen(str(field(self.card, "title", "")), text), saved)
 
+    @work(thread=True, group="session", exit_on_error=False)
+    def _save_answered_note(self, text: str) -> None:
+        try:
+            self.app.backend.set_note_on(self.session.profile_id, self.card.card_id, text)
+        except Exception as error:  # noqa: BLE001
+            self.app.call_from_thread(self.call_failed, error)
+            return
+        card = dataclasses.replace(self.card, note=text)
+        self.app.call_from_thread(self.after_note, None, SessionState(card, 0, 0))
+
     def after_note(self, result: Any, state: SessionState) -> None:
         self.busy = False
         self.card = state.card if state.card is not None else self.card
-        if self.phase == "revealed":
+        if self.phase in ("revealed", "answered"):
             self.show_reveal()
         self.notify("Note saved.", timeout=2)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -56,7 +57,7 @@ class HomeScreen(Screen[None]):
         table = self.query_one("#home-packs", DataTable)
         table.add_column("Pack", key="pack")
         table.add_column("Due", key="due")
-        table.add_column("New", key="new")
+        table.add_column("Unseen", key="new")
         table.add_column("Cards", key="total")
 
     def on_screen_resume(self) -> None:
@@ -88,7 +89,6 @@ class HomeScreen(Screen[None]):
 
     def show_overview(self, overview: Overview) -> None:
         due = sum(pack.due for pack in overview.packs)
-        new = sum(pack.new for pack in overview.packs)
         self.query_one("#home-title", Static).update(
             Content.from_markup(
                 "[b]kvdrill[/b] · profile $profile · study day $day",
@@ -99,11 +99,11 @@ class HomeScreen(Screen[None]):
         days = "day" if overview.streak_days == 1 else "days"
         self.query_one("#home-today", Static).update(
             Content.from_markup(
-                "Today: [b]$reviewed[/b] reviewed · [b]$due[/b] due · [b]$new[/b] new"
+                "Today: [b]$reviewed[/b] reviewed · [b]$due[/b] due · [b]$new[/b] new to learn"
                 " · streak [b]$streak[/b] $days",
                 reviewed=str(overview.reviewed_today),
                 due=str(due),
-                new=str(new),
+                new=str(overview.new_today),
                 streak=str(overview.streak_days),
                 days=days,
             )
@@ -112,14 +112,14 @@ class HomeScreen(Screen[None]):
         table.clear()
         for pack in overview.packs:
             table.add_row(
-                Content(pack.title),
+                Text(pack.title),  # literal: DataTable reads a str as markup
                 str(pack.due),
                 str(pack.new),
                 str(pack.total),
                 key=pack.key,
             )
         if not overview.packs:
-            table.add_row(Content("No packs yet: press i to import one."), "", "", "")
+            table.add_row(Text("No packs yet: press i to import one."), "", "", "")
         weak = self.query_one("#home-weak", Static)
         if overview.weak_topics:
             weak.update(

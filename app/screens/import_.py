@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -115,7 +116,7 @@ class ImportScreen(Screen[None]):
         table.clear()
         for diff in scan.diffs:
             table.add_row(
-                Content(f"{diff.title} ({diff.key})"),
+                Text(f"{diff.title} ({diff.key})"),  # literal: DataTable reads a str as markup
                 str(diff.added),
                 str(diff.changed),
                 str(diff.retired),
