@@ -924,11 +924,17 @@ class _PackParser:
 
 
 def card_headings(text: str) -> list[tuple[int, CardHeading]]:
-    """Every card heading of a pack's text, with its 0-based line, as the parser sees them."""
+    """Every card heading of a pack's text, with its 0-based line, as the parser sees them.
+
+    Text without front matter is no pack, so it has no card headings.
+    """
     text = text[1:] if text.startswith("\ufeff") else text
+    blocks = _blocks(_outline(text))
+    if not blocks or blocks[0].kind != "front_matter":
+        return []
     return [
         (block.start, parse_card_heading(block.content))
-        for block in _blocks(_outline(text))
+        for block in blocks
         if block.kind == "heading" and block.level == 2 and not block.setext
     ]
 

@@ -219,6 +219,16 @@ def test_add_ids_leaves_unreadable_files_alone(
     )
 
 
+def test_add_ids_leaves_markdown_that_is_no_pack_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    notes = write(tmp_path / "notes.md", "# Notes\n\n## A heading without an id\n")
+    code, out = check(capsys, "--add-ids", str(tmp_path))
+    assert notes.read_text(encoding="utf-8") == "# Notes\n\n## A heading without an id\n"
+    assert code == 1
+    assert out[0].startswith(f"{notes}:1: no front matter")
+
+
 @pytest.mark.parametrize(
     ("heading", "expected"),
     [
