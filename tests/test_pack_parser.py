@@ -84,6 +84,29 @@ def test_key_numbers_split_off_their_claim_and_keep_its_line() -> None:
     )
 
 
+def test_a_claim_on_the_continuation_line_of_an_item_keeps_that_line() -> None:
+    body = (
+        "## C {#c}\n"
+        + RECALL
+        + "### Key numbers\n- Llama 3.1 70B,\n  320 KiB `claim: x = 320 KiB`\n"
+    )
+    (number,) = parse_pack_text(FRONT + body, "p.md").cards[0].key_numbers
+    assert (number.text, number.claim, number.line) == (
+        "Llama 3.1 70B,\n320 KiB",
+        "x = 320 KiB",
+        15,
+    )
+
+
+def test_error_lines_count_windows_and_old_mac_line_endings() -> None:
+    text = FRONT + "## C {#c}\n### Prompt\nQ\n### Answr\nA\n"
+    for newline in ("\r\n", "\r"):
+        assert errors_of(text.replace("\n", newline)) == [
+            "p.md:7: recall card has no ### Answer section",
+            'p.md:10: unknown section "### Answr"; did you mean ### Answer?',
+        ]
+
+
 def test_a_follow_up_is_its_own_card_linked_to_its_parent() -> None:
     parent, follow = parse_pack(EXAMPLE).cards[:2]
     assert follow.parent == parent.key
