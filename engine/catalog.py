@@ -32,6 +32,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from engine.errors import UserError
+from engine.units import shorten
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 
@@ -175,13 +176,27 @@ def _key(name: str) -> str:
     return name.strip().lower().replace("_", "-").replace(" ", "-")
 
 
-def close_matches(word: str, choices: list[str]) -> str:
-    """' (did you mean a, b?)' or a list of what exists, for a one-line error."""
+# Past this many names a "known:" list is a wall of text rather than a hint.
+MAX_KNOWN_LISTED = 30
+
+
+def close_matches(word: str, choices: list[str], listing: str = "") -> str:
+    """' (did you mean a, b?)' or a list of what exists, for a one-line error.
+
+    ``listing`` ("kvdrill calc --list shows them") replaces a list longer than MAX_KNOWN_LISTED.
+    """
     choices = list(dict.fromkeys(choices))
     near = difflib.get_close_matches(word, choices, n=4, cutoff=0.5)
     if near:
         return f" (did you mean {', '.join(near)}?)"
+    if listing and len(choices) > MAX_KNOWN_LISTED:
+        return f" (none is close; {listing})"
     return f" (known: {', '.join(sorted(choices))})"
+
+
+def quoted(text: str) -> str:
+    """What the user typed, for an error line: quoted, control characters escaped, shortened."""
+    return repr(shorten(text, 40))
 
 
 def load_entries(path: Path, spec: type[_Strict]) -> dict:
@@ -237,14 +252,14 @@ def _index(entries: dict) -> dict[str, str]:
 def get_model(name: str) -> ModelSpec:
     index = _model_index()
     if _key(name) not in index:
-        raise UserError(f"unknown model {name!r}{close_matches(_key(name), list(index))}")
+        raise UserError(f"unknown model {quoted(name)}{close_matches(_key(name), list(index))}")
     return models()[index[_key(name)]]
 
 
 def get_gpu(name: str) -> GpuSpec:
     index = _gpu_index()
     if _key(name) not in index:
-        raise UserError(f"unknown GPU {name!r}{close_matches(_key(name), list(index))}")
+        raise UserError(f"unknown GPU {quoted(name)}{close_matches(_key(name), list(index))}")
     return gpus()[index[_key(name)]]
 
 
@@ -252,5 +267,5 @@ def get_dtype(name: str) -> Dtype:
     key = _key(name)
     key = _DTYPE_ALIASES.get(key, key)
     if key not in DTYPES:
-        raise UserError(f"unknown dtype {name!r}{close_matches(key, list(DTYPES))}")
+        raise UserError(f"unknown dtype {quoted(name)}{close_matches(key, list(DTYPES))}")
     return DTYPES[key]

@@ -18,11 +18,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from engine.catalog import GpuSpec, ModelSpec, close_matches, get_gpu, get_model
+from engine.catalog import GpuSpec, ModelSpec, close_matches, get_gpu, get_model, quoted
 from engine.errors import UserError
 from engine.formulas import (
     ALIASES,
     FORMULAS,
+    LISTED,
     QUANTITIES,
     SYMBOLS,
     canonical_symbol,
@@ -110,7 +111,7 @@ def _resolve(
         return variant_for(key, spec, given), None
     if key not in SYMBOLS:
         choices = [*FORMULAS, *SYMBOLS, *ALIASES]
-        raise UserError(f"unknown quantity {quantity!r}{close_matches(key, choices)}")
+        raise UserError(f"unknown quantity {quoted(quantity)}{close_matches(key, choices, LISTED)}")
     candidates = [
         variant_for(output, spec, given)
         for output in QUANTITIES

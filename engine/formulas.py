@@ -55,6 +55,7 @@ from engine.catalog import (
     get_gpu,
     get_model,
     models,
+    quoted,
 )
 from engine.errors import UserError
 from engine.units import format_number
@@ -376,19 +377,25 @@ DEFAULTS: dict[str, float] = {
 }
 
 
+# Where an error sends a user whose name is close to nothing (the catalog is too long to list).
+LISTED = "kvdrill calc --list shows them all"
+
+
 def canonical_symbol(name: str) -> str:
     key = name.strip().lower().replace("-", "_")
     key = ALIASES.get(key, key)
     if key not in SYMBOLS:
         choices = list(SYMBOLS) + list(ALIASES)
-        raise UserError(f"unknown symbol {name!r}{close_matches(key, choices)}")
+        raise UserError(f"unknown symbol {quoted(name)}{close_matches(key, choices, LISTED)}")
     return key
 
 
 def get_formula(name: str) -> Formula:
     key = name.strip().lower().replace("-", "_")
     if key not in FORMULAS:
-        raise UserError(f"unknown quantity {name!r}{close_matches(key, list(FORMULAS))}")
+        raise UserError(
+            f"unknown quantity {quoted(name)}{close_matches(key, list(FORMULAS), LISTED)}"
+        )
     return FORMULAS[key]
 
 

@@ -69,6 +69,21 @@ CALC_EMPTY_AND_CONTROL = [
     pytest.param(["calc", "kv_bytes_per_token", *M, "--unit", "KB"], "KB is ambiguous"),
 ]
 
+# Long and foreign names: echoed short and escaped, with a hint rather than an 80-name list.
+CALC_NAMES = [
+    pytest.param(
+        ["calc", "x" * 10_000], "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...' (none is close"
+    ),
+    pytest.param(["calc", "\u041a\u0412"], "kvdrill calc --list shows them all"),
+    pytest.param(["calc", "kv_bytes_per_token", "--set", "zzz=1"], "unknown symbol 'zzz'"),
+    pytest.param(
+        ["calc", "kv_bytes_per_token", "--model", "\x1b[31m" * 100],
+        "unknown model '\\x1b[31m\\x1b[31m",
+    ),
+    pytest.param(["calc", "decode_floor_time", *M, "--gpu", "h1000"], "did you mean h100"),
+    pytest.param(["calc", "weight_bytes", *M, "--dtype", "\x07"], "unknown dtype '\\x07'"),
+]
+
 # Global options and the environment (the --db given here is overridden by a later --db).
 GLOBAL = [
     pytest.param(["--profile", "\x1b[31m\x07", "stats"], "'\\x1b[31m\\x07' is not a usable"),
@@ -85,7 +100,7 @@ IMPORT = [
     pytest.param(["import", "--dry-run", " "], "an empty PATH was given"),
 ]
 
-GARBAGE = [*CALC_DOMAIN, *CALC_EMPTY_AND_CONTROL, *GLOBAL, *IMPORT]
+GARBAGE = [*CALC_DOMAIN, *CALC_EMPTY_AND_CONTROL, *CALC_NAMES, *GLOBAL, *IMPORT]
 
 
 @pytest.mark.parametrize(("argv", "fragment"), GARBAGE)
@@ -101,6 +116,7 @@ def test_garbage_gets_one_clear_line_and_a_failing_exit(
     assert "Traceback" not in err
     # Nothing the user typed reaches the terminal as a raw control character.
     assert all(ch == "\n" or ch.isprintable() for ch in err), repr(err)
+    assert len(err) < 700, "an error line echoes at most a short part of what was typed"
 
 
 def test_capacity_lost_by_a_change_is_still_a_figure(capsys: pytest.CaptureFixture[str]) -> None:
