@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
+from rich.console import Console
+from textual.content import Content
 from textual.widgets import Input, Markdown, Static
 
 FIXTURES = Path(__file__).parent / "fixtures" / "packs" / "tui"
@@ -57,6 +60,10 @@ def text_of(app, selector: str) -> str:
     widget = app.screen.query_one(selector)
     if isinstance(widget, Markdown):
         return widget.source
+    if isinstance(widget, Static) and not isinstance(widget.content, str | Content):
+        console = Console(width=200, record=True, file=io.StringIO())
+        console.print(widget.content)  # a Rich renderable such as a table
+        return console.export_text()
     if isinstance(widget, Static):
         return str(widget.visual) if widget.visual is not None else ""
     return str(widget.render())

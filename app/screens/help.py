@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.table import Table
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -27,14 +28,19 @@ class HelpScreen(ModalScreen[None]):
         self.title_text = f"Keys: {type(under).__name__.removesuffix('Screen').lower()}"
 
     def compose(self) -> ComposeResult:
-        width = max(len(key) for key, _ in self.keys) + 2
-        lines = [Content.from_markup("[b]$t[/b]", t=self.title_text), Content("")]
+        # A grid, so a long meaning wraps under itself rather than under the keys.
+        table = Table.grid(padding=(0, 2))
+        table.add_column(style="bold", no_wrap=True)
+        table.add_column()
         for key, meaning in self.keys:
-            lines.append(Content.from_markup("[b]$k[/b]$m", k=key.ljust(width), m=meaning))
-        lines.append(Content(""))
-        lines.append(Content("Escape closes this list."))
+            table.add_row(key, meaning)
         with VerticalScroll(id="help-box"):
-            yield Static(Content("\n").join(lines), id="help-text")
+            yield Static(Content.from_markup("[b]$t[/b]", t=self.title_text), id="help-title")
+            yield Static(table, id="help-text")
+            yield Static(Content("↓ ↑ scroll · Escape closes this list."), id="help-hint")
+
+    def on_mount(self) -> None:
+        self.query_one("#help-box").focus()
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -21,8 +21,6 @@ KEYS = [
     ("i", "import packs"),
     ("s", "stats: weak topics, heatmap, forecast"),
     ("r", "refresh the counts"),
-    ("ctrl+p", "command palette"),
-    ("ctrl+t", "light / dark theme"),
     ("?", "this list"),
     ("q", "quit (every answer is already saved)"),
 ]

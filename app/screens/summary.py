@@ -17,6 +17,7 @@ KEYS = [
     ("Enter / h", "back home"),
     ("d", "drill again (anything still due)"),
     ("s", "stats"),
+    ("i", "import packs"),
     ("q", "quit"),
     ("?", "this list"),
 ]
@@ -36,7 +37,8 @@ def summary_lines(summary: Any) -> list[Content]:
             Content.from_markup("[b]Nothing to drill right now.[/b]"),
             Content(""),
             Content("No card is due and today's new cards are done. Come back tomorrow,"),
-            Content("or import a pack with i from the home screen."),
+            Content("import a pack with i, or learn more new cards"),
+            Content("today with: kvdrill drill --new 5"),
         ]
     cards = int(field(summary, "cards_done", 0))
     answers = int(field(summary, "answers", cards))
@@ -88,6 +90,7 @@ class SummaryScreen(Screen[None]):
         Binding("enter,h,escape", "app.go_home", "Home"),
         Binding("d", "drill_again", "Drill again"),
         Binding("s", "app.open_stats", "Stats"),
+        Binding("i", "app.open_import", "Import", show=False),
         Binding("q", "app.quit", "Quit"),
     ]
 
