@@ -7,6 +7,9 @@ character on the terminal, or (worse) a silent success with a nonsense figure.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -59,6 +62,35 @@ CALC_DOMAIN = [
     ),
 ]
 
+# Typed garbage calc already refused in one line before this file: kept from coming back.
+CALC_INPUT = [
+    pytest.param(["calc"], "name a QUANTITY"),
+    pytest.param(["calc", ""], "name a QUANTITY"),
+    pytest.param(["calc", "kv_pool_tokns", *M], "did you mean kv_pool_tokens"),
+    pytest.param(["calc", "kv_bytes_per_token", *M, "--tp", "0"], "--tp must be at least 1"),
+    pytest.param(["calc", "kv_bytes_per_token", *M, "--tp", "-3"], "--tp must be at least 1"),
+    pytest.param(["calc", "kv_bytes_per_token", *M, "--set", "x="], "NAME=VALUE"),
+    pytest.param(["calc", "kv_bytes_per_token", *M, "--set", "=5"], "NAME=VALUE"),
+    pytest.param(["calc", "kv_bytes_per_token", *M, "--set", "pool"], "NAME=VALUE"),
+    pytest.param(["calc", "kv_pool_tokens", *M, "--set", "pool=9**9**9"], "no arithmetic"),
+    pytest.param(["calc", "kv_pool_tokens", *M, "--set", "pool=1e999"], "too large"),
+    pytest.param(["calc", "kv_pool_tokens", *M, "--set", "pool=nan"], "not a finite number"),
+    pytest.param(["calc", "kv_pool_tokens", *M, "--set", "pool=-inf GiB"], "not a finite"),
+    pytest.param(["calc", "kv_pool_tokens", *M, "--set", "pool=54.8 ms"], "a time"),
+    pytest.param(["calc", "kv_pool_tokens", *M, "--set", "pool=54.8KB"], "KB is ambiguous"),
+    pytest.param(["calc", "kv_pool_tokens", *M, "--set", "pool=5\x1b[2J"], "control characters"),
+    pytest.param(["calc", "kv_pool_tokens", *M, "--set", "pool=" + "9" * 10_000], "too long"),
+    pytest.param(["calc", "kv_bytes_per_token", *M, "--unit", "ms"], "Cannot convert"),
+    pytest.param(["calc", "kv_bytes_per_token", *M, "--unit", "9**9**9"], "Could not read"),
+    pytest.param(["calc", "kv_bytes_per_token", *M, "--dtype", "bf61"], "did you mean bf16"),
+    pytest.param(["calc", "kv_bytes_per_token"], "pick a model/GPU or set them"),
+    pytest.param(["calc", "layers", *M], "layers is an input"),
+    pytest.param(
+        ["calc", "max_model_len", *M, "--set", "pool=54.8GiB", "--set", "max_concurrency=0"],
+        "no value of max_model_len",
+    ),
+]
+
 # An empty value usually comes from an unset shell variable: it must not mean "no model".
 CALC_EMPTY_AND_CONTROL = [
     pytest.param(["calc", "kv_bytes_per_token", "--model", ""], "--model needs a value"),
@@ -94,13 +126,29 @@ GLOBAL = [
     pytest.param(["--db", "postgresql://nobody@nowhere/x", "stats"], "cannot use database URL"),
 ]
 
+OTHER_COMMANDS = [
+    pytest.param(["stats", "--days", "0"], "--days takes a whole number"),
+    pytest.param(["stats", "--days", "99999999999999999999"], "--days takes a whole number"),
+    pytest.param(["drill", "--plain", "--pack", "nope"], "there is no pack 'nope'"),
+    pytest.param(["drill", "--plain", "--tag", "nope"], "no card has the tag 'nope'"),
+    pytest.param(["drill", "--plain", "--unsuspend", "no/card"], "there is no card 'no/card'"),
+]
+
 IMPORT = [
     # Path("") is the current directory: an unset variable must not import whatever is there.
     pytest.param(["import", ""], "an empty PATH was given"),
     pytest.param(["import", "--dry-run", " "], "an empty PATH was given"),
 ]
 
-GARBAGE = [*CALC_DOMAIN, *CALC_EMPTY_AND_CONTROL, *CALC_NAMES, *GLOBAL, *IMPORT]
+GARBAGE = [
+    *CALC_INPUT,
+    *CALC_DOMAIN,
+    *CALC_EMPTY_AND_CONTROL,
+    *CALC_NAMES,
+    *GLOBAL,
+    *OTHER_COMMANDS,
+    *IMPORT,
+]
 
 
 @pytest.mark.parametrize(("argv", "fragment"), GARBAGE)
@@ -134,3 +182,110 @@ def test_an_empty_import_path_writes_nothing(
     assert main(["--db", f"sqlite:///{database}", "import", str(DECKS), ""]) == 1
     assert "empty PATH" in capsys.readouterr().err
     assert not database.exists()
+
+
+def assert_one_line(err: str, fragment: str) -> None:
+    assert err.startswith("kvdrill: ") and err.count("\n") == 1, err
+    assert fragment in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "now", ["garbage", "2026-13-45", "2026-01-01T00:00:00+99:00", "\x1b[31m", "１２３"]
+)
+@pytest.mark.parametrize("command", [["stats"], ["drill", "--plain"]])
+def test_a_garbage_clock_is_one_line(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    db_url: str,
+    now: str,
+    command: list[str],
+) -> None:
+    monkeypatch.setenv("KVDRILL_NOW", now)
+    assert main(["--db", db_url, *command]) == 1
+    assert_one_line(capsys.readouterr().err, "KVDRILL_NOW must be an ISO timestamp")
+
+
+@pytest.mark.xfail(
+    raises=OverflowError,
+    strict=True,
+    reason="engine/clock.py and the day arithmetic overflow at the ends of the calendar",
+)
+@pytest.mark.parametrize("now", ["9999-12-31T23:59:59", "0001-01-01T00:00"])
+def test_a_clock_at_the_end_of_the_calendar_is_one_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, db_url: str, now: str
+) -> None:
+    monkeypatch.setenv("KVDRILL_NOW", now)
+    assert main(["--db", db_url, "stats"]) == 1
+    assert_one_line(capsys.readouterr().err, "KVDRILL_NOW")
+
+
+def test_databases_that_are_not_databases(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    text = tmp_path / "notes.db"
+    text.write_text("my notes, not SQLite\n")
+    cases = [
+        (f"sqlite:///{folder}", "is a directory, not a database file"),
+        (f"sqlite:///{text}", "is not a SQLite database"),
+        (f"sqlite:///{text}/inside.db", "cannot create the directory"),
+    ]
+    for url, fragment in cases:
+        assert main(["--db", url, "import", str(DECKS)]) == 1
+        assert_one_line(capsys.readouterr().err, fragment)
+    assert text.read_text() == "my notes, not SQLite\n"  # refused before being touched
+
+
+def test_file_problems_are_path_line_lines_and_nothing_is_written(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (tmp_path / "empty.md").write_bytes(b"")
+    (tmp_path / "binary.md").write_bytes(b"---\x00\xff\xfe")
+    (tmp_path / "utf16.md").write_bytes("---\npack: x\n".encode("utf-16"))
+    (tmp_path / "latin1.md").write_bytes("---\npack: café\n".encode("latin-1"))
+    (tmp_path / "yaml.md").write_text("---\npack: [unclosed\n---\n")
+    database = tmp_path / "x.db"
+    argv = ["--db", f"sqlite:///{database}", "import", str(DECKS), str(tmp_path), "/no/such"]
+    assert main(argv) == 1
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[-1].startswith("kvdrill: nothing imported: ")
+    problems = lines[:-1]
+    for name in ("empty.md:1:", "binary.md:1:", "utf16.md:1:", "latin1.md:2:", "/no/such:1:"):
+        assert any(name in line for line in problems), (name, problems)
+    assert all(":" in line and "Traceback" not in line for line in problems)
+    assert not database.exists()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["calc", "kv_bytes_per_token", "--tp", "x"],
+        ["stats", "--days", "x"],
+        ["drill", "--new", "-1"],
+        ["models", "extra"],
+        ["no-such-command"],
+        ["import"],
+    ],
+)
+def test_malformed_options_exit_2_with_the_error_last(
+    capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    """argparse's own refusals: a usage line, then one ``error:`` line; no traceback."""
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert err.splitlines()[-1].startswith("kvdrill") and ": error: " in err.splitlines()[-1]
+    assert "Traceback" not in err
+
+
+def test_the_real_command_keeps_stdout_clean_and_fails_in_one_line(tmp_path: Path) -> None:
+    """Through the console entry in a fresh process, with the user's clock variable set badly."""
+    env = {**os.environ, "KVDRILL_DATA_DIR": str(tmp_path), "KVDRILL_NOW": "tomorrow"}
+    env.pop("KVDRILL_DB", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "app", "stats"], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert done.returncode == 1 and done.stdout == ""
+    assert_one_line(done.stderr, "KVDRILL_NOW must be an ISO timestamp")
