@@ -34,10 +34,21 @@ class CardHeading:
     problems: tuple[str, ...]  # what is wrong with the heading, one message each
 
 
+def printable(text: str) -> str:
+    """``text`` with every character a terminal could act on (ESC, bidi controls, line
+    separators...) written as an escape, so echoing a pack's text is always safe."""
+    return "".join(ch if ch.isprintable() else _escape(ch) for ch in text)
+
+
+def _escape(ch: str) -> str:
+    code = ord(ch)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
 def shorten(text: str, limit: int = 40) -> str:
-    """The first ``limit`` characters of one-line text, with '...' when cut."""
+    """The first ``limit`` characters of text, on one line, with '...' when cut, printable."""
     text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
+    return printable(text if len(text) <= limit else text[: limit - 3].rstrip() + "...")
 
 
 def id_problem(card_id: str, what: str = "card id") -> str | None:

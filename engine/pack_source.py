@@ -6,6 +6,7 @@ Every refusal is one ``Located`` line: missing, not a file, too big, empty, bina
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from engine.errors import Located, PackErrors
@@ -14,6 +15,8 @@ from engine.pack_model import MAX_PACK_BYTES
 _MIB = 1024 * 1024
 # Parsing time grows with lines more than with bytes; 2,000 real cards fit well within this.
 MAX_PACK_LINES = 100_000
+# C0 and C1 controls but tab and line breaks: in card text they could drive a terminal.
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
 def _refuse(path: str, line: int, message: str) -> PackErrors:
@@ -71,13 +74,22 @@ def decode_pack_bytes(data: bytes, path: str) -> str:
 
 
 def check_pack_text(text: str, path: str) -> None:
-    """Refuse text no pack can be: empty, binary (NUL), or over the size or line cap."""
+    """Refuse text no pack can be: empty, binary, with control characters, or too big."""
     if not text.lstrip("\ufeff").strip():
         raise _refuse(path, 1, "empty file: a pack starts with --- front matter, then its cards")
     nul = text.find("\x00")
     if nul >= 0:
         line = text.count("\n", 0, nul) + 1
         raise _refuse(path, line, f"binary file (NUL character at offset {nul}); a pack is text")
+    if control := _CONTROL_RE.search(text):
+        line = text.count("\n", 0, control.start()) + 1
+        column = control.start() - (text.rfind("\n", 0, control.start()) + 1) + 1
+        raise _refuse(
+            path,
+            line,
+            f"control character U+{ord(control.group()):04X} at column {column}; a pack is "
+            "plain text (tabs and line breaks are the only control characters allowed)",
+        )
     try:
         size = len(text.encode("utf-8"))
     except UnicodeEncodeError as exc:

@@ -100,6 +100,19 @@ def test_errors_from_every_file_are_reported(
     ]
 
 
+def test_escape_sequences_in_file_names_and_titles_are_printed_escaped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hostile = write(tmp_path / "\x1b[2J.md", pack(body="## Title \u202eevil\n" + RECALL))
+    code, out = check(capsys, str(tmp_path))
+    assert code == 1
+    assert "\x1b" not in "".join(out) and "\u202e" not in "".join(out)
+    shown = str(hostile).replace("\x1b", "\\x1b")
+    assert out[0] == (
+        f'{shown}:7: card "Title \\u202eevil" has no id {{#...}}; run kvdrill check --add-ids {shown}'
+    )
+
+
 def test_a_missing_path_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     missing = tmp_path / "nope.md"
     code, out = check(capsys, str(missing))

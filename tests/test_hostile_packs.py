@@ -165,8 +165,18 @@ def test_an_unreadable_file_is_one_line(tmp_path: Path) -> None:
             "p.md:5: front matter: YAML mapping keys must be plain text",
         ),
         (
-            "---\npack: demo\ntitle: Demo\nversion: 1\ndescription: \x07\n---\n" + CARD,
-            "p.md:5: front matter: invalid YAML: character U+0007 is not allowed",
+            "---\npack: demo\ntitle: Demo\nversion: 1\ndescription: \ufffe\n---\n" + CARD,
+            "p.md:5: front matter: invalid YAML: character U+FFFE is not allowed",
+        ),
+        (
+            FRONT + "## \x1b[2JClear the screen {#c}\n### Prompt\nQ\n### Answer\nA\n",
+            "p.md:7: control character U+001B at column 4; a pack is plain text (tabs and line "
+            "breaks are the only control characters allowed)",
+        ),
+        (
+            FRONT + "## C {#c}\n### Prompt\nQ \x9b31m\n### Answer\nA\n",
+            "p.md:9: control character U+009B at column 3; a pack is plain text (tabs and line "
+            "breaks are the only control characters allowed)",
         ),
         (
             FRONT + "## C {#c}\n### Problem\n```problem\nask: !!python/name:os.system\n```\n",

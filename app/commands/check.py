@@ -33,6 +33,7 @@ def run(args: argparse.Namespace) -> int:
     from engine.add_ids import add_ids_to_file
     from engine.errors import PackErrors
     from engine.pack_checks import extra_checks
+    from engine.pack_headings import printable
     from engine.pack_parser import parse_paths
     from engine.pack_source import expand_pack_paths
 
@@ -44,13 +45,13 @@ def run(args: argparse.Namespace) -> int:
             except PackErrors:
                 continue  # the check below reports why the file cannot be read
             for line, card_id in added:
-                print(f"{file}:{line}: added id {{#{card_id}}}")
+                print(printable(f"{file}:{line}: added id {{#{card_id}}}"))
 
     packs, problems = parse_paths(args.paths)
     for pack in packs:
         problems.extend(extra_checks(pack))
     for problem in sorted(problems):
-        print(problem)
+        print(printable(str(problem)))  # file names and messages may hold escape sequences
     cards = sum(len(pack.cards) for pack in packs)
     print(
         f"{_plural(len(files), 'pack')}, {_plural(cards, 'card')}, "
