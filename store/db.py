@@ -89,11 +89,14 @@ class Database:
 def open_database(url: str | None = None) -> Database:
     """Open (creating if needed) the database at ``url`` and migrate it to the current schema."""
     resolved = resolve_url(url)
+    # A bad URL from the environment is a mystery unless the message says where it came from.
+    source = " (from $KVDRILL_DB)" if not url and resolved == os.environ.get("KVDRILL_DB") else ""
     try:
         sa_url = make_url(resolved)
     except ArgumentError:
         raise UserError(
-            f"{shorten(resolved, 200)!r} is not a database URL (try sqlite:///path/to/file.db)"
+            f"{shorten(resolved, 200)!r}{source} is not a database URL "
+            "(try sqlite:///path/to/file.db)"
         ) from None
     path = sqlite_file(resolved)
     if path is not None:
@@ -107,7 +110,7 @@ def open_database(url: str | None = None) -> Database:
     try:
         engine = create_engine(sa_url, **options)
     except (NoSuchModuleError, ImportError) as exc:
-        raise UserError(f"cannot use database URL {resolved!r}: {exc}") from None
+        raise UserError(f"cannot use database URL {resolved!r}{source}: {exc}") from None
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _set_sqlite_pragmas)
     try:

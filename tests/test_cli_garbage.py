@@ -289,3 +289,11 @@ def test_the_real_command_keeps_stdout_clean_and_fails_in_one_line(tmp_path: Pat
     )
     assert done.returncode == 1 and done.stdout == ""
     assert_one_line(done.stderr, "KVDRILL_NOW must be an ISO timestamp")
+
+
+def test_a_bad_url_from_the_environment_says_where_it_came_from(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KVDRILL_DB", "garbage")
+    assert main(["stats"]) == 1
+    assert_one_line(capsys.readouterr().err, "'garbage' (from $KVDRILL_DB) is not a database URL")
