@@ -43,7 +43,17 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(func(args) or 0)
     except UserError as exc:
-        print(f"kvdrill: {exc}", file=sys.stderr)
+        # Messages can quote file names and pack text: escape what a terminal would act on.
+        from engine.pack_headings import printable
+
+        lines = str(exc).split("\n")
+        print(
+            "\n".join(
+                f"kvdrill: {printable(line)}" if i == 0 else printable(line)
+                for i, line in enumerate(lines)
+            ),
+            file=sys.stderr,
+        )
         return 1
     except KeyboardInterrupt:
         print("", file=sys.stderr)

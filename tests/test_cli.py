@@ -30,3 +30,13 @@ def test_output_cut_short_by_a_closed_pipe_is_not_a_traceback(
     closed_pipe = io.TextIOWrapper(io.FileIO(write_end, "w"), write_through=True)
     monkeypatch.setattr(sys, "stdout", closed_pipe)
     assert main(["models"]) == 0
+
+
+def test_a_hostile_file_name_in_an_error_reaches_the_terminal_escaped(
+    tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hostile = tmp_path / "evil\x1b[2J.md"
+    assert main(["--db", f"sqlite:///{tmp_path / 'x.db'}", "import", str(hostile)]) == 1
+    err = capsys.readouterr().err
+    assert "\x1b" not in err
+    assert "evil\\x1b[2J.md" in err

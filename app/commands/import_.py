@@ -67,6 +67,8 @@ def run(args) -> int:
 
     if any(not path.strip() for path in args.paths):
         raise UserError("an empty PATH was given (an unset shell variable?); nothing imported")
+    from engine.pack_headings import printable
+
     paths = [Path(path) for path in args.paths]
     files, _ = pack_files(paths)
     progress = ProgressLine(sys.stderr, len(files))
@@ -75,7 +77,7 @@ def run(args) -> int:
     except PackErrors as exc:
         progress.clear()
         for problem in exc.problems:
-            print(problem, file=sys.stderr)
+            print(printable(str(problem)), file=sys.stderr)
         where = len({problem.path for problem in exc.problems})
         print(
             f"kvdrill: nothing imported: {_count(len(exc.problems), 'problem')} "
