@@ -186,6 +186,9 @@ def _migrate_to_head(engine: Engine, path: Path | None) -> None:
 
 def _run_migrations(engine: Engine, path: Path | None) -> None:
     """Upgrade to head under a write lock, so two processes starting at once migrate once."""
+    # Imported before the write lock is taken: under load an import inside it can outlast the
+    # other processes' busy timeout.
+    from alembic import command
     from alembic.config import Config
     from alembic.script import ScriptDirectory
 
@@ -215,8 +218,6 @@ def _run_migrations(engine: Engine, path: Path | None) -> None:
             if revision is not None and path is not None:
                 backup_sqlite(path, revision)
             config.attributes["connection"] = connection
-            from alembic import command
-
             command.upgrade(config, "head")
             if sqlite:
                 problems = connection.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
