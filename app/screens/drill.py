@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -109,6 +110,7 @@ class DrillScreen(Screen[None]):
         self.answer_seconds = 60
         self.painted_first_card = False
         self.reveal_extra = ""  # the verdict's Markdown, shown above the answer
+        self.card_painted = threading.Event()
 
     def compose(self) -> ComposeResult:
         frozen = bool(os.environ.get("KVDRILL_NOW"))
@@ -142,6 +144,8 @@ class DrillScreen(Screen[None]):
             early = first_card.read()
             if early is not None:
                 self.app.call_from_thread(self.show_early_card, early)
+                # Importing the store holds the GIL for long stretches: let the card paint first.
+                self.card_painted.wait(timeout=2)
         try:
             session = self.app.backend.open_session(**self.narrow)
             state = self._read_state(session)
@@ -263,7 +267,11 @@ class DrillScreen(Screen[None]):
         if not self.painted_first_card:
             self.painted_first_card = True
             source = "session" if self.session is not None else "helper"
-            self.call_after_refresh(self.app.first_card_painted, source)
+            self.call_after_refresh(self._first_card_painted, source)
+
+    def _first_card_painted(self, source: str) -> None:
+        self.card_painted.set()
+        self.app.first_card_painted(source)
 
     def prompt_hint(self, kind: str) -> str:
         if kind == "choice":
