@@ -160,7 +160,7 @@ def compute(
             raise UserError(
                 f"the weights do not fit: {formula.output} would be "
                 f"{humanize(value, formula.unit)} (the pool left per GPU is "
-                f"{humanize(pool, 'byte')}); try a larger --tp, a smaller --dtype or a bigger GPU"
+                f"{humanize(pool, 'byte')}); try more GPUs (tp), a smaller weight dtype or a bigger GPU"
             )
         return Result(formula.output, name, value, formula.unit, None, used, inputs)
     known = {k: v for k, v in inputs.items() if k != solve_symbol}
