@@ -5,6 +5,7 @@ seed pack and the README quote, in the words a user would paste into a chat.
 
 from __future__ import annotations
 
+import json
 import shlex
 import subprocess
 import sys
@@ -110,3 +111,13 @@ def test_the_installed_command_prints_the_same_line() -> None:
         timeout=60,
     )
     assert (done.returncode, done.stdout, done.stderr) == (0, HELP_EXAMPLE_LINES[0] + "\n", "")
+
+
+def test_list_with_json_is_json_a_script_can_read(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["calc", "--list", "--json"]) == 0
+    listing = json.loads(capsys.readouterr().out)
+    names = {quantity["name"] for quantity in listing["quantities"]}
+    assert {"kv_bytes_per_token", "kv_bytes_per_token_mla", "max_concurrency"} <= names
+    units = {symbol["name"]: symbol["unit"] for symbol in listing["symbols"]}
+    assert (units["block_size"], units["gpu_mem"]) == ("token", "byte")
+    assert listing["aliases"]["pool"] == "kv_pool_bytes"

@@ -67,9 +67,23 @@ def _parse_sets(pairs: list[str]) -> dict[str, float]:
     return values
 
 
-def _list() -> int:
-    from engine.formulas import FORMULAS, SYMBOLS
+def _list(as_json: bool = False) -> int:
+    from engine.formulas import ALIASES, FORMULAS, SYMBOLS
 
+    if as_json:
+        payload = {
+            "quantities": [
+                {"name": f.name, "output": f.output, "unit": f.unit, "description": f.description}
+                for f in FORMULAS.values()
+            ],
+            "symbols": [
+                {"name": s.name, "unit": s.unit, "description": s.description}
+                for s in SYMBOLS.values()
+            ],
+            "aliases": ALIASES,
+        }
+        print(json.dumps(payload, indent=2))
+        return 0
     print("Quantities (formula: description):")
     for formula in FORMULAS.values():
         print(f"  {formula.name:<26} [{formula.unit}] {formula.description}")
@@ -87,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
     from engine.units import convert, format_quantity
 
     if args.list:
-        return _list()
+        return _list(as_json=args.json)
     if not args.quantity:
         raise UserError("name a QUANTITY to compute (kvdrill calc --list shows them)")
     if args.tp < 1:
