@@ -64,6 +64,11 @@ class ImportScan:
     errors: list[str]  # each ``path:line: message``
 
 
+# The home screen's glance at weak topics: the stats screen's ranking, top few, last 30 days.
+WEAK_WINDOW_DAYS = 30
+WEAK_TOPICS_SHOWN = 3
+
+
 def clock_now() -> datetime:
     """The app's idea of now: ``KVDRILL_NOW`` if set, else the wall clock."""
     from engine.clock import now_from
@@ -191,6 +196,11 @@ def _pack_diff(item: Any, titles: dict[str, str]) -> PackDiff:
     )
 
 
+def _topic_name(kind: str, value: str) -> str:
+    """``lesson 17``, ``#kv-cache``, or the pack id."""
+    return {"lesson": f"lesson {value}", "tag": f"#{value}"}.get(kind, value)
+
+
 def _has_packs(database: Any) -> bool:
     from sqlalchemy import select
 
@@ -210,6 +220,7 @@ def load_overview(database: Any, profile_name: str, now: datetime) -> Overview:
     from store.day_queue import queue_cards, today_log
     from store.models import Card, Pack, ReviewLog
     from store.profiles import get_or_create_profile
+    from store.stats import topic_stats
 
     with database.session() as session:
         profile = get_or_create_profile(session, profile_name)
@@ -248,6 +259,11 @@ def load_overview(database: Any, profile_name: str, now: datetime) -> Overview:
             .order_by(ReviewLog.study_day.desc())
             .limit(3660)
         ).all()
+        weak = [
+            _topic_name(topic.kind, topic.topic)
+            for topic in topic_stats(session, profile.id, today, WEAK_WINDOW_DAYS)
+            if topic.score is not None and topic.score > 0
+        ][:WEAK_TOPICS_SHOWN]
         counts, _ = today_log(session, profile, today)
         new_left = max(0, counts.new_per_day - counts.new_done_today)
         return Overview(
@@ -257,5 +273,6 @@ def load_overview(database: Any, profile_name: str, now: datetime) -> Overview:
             reviewed_today=int(reviewed or 0),
             new_today=min(new_left, sum(new.values())),
             streak_days=streak(list(study_days), today),
+            weak_topics=weak,
             answer_seconds=profile.answer_seconds,
         )

@@ -507,3 +507,26 @@ async def test_a_note_written_after_a_wrong_answer_lands_on_that_card(problem_db
     with database.session() as session:
         notes = session.execute(select(Card.key, Note.text).join(Card)).all()
     assert [tuple(n) for n in notes] == [("kv-token-fixed", "KV heads, not heads")]
+
+
+async def test_home_names_the_weakest_topics_once_there_are_misses(drill_db: str) -> None:
+    from store.db import open_database
+    from store.drill import DrillSession
+
+    database = open_database(drill_db)
+    session = DrillSession.open(database)
+    for _ in range(8):  # miss everything: each miss comes back in the session
+        card = session.current
+        if card is None:
+            break
+        if card.kind == "choice":
+            session.answer_choice("A")
+        else:
+            session.grade(1)
+    database.close()
+    app = make_app(drill_db, start="home")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        weak = text_of(app, "#home-weak")
+        assert weak.startswith("Weakest topics: ")
+        assert "#kv-cache" in weak

@@ -347,8 +347,16 @@ class DrillScreen(Screen[None]):
         body = self.query_one("#drill-body", VerticalScroll)
         getattr(body, f"scroll_{where}")(animate=False)
 
+    def waiting_for_session(self) -> bool:
+        """True (with a word to the learner) while the early card shows and the session opens."""
+        if self.session is None and self.card is not None:
+            self.notify("One moment: opening your collection…", timeout=2)
+            return True
+        return False
+
     def action_reveal(self) -> None:
-        if self.busy:
+        # Revealing needs only the card, so it works while the session is still opening.
+        if self.busy and self.session is not None:
             return
         self.phase = "revealed"
         self.query_one(Countdown).stop()
@@ -379,7 +387,7 @@ class DrillScreen(Screen[None]):
         self.refresh_bindings()
 
     def action_digit(self, digit: int) -> None:
-        if self.busy or self.phase != "revealed":
+        if self.waiting_for_session() or self.busy or self.phase != "revealed":
             return
         quality = digit if self.raw_grade else LABELLED_GRADES[digit][1]
         seconds = self.query_one(Countdown).spent
@@ -389,7 +397,7 @@ class DrillScreen(Screen[None]):
         self.show_state(state)
 
     def action_choose(self, letter: str) -> None:
-        if self.busy or self.phase != "prompt":
+        if self.waiting_for_session() or self.busy or self.phase != "prompt":
             return
         if len(correct_letters(self.card)) <= 1:
             self.selected = {letter}
@@ -432,7 +440,7 @@ class DrillScreen(Screen[None]):
     @on(Input.Submitted, "#drill-input")
     def check_typed_answer(self, event: Input.Submitted) -> None:
         event.stop()
-        if self.busy or self.phase != "prompt":
+        if self.waiting_for_session() or self.busy or self.phase != "prompt":
             return
         typed = event.value.strip()
         if not typed:

@@ -119,11 +119,7 @@ class HomeScreen(Screen[None]):
         if not overview.packs:
             table.add_row(Text("No packs yet: press i to import one."), "", "", "")
         weak = self.query_one("#home-weak", Static)
-        if overview.weak_topics:
-            weak.update(
-                Content.from_markup(
-                    "Weakest topics: $topics", topics=", ".join(overview.weak_topics)
-                )
-            )
-        else:
-            weak.update(Content(""))
+        weak.display = bool(overview.weak_topics)
+        weak.update(
+            Content.from_markup("Weakest topics: $topics", topics=", ".join(overview.weak_topics))
+        )
