@@ -530,3 +530,36 @@ async def test_home_names_the_weakest_topics_once_there_are_misses(drill_db: str
         weak = text_of(app, "#home-weak")
         assert weak.startswith("Weakest topics: ")
         assert "#kv-cache" in weak
+
+
+async def test_countdown_pauses_and_says_when_time_is_up(drill_db: str) -> None:
+    from app.widgets.countdown import Countdown
+
+    now = [0.0]
+    app = make_app(drill_db, answer_seconds=60)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        timer = app.screen.query_one(Countdown)
+        timer.clock = lambda: now[0]
+        timer.restart()
+        now[0] = 30.0
+        await pilot.press("p")
+        await pilot.pause()
+        assert "paused 0:30" in str(timer.visual)
+        now[0] = 100.0  # paused time does not count
+        await pilot.press("p")
+        await pilot.pause(0.3)
+        assert "0:30" in str(timer.visual)
+        now[0] = 131.0
+        await pilot.pause(0.4)
+        assert "time's up" in str(timer.visual)
+
+
+async def test_an_unknown_pack_is_one_clear_line_on_screen(drill_db: str) -> None:
+    app = make_app(drill_db, pack="nope")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert "there is no pack 'nope'" in text_of(app, "#drill-verdict")
+        await pilot.press("q")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "HomeScreen"

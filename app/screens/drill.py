@@ -192,6 +192,8 @@ class DrillScreen(Screen[None]):
         self.phase = "over"
         self.busy = False
         self.query_one("#drill-where", Static).update(Content("Could not start the drill"))
+        self.query_one(Countdown).display = False
+        self.query_one("#drill-progress").display = False
         self.query_one("#drill-verdict", Static).display = True
         self.query_one("#drill-verdict", Static).update(Content(str(error)))
         self.set_hint("q: back home")
