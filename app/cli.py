@@ -6,13 +6,21 @@ import argparse
 import importlib
 import os
 import sys
+from typing import NoReturn
 
 from app.commands import COMMAND_MODULES
 from engine.errors import UserError
 
 
+class OneLineErrorParser(argparse.ArgumentParser):
+    """argparse, but a bad argument is one line that says where help is, not a usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineErrorParser(
         prog="kvdrill",
         description="Drill the memory and capacity math of LLM inference serving.",
     )

@@ -40,3 +40,4 @@ def test_a_hostile_file_name_in_an_error_reaches_the_terminal_escaped(
     err = capsys.readouterr().err
     assert "\x1b" not in err
     assert "evil\\x1b[2J.md" in err
+

@@ -8,6 +8,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from engine.errors import UserError
+
 
 def _count(text: str) -> int:
     try:
@@ -93,20 +95,17 @@ def run_home(args) -> int:
 
 
 def launch_tui(args, start: str, options: dict) -> int:
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        # Without a terminal the full-screen app would wait forever for keys.
+        raise UserError(
+            "the full-screen app needs a terminal; for pipes and scripts use `kvdrill drill --plain`"
+        )
     if start == "drill":
         # Before Textual is imported: a helper process reads the first card meanwhile.
         from app.first_card import start as start_first_card
 
         options = {**options, "first_card": start_first_card(args.db, args.profile, options)}
-    try:
-        from app.tui import create_app
-    except ModuleNotFoundError as exc:
-        if exc.name is None or not exc.name.startswith("app.tui"):
-            raise
-        print(
-            "kvdrill: the full-screen UI is not built yet; use `kvdrill drill --plain`.",
-            file=sys.stderr,
-        )
-        return 1
+    from app.tui import create_app
+
     create_app(args.db, args.profile, start=start, options=options).run()
     return 0
