@@ -41,3 +41,17 @@ def test_a_hostile_file_name_in_an_error_reaches_the_terminal_escaped(
     assert "\x1b" not in err
     assert "evil\\x1b[2J.md" in err
 
+
+
+@pytest.mark.parametrize("argv", [[], ["drill"]])
+def test_without_a_terminal_the_app_points_to_plain_mode_instead_of_hanging(
+    tmp_path, argv: list[str]
+) -> None:
+    import subprocess
+
+    command = [sys.executable, "-m", "app", "--db", f"sqlite:///{tmp_path / 'x.db'}", *argv]
+    result = subprocess.run(
+        command, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 1
+    assert "--plain" in result.stderr and "Traceback" not in result.stderr
