@@ -14,6 +14,10 @@ from engine.errors import UserError
 
 DEFAULT_ROLLOVER_HOUR = 4
 NOW_VARIABLE = "KVDRILL_NOW"
+# Day arithmetic (rollover, intervals, stats windows) runs off either end of the calendar near
+# years 1 and 9999, so the clock is held to years no learner will study in anyway.
+EARLIEST_YEAR = 1970
+LATEST_YEAR = 9000
 
 
 def study_day(moment: datetime, rollover_hour: int = DEFAULT_ROLLOVER_HOUR) -> date:
@@ -34,6 +38,11 @@ def parse_now(text: str) -> datetime:
         raise UserError(
             f"{NOW_VARIABLE} must be an ISO timestamp such as 2026-03-01T09:30, got {text!r}"
         ) from None
+    if not EARLIEST_YEAR <= moment.year <= LATEST_YEAR:
+        raise UserError(
+            f"{NOW_VARIABLE} must be a time between the years {EARLIEST_YEAR} and "
+            f"{LATEST_YEAR}, got {text.strip()!r}"
+        )
     if moment.tzinfo is not None:
         moment = moment.astimezone().replace(tzinfo=None)
     return moment

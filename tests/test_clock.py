@@ -41,3 +41,16 @@ def test_without_kvdrill_now_the_clock_is_the_wall_clock() -> None:
 def test_a_bad_kvdrill_now_is_a_one_line_user_error() -> None:
     with pytest.raises(UserError, match="KVDRILL_NOW must be an ISO timestamp"):
         now_from({"KVDRILL_NOW": "tomorrow"})
+
+
+@pytest.mark.parametrize(
+    "text", ["9999-12-31T23:59:59", "0001-01-01T00:00", "0001-01-01T00:00+14:00", "1969-12-31"]
+)
+def test_a_kvdrill_now_at_the_ends_of_the_calendar_is_a_user_error(text: str) -> None:
+    with pytest.raises(UserError, match="between the years 1970 and 9000"):
+        now_from({"KVDRILL_NOW": text})
+
+
+def test_the_first_and_last_allowed_years_set_the_clock() -> None:
+    assert now_from({"KVDRILL_NOW": "1970-01-01"}) == datetime(1970, 1, 1)
+    assert now_from({"KVDRILL_NOW": "9000-12-31T23:59"}) == datetime(9000, 12, 31, 23, 59)
