@@ -563,3 +563,19 @@ async def test_an_unknown_pack_is_one_clear_line_on_screen(drill_db: str) -> Non
         await pilot.press("q")
         await settle(pilot)
         assert type(app.screen).__name__ == "HomeScreen"
+
+
+async def test_typing_y_in_the_path_box_does_not_import(drill_db: str, tmp_path: Path) -> None:
+    app = make_app(drill_db, start="import")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        box = app.screen.query_one("#import-path", Input)
+        box.value = str(FIXTURES / "good")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert "Dry run" in text_of(app, "#import-status")
+        box.focus()
+        await pilot.press("end", "y")
+        await settle(pilot)
+        assert box.value.endswith("goody")
+        assert "Dry run" in text_of(app, "#import-status")

@@ -34,7 +34,7 @@ class ImportScreen(Screen[None]):
 
     KEYS = KEYS
     BINDINGS = [
-        Binding("y", "confirm", "Import", priority=True),
+        Binding("y", "confirm", "Import"),  # not priority: a "y" typed in the path stays there
         Binding("escape", "leave", "Back"),
     ]
 
