@@ -9,7 +9,7 @@ import os
 import re
 from pathlib import Path
 
-from engine.errors import Located, PackErrors
+from engine.errors import Located, PackErrors, UserError
 from engine.pack_model import MAX_PACK_BYTES
 
 _MIB = 1024 * 1024
@@ -105,6 +105,17 @@ def check_pack_text(text: str, path: str) -> None:
             f"file has {lines:,} lines; a pack may have at most {MAX_PACK_LINES:,}, "
             "so split it into smaller packs",
         )
+
+
+def paths_from_arguments(arguments: list[str], outcome: str) -> list[Path]:
+    """PATH arguments as paths, refusing an empty one with ``UserError`` ending in ``outcome``.
+
+    ``Path("")`` is the current directory, so an unset shell variable would otherwise quietly
+    import (or rewrite, with ``check --add-ids``) every pack under it.
+    """
+    if any(not argument.strip() for argument in arguments):
+        raise UserError(f"an empty PATH was given (an unset shell variable?); {outcome}")
+    return [Path(argument) for argument in arguments]
 
 
 def expand_pack_paths(paths: list[Path]) -> tuple[list[Path], list[Located]]:

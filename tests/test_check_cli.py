@@ -277,3 +277,17 @@ def test_generated_ids_never_reuse_an_existing_id() -> None:
     )
     _, added = add_missing_ids(pack(body=body))
     assert [card_id for _, card_id in added] == ["pool-3", "pool-4"]
+
+
+def test_an_empty_path_rewrites_and_checks_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An unset shell variable must not make ``--add-ids`` rewrite the current directory."""
+    text = pack(body="## No id yet\n" + RECALL)
+    file = write(tmp_path / "mine.md", text)
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "--add-ids", ""]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == "kvdrill: an empty PATH was given (an unset shell variable?); nothing checked\n"
+    assert file.read_text(encoding="utf-8") == text

@@ -138,6 +138,8 @@ IMPORT = [
     # Path("") is the current directory: an unset variable must not import whatever is there.
     pytest.param(["import", ""], "an empty PATH was given"),
     pytest.param(["import", "--dry-run", " "], "an empty PATH was given"),
+    pytest.param(["check", ""], "an empty PATH was given"),
+    pytest.param(["check", "--add-ids", str(DECKS), ""], "an empty PATH was given"),
 ]
 
 GARBAGE = [

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 
 def register(subparsers) -> None:
@@ -16,7 +15,8 @@ def register(subparsers) -> None:
             "Never touches the database."
         ),
     )
-    parser.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="pack file or folder")
+    # Kept as text: Path("") would quietly become the current directory.
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="pack file or folder")
     parser.add_argument(
         "--add-ids",
         action="store_true",
@@ -35,9 +35,10 @@ def run(args: argparse.Namespace) -> int:
     from engine.pack_checks import extra_checks
     from engine.pack_headings import printable
     from engine.pack_parser import parse_paths
-    from engine.pack_source import expand_pack_paths
+    from engine.pack_source import expand_pack_paths, paths_from_arguments
 
-    files, _ = expand_pack_paths(args.paths)
+    paths = paths_from_arguments(args.paths, "nothing checked")
+    files, _ = expand_pack_paths(paths)
     if args.add_ids:
         for file in files:
             try:
@@ -47,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
             for line, card_id in added:
                 print(printable(f"{file}:{line}: added id {{#{card_id}}}"))
 
-    packs, problems = parse_paths(args.paths)
+    packs, problems = parse_paths(paths)
     for pack in packs:
         problems.extend(extra_checks(pack))
     for problem in sorted(problems):

@@ -7,7 +7,6 @@ Every file is parsed and checked first; if any has a problem, each is printed as
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import TextIO
 
 # Below this many files the import is quick enough that a progress line is only noise.
@@ -61,15 +60,13 @@ class ProgressLine:
 
 
 def run(args) -> int:
-    from engine.errors import PackErrors, UserError
+    from engine.errors import PackErrors
+    from engine.pack_headings import printable
+    from engine.pack_source import paths_from_arguments
     from store.db import begin_write, open_database, resolve_url, sqlite_file
     from store.importer import apply_import, load_packs, pack_files, plan_import
 
-    if any(not path.strip() for path in args.paths):
-        raise UserError("an empty PATH was given (an unset shell variable?); nothing imported")
-    from engine.pack_headings import printable
-
-    paths = [Path(path) for path in args.paths]
+    paths = paths_from_arguments(args.paths, "nothing imported")
     files, _ = pack_files(paths)
     progress = ProgressLine(sys.stderr, len(files))
     try:
