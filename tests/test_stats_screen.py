@@ -1,0 +1,87 @@
+"""The stats screen, driven with Pilot on a review log built by hand (tests/test_stats.py)."""
+
+from __future__ import annotations
+
+import pytest
+from test_stats import build_scenario
+from test_tui import make_app, settle
+from textual.widgets import DataTable, Static
+
+from store.db import open_database
+from store.models import Card, CardTopic, Pack
+
+NOW = "2026-11-29T12:00:00"
+
+
+@pytest.fixture
+def stats_db(db_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("KVDRILL_NOW", NOW)
+    database = open_database(db_url)
+    with database.session() as session:
+        build_scenario(session)
+        # A new card tagged kv, so a drill of that tag has something to show.
+        pack = session.query(Pack).filter_by(key="p1").one()
+        card = Card(
+            pack_id=pack.id, key="D", kind="recall", title="D", prompt="Say D.", tags=["kv"]
+        )
+        session.add(card)
+        session.flush()
+        session.add_all(
+            [
+                CardTopic(card_id=card.id, kind="pack", value="p1"),
+                CardTopic(card_id=card.id, kind="tag", value="kv"),
+            ]
+        )
+    database.close()
+    return db_url
+
+
+async def open_stats(pilot) -> None:
+    await settle(pilot)
+    await pilot.press("s")
+    await settle(pilot)
+    while getattr(pilot.app.screen, "report", None) is None:
+        await pilot.pause(0.01)
+    await settle(pilot)
+
+
+def first_column(table: DataTable) -> list[str]:
+    return [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
+
+
+async def test_weakest_topic_first_then_sort_and_drill_it(stats_db: str) -> None:
+    app = make_app(stats_db, start="home")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_stats(pilot)
+        screen = app.screen
+        table = screen.query_one("#topics", DataTable)
+        assert first_column(table)[:2] == ["tag:kv", "pack:p1"]
+        mistakes = str(screen.query_one("#mistakes", Static).render())
+        assert "GB and GiB mixed up in 1 of your last 1" in mistakes
+
+        await pilot.press("o")  # sort by recent reviews: p1 has 12, kv 9
+        await settle(pilot)
+        assert first_column(table)[0] == "pack:p1"
+
+        table.focus()
+        table.move_cursor(row=first_column(table).index("tag:kv"))
+        await pilot.press("enter")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "DrillScreen"
+        assert app.screen.narrow == {"tag": "kv"}
+        assert app.screen.card.key == "D"
+
+
+async def test_escape_goes_back_without_starting_a_drill(stats_db: str) -> None:
+    app = make_app(stats_db, start="home")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_stats(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "HomeScreen"
+
+
+def test_stats_screen_snapshot(snap_compare, stats_db: str) -> None:
+    assert snap_compare(
+        make_app(stats_db, start="home"), run_before=open_stats, terminal_size=(100, 36)
+    )
