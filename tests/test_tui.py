@@ -579,3 +579,16 @@ async def test_typing_y_in_the_path_box_does_not_import(drill_db: str, tmp_path:
         await settle(pilot)
         assert box.value.endswith("goody")
         assert "Dry run" in text_of(app, "#import-status")
+
+
+async def test_escape_leaves_the_answer_box_so_a_problem_can_be_suspended(problem_db: str) -> None:
+    app = make_app(problem_db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("escape")
+        assert type(app.screen).__name__ == "DrillScreen"
+        await pilot.press("enter")  # back to typing
+        assert app.focused is app.screen.query_one("#drill-input")
+        await pilot.press("escape", "s")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "SummaryScreen"  # the only card is set aside

@@ -48,6 +48,7 @@ KEYS = [
     ("s", "suspend this card"),
     ("b / ctrl+b", "bury this card until tomorrow (ctrl+b on a multiple-choice card)"),
     ("↓ ↑ j k PgDn PgUp", "scroll the card (long answers, worked solutions)"),
+    ("Escape", "in the answer box: leave it, so s, b, n, p work (Enter types again)"),
     ("q / Escape", "leave the drill; every answer given is already saved"),
     ("ctrl+t", "light / dark theme"),
     ("?", "this list"),
@@ -281,7 +282,7 @@ class DrillScreen(Screen[None]):
             pick = "pick every correct letter, then Enter" if many else "press the letter"
             return f"{pick} · s suspend · ctrl+b bury · ? all keys"
         if kind == "problem":
-            return "type a number with its unit, Enter checks · ctrl+g shows the solution"
+            return "type a number with its unit, Enter checks · ctrl+g solution · Esc more keys"
         return "answer out loud, then space to check · s suspend · b bury · ? all keys"
 
     def update_progress(self, state: SessionState) -> None:
@@ -330,6 +331,8 @@ class DrillScreen(Screen[None]):
         if action == "choose":
             return phase == "prompt" and kind == "choice" and _has_letter(self.card, parameters)
         if action == "submit":
+            if kind == "problem":
+                return phase == "prompt" and not isinstance(self.focused, Input)
             return phase == "prompt" and kind == "choice" and bool(self.selected)
         if action == "next_card":
             return phase == "answered"
@@ -410,6 +413,10 @@ class DrillScreen(Screen[None]):
         self.refresh_bindings()
 
     def action_submit(self) -> None:
+        if field(self.card, "kind") == "problem":
+            self.query_one("#drill-input", Input).focus()  # back to the answer box
+            self.set_hint(self.prompt_hint("problem"))
+            return
         if self.busy or not self.selected:
             return
         letters = "".join(sorted(self.selected)).upper()
@@ -595,6 +602,12 @@ class DrillScreen(Screen[None]):
         self.notify("Note saved.", timeout=2)
 
     def action_leave(self) -> None:
+        if isinstance(self.focused, Input):
+            # First Escape leaves the answer box, so the card's keys work on a problem too.
+            self.set_focus(None)
+            self.set_hint("s suspend · b bury · n note · p pause · Enter: back to typing · q home")
+            self.refresh_bindings()
+            return
         # Every answer is committed as it is given: leaving loses nothing.
         self.app.action_go_home()
 
