@@ -202,6 +202,27 @@ class _RawCard:
     end: int
     fields: list[_Block] = field(default_factory=list)  # blocks before the first ###
     sections: list[_Section] = field(default_factory=list)
+    # Sections a misspelled ### heading was reported as a near miss of: their absence is the
+    # same mistake, so it is not reported again.
+    misspelled: set[str] = field(default_factory=set)
+
+
+class PackFileErrors(PackErrors):
+    """One file's problems, and how many of its cards (follow-ups included) parsed cleanly."""
+
+    def __init__(self, problems: list[Located], sound_cards: int):
+        super().__init__(problems)
+        self.sound_cards = sound_cards
+
+
+@dataclass
+class CheckedPaths:
+    """Every pack file under some paths, parsed: what a pack author is told about them."""
+
+    packs: list[ParsedPack]  # the files that parsed without an error
+    problems: list[Located]
+    # Cards that parsed without an error of their own, counting those in files with errors.
+    cards: int
 
 
 def _blocks(tokens: list[Token]) -> list[_Block]:
@@ -348,7 +369,7 @@ class _PackParser:
         if not raw_cards:
             self.error(0, "pack has no cards: add one under a heading `## Title {#card-id}`")
         if self.errors or meta is None:
-            raise PackErrors(self.capped_errors())
+            raise PackFileErrors(self.capped_errors(), self.sound_cards(raw_cards))
         return ParsedPack(
             meta=meta, intro=intro, cards=cards, path=self.path, content_hash=self.content_hash
         )
@@ -510,6 +531,7 @@ class _PackParser:
             if block.kind == "heading" and block.level == 3:
                 name = SECTIONS.get(_SECTION_NAME_NOISE_RE.sub("", block.content.lower()))
                 if name is None:
+                    card.misspelled.update(_close(block.content, SECTIONS.values()))
                     self.error(
                         block.start,
                         f'unknown section "### {shorten(block.content)}"; '
@@ -544,6 +566,19 @@ class _PackParser:
         if cards:
             self.close_card(cards[-1], len(self.lines))
         return cards
+
+    def sound_cards(self, raw_cards: list[_RawCard]) -> int:
+        """Cards, follow-ups included, that have an id and no error on any of their lines."""
+        error_lines = sorted(problem.line - 1 for problem in self.errors)
+        sound = 0
+        for raw in raw_cards:
+            first_error = bisect.bisect_left(error_lines, raw.line)
+            if raw.heading.card_id is None or (
+                first_error < len(error_lines) and error_lines[first_error] < raw.end
+            ):
+                continue
+            sound += 1 + any(section.name == "Follow-up" for section in raw.sections)
+        return sound
 
     @staticmethod
     def close_card(card: _RawCard, end: int) -> None:
@@ -585,7 +620,9 @@ class _PackParser:
 
         if "Choices" in sections and "Problem" in sections:
             self.error(sections["Problem"].line, "a card has ### Choices or ### Problem, not both")
-        kind = "choice" if "Choices" in sections else "problem" if "Problem" in sections else None
+        # A misspelled ### Choises still says what kind of card the author meant.
+        meant = sections.keys() | raw.misspelled
+        kind = "choice" if "Choices" in meant else "problem" if "Problem" in meant else None
         problem_fences = [
             (s, b)
             for s in raw.sections
@@ -598,7 +635,9 @@ class _PackParser:
             looks_recall = "Prompt" in sections or "Answer" in sections
             kind = "problem" if problem_fences and not looks_recall else "recall"
         for section, block in problem_fences:
-            if section.name != "Problem":
+            if section.name != "Problem" and not (
+                section.name == "?" and "Problem" in raw.misspelled
+            ):
                 self.error(
                     block.start, "a ```problem block belongs in the card's ### Problem section"
                 )
@@ -610,6 +649,8 @@ class _PackParser:
                     "card (" + KIND_REASONS[kind] + ")",
                 )
         for name in REQUIRED[kind]:
+            if name in raw.misspelled:
+                continue  # reported as the misspelled heading, with its suggestion
             if name not in sections and not (name == "Problem" and problem_fences):
                 self.error(raw.line, f"{KIND_NAMES[kind]} card has no ### {name} section")
 
@@ -973,15 +1014,25 @@ def parse_paths(paths: list[Path]) -> tuple[list[ParsedPack], list[Located]]:
     Returns the packs that parsed and every problem across all files, including a pack id
     used by two files.
     """
+    checked = check_paths(paths)
+    return checked.packs, checked.problems
+
+
+def check_paths(paths: list[Path]) -> CheckedPaths:
+    """``parse_paths``, also counting the cards that parsed cleanly in files with errors."""
     files, problems = expand_pack_paths(paths)
     packs: list[ParsedPack] = []
+    cards = 0
     first_file: dict[str, str] = {}
     for file in files:
         try:
             pack = parse_pack(file)
         except PackErrors as exc:
             problems.extend(exc.problems)
+            if isinstance(exc, PackFileErrors):
+                cards += exc.sound_cards
             continue
+        cards += len(pack.cards)
         if pack.meta.pack in first_file:
             problems.append(
                 Located(
@@ -993,7 +1044,7 @@ def parse_paths(paths: list[Path]) -> tuple[list[ParsedPack], list[Located]]:
             continue
         first_file[pack.meta.pack] = pack.path
         packs.append(pack)
-    return packs, problems
+    return CheckedPaths(packs, problems, cards)
 
 
 def _front_matter_line(pack: ParsedPack, key: str) -> int:

@@ -18,8 +18,9 @@ README = Path(__file__).resolve().parent.parent / "decks" / "README.md"
 RECALL = "### Prompt\nQ?\n\n### Answer\nA.\n"
 
 
-def pack(pack_id: str = "demo", body: str = "## C {#c}\n" + RECALL) -> str:
-    return f"---\npack: {pack_id}\ntitle: Demo\nversion: 1\n---\n\n{body}"
+def pack(pack_id: str = "demo", body: str = "## C {#c}\n" + RECALL, more: str = "") -> str:
+    """A pack's text; ``more`` is extra front-matter lines."""
+    return f"---\npack: {pack_id}\ntitle: Demo\nversion: 1\n{more}---\n\n{body}"
 
 
 def write(path: Path, text: str | bytes) -> Path:
@@ -48,9 +49,8 @@ def test_errors_print_as_path_line_message_and_exit_1(
     code, out = check(capsys, str(bad))
     assert code == 1
     assert out == [
-        f"{bad}:7: recall card has no ### Answer section",
         f'{bad}:10: unknown section "### Answr"; did you mean ### Answer?',
-        "1 pack, 0 cards, 2 errors",
+        "1 pack, 0 cards, 1 error",
     ]
 
 
@@ -64,14 +64,31 @@ def test_a_pack_with_the_usual_mistakes_gets_every_one_reported(
         f"{path}:5: unknown front-matter key `lesson`; did you mean `lessons`?",
         f'{path}:8: card "Derive KV bytes per token" has no id {{#...}}; '
         f"run kvdrill check --add-ids {path}",
-        f"{path}:8: recall card has no ### Answer section",
         f'{path}:14: unknown section "### Anwser"; did you mean ### Answer?',
         f"{path}:25: ### Follow-up has a Q: but no A: line with its answer",
         f'{path}:28: duplicate card id "pool-tokens" (first used on line 17)',
         f"{path}:33: no choice is marked correct: mark it `- [x] ...`",
         f"{path}:38: related item links to {{#pool-token}}, but this pack has no card with "
         "that id; did you mean {#pool-tokens}?",
-        "1 pack, 0 cards, 8 errors",
+        "1 pack, 0 cards, 7 errors",
+    ]
+
+
+def test_the_summary_counts_the_cards_that_parsed_in_a_file_with_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    body = (
+        "## One {#one}\n" + RECALL + "\n"
+        "## Broken {#broken}\n### Prompt\nQ?\n### Anwser\nA.\n\n"
+        "## Two {#two}\n" + RECALL + "\n### Follow-up\nQ: And then?\nA: Then this.\n"
+    )
+    bad = write(tmp_path / "bad.md", pack(more="lesson: [5]\n", body=body))
+    code, out = check(capsys, str(bad))
+    assert code == 1
+    assert out == [
+        f"{bad}:5: unknown front-matter key `lesson`; did you mean `lessons`?",
+        f'{bad}:18: unknown section "### Anwser"; did you mean ### Answer?',
+        "1 pack, 3 cards, 2 errors",  # one, two and two's follow-up
     ]
 
 
@@ -96,7 +113,7 @@ def test_errors_from_every_file_are_reported(
     assert out == [
         f'{second}:2: pack id "same" is already used by {first}',
         f"{empty}:1: empty file: a pack starts with --- front matter, then its cards",
-        "3 packs, 1 card, 2 errors",
+        "3 packs, 2 cards, 2 errors",
     ]
 
 

@@ -99,10 +99,10 @@ def test_a_claim_on_the_continuation_line_of_an_item_keeps_that_line() -> None:
 
 
 def test_error_lines_count_windows_and_old_mac_line_endings() -> None:
-    text = FRONT + "## C {#c}\n### Prompt\nQ\n### Answr\nA\n"
+    text = FRONT + "## C {#c}\n### Answer\nA\n### Answr\nA\n"
     for newline in ("\r\n", "\r"):
         assert errors_of(text.replace("\n", newline)) == [
-            "p.md:7: recall card has no ### Answer section",
+            "p.md:7: recall card has no ### Prompt section",
             'p.md:10: unknown section "### Answr"; did you mean ### Answer?',
         ]
 
@@ -726,3 +726,24 @@ def test_the_fast_outline_and_lists_agree_with_a_full_commonmark_parse(
     monkeypatch.setattr(pack_parser, "_outline", lambda text: pack_parser._markdown().parse(text))
     monkeypatch.setattr(_PackParser, "simple_list", lambda self, section: False)
     assert fast == outcomes()
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        (
+            "### Prompt\nQ\n### Anwser\nA\n",
+            'p.md:10: unknown section "### Anwser"; did you mean ### Answer?',
+        ),
+        (
+            "### Prompt\nQ\n### Choises\n- [x] a\n- [ ] b\n",
+            'p.md:10: unknown section "### Choises"; did you mean ### Choices?',
+        ),
+        (
+            "### Problme\n```problem\nquantity: kv_bytes_per_token\n```\n",
+            'p.md:8: unknown section "### Problme"; did you mean ### Problem?',
+        ),
+    ],
+)
+def test_a_misspelled_section_is_one_error_not_also_a_missing_one(body: str, expected: str) -> None:
+    assert errors_of(FRONT + "## C {#c}\n" + body) == [expected]

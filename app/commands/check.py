@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     from engine.errors import PackErrors
     from engine.pack_checks import extra_checks
     from engine.pack_headings import printable
-    from engine.pack_parser import parse_paths
+    from engine.pack_parser import check_paths
     from engine.pack_source import expand_pack_paths, paths_from_arguments
 
     paths = paths_from_arguments(args.paths, "nothing checked")
@@ -48,14 +48,14 @@ def run(args: argparse.Namespace) -> int:
             for line, card_id in added:
                 print(printable(f"{file}:{line}: added id {{#{card_id}}}"))
 
-    packs, problems = parse_paths(paths)
-    for pack in packs:
+    checked = check_paths(paths)
+    problems = checked.problems
+    for pack in checked.packs:
         problems.extend(extra_checks(pack))
     for problem in sorted(problems):
         print(printable(str(problem)))  # file names and messages may hold escape sequences
-    cards = sum(len(pack.cards) for pack in packs)
     print(
-        f"{_plural(len(files), 'pack')}, {_plural(cards, 'card')}, "
+        f"{_plural(len(files), 'pack')}, {_plural(checked.cards, 'card')}, "
         f"{_plural(len(problems), 'error')}"
     )
     return 1 if problems else 0
