@@ -14,11 +14,14 @@ Only the standard library is imported at module level: this runs before anything
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from typing import Any
 
 READ_TIMEOUT_SECONDS = 15
+# ``KVDRILL_FAST_START=0`` turns the helper off (scripts/bench_start.py --no-helper compares).
+SWITCH_VARIABLE = "KVDRILL_FAST_START"
 
 
 class FirstCard:
@@ -50,6 +53,8 @@ class FirstCard:
 
 def start(database_url: str | None, profile: str, options: dict[str, Any]) -> FirstCard | None:
     """Start the helper for ``kvdrill drill`` (same database, profile and filters)."""
+    if os.environ.get(SWITCH_VARIABLE) == "0":
+        return None
     request = {
         "database_url": database_url,
         "profile": profile,

@@ -7,7 +7,7 @@ been painted (the refresh that follows mounting it) and exit. The figure is that
 the process was spawned. The database is a fresh SQLite file in a temp dir with the bundled
 decks imported by a warm-up run that is not counted, so every timed run starts a real session.
 
-    .venv/bin/python scripts/bench_start.py [--runs 5]
+    .venv/bin/python scripts/bench_start.py [--runs 5] [--no-helper]
 """
 
 from __future__ import annotations
@@ -49,6 +49,11 @@ def one_run(env: dict[str, str], stamp: Path) -> tuple[float, float, str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument(
+        "--no-helper",
+        action="store_true",
+        help="without the fast-start helper process (KVDRILL_FAST_START=0), for comparison",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         stamp = Path(tmp) / "first-card"
@@ -61,6 +66,8 @@ def main() -> int:
             LINES="24",
         )
         env.pop("KVDRILL_DB", None)
+        if args.no_helper:
+            env["KVDRILL_FAST_START"] = "0"
         warm_up, _, _ = one_run(env, stamp)  # creates the database, imports the bundled decks
         runs = [one_run(env, stamp) for _ in range(args.runs)]
     times = [wall for wall, _, _ in runs]
