@@ -59,8 +59,11 @@ def format_duration(seconds: float) -> str:
 class PlainDrill:
     """Runs one ``DrillSession`` on a pair of text streams."""
 
-    def __init__(self, session: DrillSession, stdin: TextIO, stdout: TextIO):
+    def __init__(
+        self, session: DrillSession, stdin: TextIO, stdout: TextIO, reviews_only: bool = False
+    ):
         self.session = session
+        self.reviews_only = reviews_only  # --new 0
         self.stdin = stdin
         self.stdout = stdout
         self.echo_input = not _is_terminal(stdin)
@@ -91,7 +94,10 @@ class PlainDrill:
         """Drill until the queue is empty, ``q``, or end of input; then print the summary."""
         code = 0
         if self.session.current is None:
-            self.say("Nothing to study now: no card is due and today's new cards are done.")
+            if self.reviews_only:
+                self.say("Nothing to study now: no card is due, and --new 0 leaves out new cards.")
+            else:
+                self.say("Nothing to study now: no card is due and today's new cards are done.")
         try:
             while (card := self.session.current) is not None:
                 self.show_card(card)
@@ -339,6 +345,6 @@ def run_plain(args, stdin: TextIO, stdout: TextIO) -> int:
             new_limit=args.new,
             limit=args.limit,
         )
-        return PlainDrill(session, stdin, stdout).run()
+        return PlainDrill(session, stdin, stdout, reviews_only=args.new == 0).run()
     finally:
         database.close()

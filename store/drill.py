@@ -172,9 +172,11 @@ def _make_clock(now: datetime | Callable[[], datetime] | None) -> Callable[[], d
     return lambda: start + timedelta(seconds=time.monotonic() - started)
 
 
-def _check_count(name: str, value: int | None) -> None:
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
-        raise UserError(f"{name} must be a whole number 0 or more, got {value!r}")
+def _check_count(name: str, value: int | None, least: int = 0) -> None:
+    if value is not None and (
+        isinstance(value, bool) or not isinstance(value, int) or value < least
+    ):
+        raise UserError(f"{name} must be a whole number {least} or more, got {value!r}")
 
 
 class DrillSession:
@@ -216,7 +218,7 @@ class DrillSession:
     ) -> DrillSession:
         """Today's session: plan the queue from the store (see engine/queue.py for the rules)."""
         _check_count("--new", new_limit)
-        _check_count("--limit", limit)
+        _check_count("--limit", limit, least=1)  # --new 0, not --limit 0, skips new cards
         clock = _make_clock(now)
         excluded = () if problem_cards_supported() else ("problem",)
         with database.session() as session:

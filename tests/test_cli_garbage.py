@@ -265,6 +265,7 @@ def test_file_problems_are_path_line_lines_and_nothing_is_written(
         ["calc", "kv_bytes_per_token", "--tp", "x"],
         ["stats", "--days", "x"],
         ["drill", "--new", "-1"],
+        ["drill", "--plain", "--limit", "0"],
         ["models", "extra"],
         ["no-such-command"],
         ["import"],

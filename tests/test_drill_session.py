@@ -107,6 +107,8 @@ def test_the_new_card_limit_and_the_session_limit(db) -> None:
     assert open_session(db, limit=1).remaining == 1
     with pytest.raises(UserError):
         open_session(db, limit=-1)
+    with pytest.raises(UserError, match="--limit must be a whole number 1 or more"):
+        open_session(db, limit=0)  # an empty session that new cards wait behind
 
 
 def test_undo_puts_the_card_back_with_its_schedule_and_log(db) -> None:

@@ -11,14 +11,19 @@ import sys
 from engine.errors import UserError
 
 
-def _count(text: str) -> int:
+def _count(text: str, least: int = 0) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{value} is below 0")
+    if value < least:
+        raise argparse.ArgumentTypeError(f"{value} is below {least}")
     return value
+
+
+def _session_limit(text: str) -> int:
+    """--limit: a session of 0 cards is no session (--new 0 is the way to skip new cards)."""
+    return _count(text, least=1)
 
 
 def register(subparsers) -> None:
@@ -36,10 +41,15 @@ def register(subparsers) -> None:
     parser.add_argument("--pack", metavar="P", help="only cards of the pack with this id")
     parser.add_argument("--tag", metavar="T", help="only cards with this tag")
     parser.add_argument(
-        "--new", metavar="N", type=_count, help="up to N new cards this session (default: "
-        "the profile's daily limit, 10, minus those already started today)",
+        "--new", metavar="N", type=_count, help="up to N new cards this session; 0 for reviews "
+        "only (default: the profile's daily limit, 10, minus those already started today)",
     )  # fmt: skip
-    parser.add_argument("--limit", metavar="N", type=_count, help="at most N cards in this session")
+    parser.add_argument(
+        "--limit",
+        metavar="N",
+        type=_session_limit,
+        help="at most N cards in this session (1 or more)",
+    )
     parser.add_argument(
         "--suspended", action="store_true", help="list your suspended cards, then exit"
     )
