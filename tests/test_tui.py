@@ -592,3 +592,36 @@ async def test_escape_leaves_the_answer_box_so_a_problem_can_be_suspended(proble
         await pilot.press("escape", "s")
         await settle(pilot)
         assert type(app.screen).__name__ == "SummaryScreen"  # the only card is set aside
+
+
+async def test_bury_hides_the_card_until_tomorrow(drill_db: str) -> None:
+    from sqlalchemy import select
+
+    from store.db import open_database
+    from store.models import Card, CardState
+
+    app = make_app(drill_db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("b")
+        await settle(pilot)
+        assert card_title(app) != "KV bytes per token"
+    database = open_database(drill_db)
+    with database.session() as session:
+        buried = session.scalar(
+            select(CardState.buried_until).join(Card).where(Card.key == "kv-token")
+        )
+    assert buried is not None and buried.isoformat() > NOW[:10]
+
+
+async def test_command_palette_opens_the_import_screen(drill_db: str) -> None:
+    app = make_app(drill_db, start="home")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"Import packs")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "ImportScreen"
