@@ -223,6 +223,13 @@ def test_a_broken_bundled_deck_warns_in_one_line_and_the_drill_goes_on(
     assert "Session over: 1 cards" in captured.out
 
 
+class Terminal(io.StringIO):
+    """A stream that says it is a terminal, so the full-screen path is taken."""
+
+    def isatty(self) -> bool:
+        return True
+
+
 class FakeApp:
     calls: list[tuple] = []
 
@@ -240,6 +247,8 @@ def test_drill_without_plain_opens_the_ui_on_the_drill_with_the_options(
 
     FakeApp.calls = []
     monkeypatch.setattr(app.tui, "create_app", FakeApp)
+    monkeypatch.setattr(sys, "stdin", Terminal())
+    monkeypatch.setattr(sys, "stdout", Terminal())
     assert main(["--db", db_url, "--profile", "ana", "drill", "--tag", "t", "--new", "3"]) == 0
     assert main([]) == 0
     (drill_args, drill_kwargs), (home_args, home_kwargs) = FakeApp.calls
@@ -253,11 +262,12 @@ def test_drill_without_plain_opens_the_ui_on_the_drill_with_the_options(
     assert (home_args, home_kwargs) == ((None, "default"), {"start": "home", "options": {}})
 
 
-def test_without_the_ui_module_drill_suggests_plain(monkeypatch, capsys) -> None:
-    monkeypatch.setitem(sys.modules, "app.tui", None)
+def test_without_a_terminal_drill_suggests_plain(monkeypatch, capsys) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))  # a pipe: the UI would wait forever
     assert main(["drill"]) == 1
     assert capsys.readouterr().err == (
-        "kvdrill: the full-screen UI is not built yet; use `kvdrill drill --plain`.\n"
+        "kvdrill: the full-screen app needs a terminal; "
+        "for pipes and scripts use `kvdrill drill --plain`\n"
     )
 
 
