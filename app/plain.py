@@ -1,8 +1,9 @@
 """Plain mode: a whole drill session on stdin/stdout, one line at a time.
 
 For ssh, scripts and screen readers. Works when stdin is a pipe: end of input ends the session
-cleanly, with its summary. Card text is printed literally (no markup); control characters from
-a pack are shown as escapes so a pack cannot drive the terminal.
+cleanly, with its summary. Card Markdown is printed as plain text (no fences or bold markers,
+see app/plain_text.py); control characters from a pack are shown as escapes so a pack cannot
+drive the terminal.
 
 Keys at any prompt: ``u`` undo, ``s`` suspend, ``b`` bury, ``n`` note, ``q`` quit (also as the
 words undo, suspend, bury, note, quit). On a multiple-choice card a choice letter is always an
@@ -16,6 +17,7 @@ import sys
 import time
 from typing import TYPE_CHECKING, TextIO
 
+from app.plain_text import markdown_to_plain, plural
 from engine.errors import PackErrors, UserError
 from engine.sm2 import parse_grade
 
@@ -48,6 +50,11 @@ class Quit(Exception):
 def literal(text: str) -> str:
     """Text as typed in the pack, with control characters shown as ``\\x1b``-style escapes."""
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def shown(markdown: str) -> str:
+    """Card Markdown as it is printed: plain text, control characters escaped, no outer blanks."""
+    return literal(markdown_to_plain(markdown)).strip()
 
 
 def format_duration(seconds: float) -> str:
@@ -129,10 +136,10 @@ class PlainDrill:
         self.say(f"── [{position}/{total}] {where}" + (f" ({', '.join(marks)})" if marks else ""))
         if card.parent_title:
             self.say(f"Follow-up to: {literal(card.parent_title)}")
-        self.say(literal(card.prompt).strip())
+        self.say(shown(card.prompt))
         if card.kind == "choice":
             for choice in card.choices:
-                self.say(f"  {choice.letter}. {literal(choice.text)}")
+                self.say(f"  {choice.letter}. {shown(choice.text)}")
 
     def drill_card(self, card: CardView) -> None:
         started = time.monotonic()
@@ -262,32 +269,32 @@ class PlainDrill:
             break
         self.say(literal(verdict.headline))
         if verdict.diagnosis:
-            self.say(literal(verdict.diagnosis))
+            self.say(shown(verdict.diagnosis))
         if verdict.worked_solution:
             self.say("Worked solution:")
-            self.say(literal(verdict.worked_solution).strip())
+            self.say(shown(verdict.worked_solution))
         self.show_tip_and_note(card)
 
     def show_answer(self, card: CardView) -> None:
         if card.answer.strip():
             self.say("Answer:")
-            self.say(literal(card.answer).strip())
+            self.say(shown(card.answer))
         if card.key_numbers:
             self.say("Key numbers:")
             for number in card.key_numbers:
-                self.say(f"  - {literal(number).strip()}")
+                self.say(f"  - {shown(number)}")
         if card.explanation.strip():
             self.say("Explanation:")
-            self.say(literal(card.explanation).strip())
+            self.say(shown(card.explanation))
         if card.related:
             self.say("Related questions:")
             for prompt in card.related:
-                self.say(f"  - {literal(prompt).strip()}")
+                self.say(f"  - {shown(prompt)}")
         self.show_tip_and_note(card)
 
     def show_tip_and_note(self, card: CardView) -> None:
         if card.tip.strip():
-            self.say(f"Tip: {literal(card.tip).strip()}")
+            self.say(f"Tip: {shown(card.tip)}")
         note = card.note
         if note.strip():
             self.say(f"Your note: {literal(note).strip()}")
@@ -297,7 +304,8 @@ class PlainDrill:
         if summary.cards_done:
             accuracy = summary.accuracy or 0.0
             self.say(
-                f"Session over: {summary.cards_done} cards, {summary.answers} answers, "
+                f"Session over: {plural(summary.cards_done, 'card')}, "
+                f"{plural(summary.answers, 'answer')}, "
                 f"{accuracy:.0%} right the first time, {format_duration(summary.seconds)}."
             )
         else:

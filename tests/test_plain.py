@@ -15,6 +15,7 @@ from sqlalchemy import select
 
 from app.cli import main
 from app.plain import literal
+from app.plain_text import markdown_to_plain
 from store.db import open_database
 from store.models import Card, ReviewLog
 
@@ -107,7 +108,7 @@ def test_undo_in_plain_mode_brings_the_card_back_and_forgets_the_answer(
     assert code == 0 and "Undone: that card is back." in out
     assert out.count("Alpha prompt") == 2
     assert logged(fixture_db) == [("alpha", 4, True)]
-    assert "Session over: 1 cards, 1 answers, 100% right the first time" in out
+    assert "Session over: 1 card, 1 answer, 100% right the first time" in out
 
 
 def test_bad_input_is_asked_again_and_commands_work(monkeypatch, capsys, fixture_db) -> None:
@@ -129,7 +130,7 @@ def test_bad_input_is_asked_again_and_commands_work(monkeypatch, capsys, fixture
 def test_end_of_input_mid_card_ends_cleanly_with_a_summary(monkeypatch, capsys, fixture_db) -> None:
     code, out = drill(monkeypatch, capsys, fixture_db, "2026-03-10T09:00", ["", "4", ""])
     assert code == 0
-    assert "Session over: 1 cards, 1 answers" in out
+    assert "Session over: 1 card, 1 answer" in out
     assert logged(fixture_db) == [("alpha", 4, True)]
 
 
@@ -191,10 +192,10 @@ def test_a_problem_in_plain_mode(monkeypatch, capsys, fixture_db) -> None:
     monkeypatch.setattr(sys, "stdin", io.StringIO(f"banana\n{typed}\n"))
     assert main(["--db", fixture_db, "drill", "--plain", "--tag", "drawn"]) == 0
     out = capsys.readouterr().out
-    assert variant.prompt.splitlines()[0] in out
+    assert markdown_to_plain(variant.prompt).splitlines()[0] in out
     assert "'banana' does not start with a number" in out  # the reason, then asked again
     assert "Correct" in out and "Problem tip" in out
-    assert "Session over: 1 cards, 1 answers, 100% right the first time" in out
+    assert "Session over: 1 card, 1 answer, 100% right the first time" in out
 
 
 def test_giving_up_on_a_problem_shows_the_worked_solution(monkeypatch, capsys, fixture_db) -> None:
@@ -204,6 +205,10 @@ def test_giving_up_on_a_problem_shows_the_worked_solution(monkeypatch, capsys, f
     out = capsys.readouterr().out
     assert "The answer:" in out and "Worked solution:" in out
     assert logged(fixture_db)[-1][1:] == (0, True)
+    # Printed as plain text: the working indented, no fence or bold markers.
+    solution = out.split("Worked solution:\n", 1)[1]
+    assert "```" not in solution and "**" not in solution
+    assert "\n    " in solution and "\nAnswer: " in solution
 
 
 def test_a_broken_bundled_deck_warns_in_one_line_and_the_drill_goes_on(
@@ -220,7 +225,7 @@ def test_a_broken_bundled_deck_warns_in_one_line_and_the_drill_goes_on(
     assert main(["--db", fixture_db, "drill", "--plain", "--pack", "sm2-fixture"]) == 0
     captured = capsys.readouterr()
     assert captured.err == "kvdrill: the bundled decks were not updated: decks/x.md:3: bad claim\n"
-    assert "Session over: 1 cards" in captured.out
+    assert "Session over: 1 card," in captured.out
 
 
 class Terminal(io.StringIO):

@@ -25,11 +25,8 @@ def register(subparsers) -> None:
     parser.set_defaults(func=run)
 
 
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
-
-
 def run(args: argparse.Namespace) -> int:
+    from app.plain_text import plural
     from engine.add_ids import add_ids_to_file
     from engine.errors import PackErrors
     from engine.pack_checks import extra_checks
@@ -55,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     for problem in sorted(problems):
         print(printable(str(problem)))  # file names and messages may hold escape sequences
     print(
-        f"{_plural(len(files), 'pack')}, {_plural(checked.cards, 'card')}, "
-        f"{_plural(len(problems), 'error')}"
+        f"{plural(len(files), 'pack')}, {plural(checked.cards, 'card')}, "
+        f"{plural(len(problems), 'error')}"
     )
     return 1 if problems else 0

@@ -60,6 +60,7 @@ class ProgressLine:
 
 
 def run(args) -> int:
+    from app.plain_text import plural
     from engine.errors import PackErrors
     from engine.pack_headings import printable
     from engine.pack_source import paths_from_arguments
@@ -77,8 +78,8 @@ def run(args) -> int:
             print(printable(str(problem)), file=sys.stderr)
         where = len({problem.path for problem in exc.problems})
         print(
-            f"kvdrill: nothing imported: {_count(len(exc.problems), 'problem')} "
-            f"in {_count(where, 'file')}",
+            f"kvdrill: nothing imported: {plural(len(exc.problems), 'problem')} "
+            f"in {plural(where, 'file')}",
             file=sys.stderr,
         )
         return 1
@@ -106,7 +107,3 @@ def run(args) -> int:
     if args.dry_run:
         print("dry run: nothing written")
     return 0
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
