@@ -10,6 +10,7 @@ from rich.console import Console
 from textual.content import Content
 from textual.widgets import Input, Markdown, Static
 
+ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).parent / "fixtures" / "packs" / "tui"
 NOW = "2026-03-02T09:00:00"
 
@@ -625,3 +626,19 @@ async def test_command_palette_opens_the_import_screen(drill_db: str) -> None:
         await pilot.press("enter")
         await settle(pilot)
         assert type(app.screen).__name__ == "ImportScreen"
+
+
+def test_importing_the_tui_loads_no_database_or_math_library() -> None:
+    """The first screen paints before SQLAlchemy, sympy or pint are imported (fast start)."""
+    import subprocess
+    import sys
+
+    heavy = ("sqlalchemy", "sympy", "pint", "pydantic")
+    code = (
+        "import sys, app.tui, app.first_card; "
+        f"print(' '.join(m for m in {heavy!r} if m in sys.modules))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout.strip()
+    assert loaded == ""
