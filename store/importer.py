@@ -163,8 +163,27 @@ def pack_set_problems(packs: list[ParsedPack]) -> list[Located]:
     return problems
 
 
-def _check_packs(packs: list[ParsedPack]) -> None:
-    problems = pack_set_problems(packs)
+def bundled_id_problems(
+    session: Session, packs: list[ParsedPack], *, bundled: bool
+) -> list[Located]:
+    """A learner's pack that reuses a bundled pack's id would take it over: one line per file."""
+    if bundled:
+        return []  # the bundled decks update their own packs
+    keys = {pack.meta.pack for pack in packs}
+    taken = set(session.scalars(select(Pack.key).where(Pack.bundled, Pack.key.in_(keys))))
+    return [
+        Located(
+            pack.path,
+            1,
+            f"pack id '{pack.meta.pack}' belongs to a bundled pack; give your pack its own id",
+        )
+        for pack in packs
+        if pack.meta.pack in taken
+    ]
+
+
+def _check_packs(session: Session, packs: list[ParsedPack], *, bundled: bool) -> None:
+    problems = pack_set_problems(packs) + bundled_id_problems(session, packs, bundled=bundled)
     if problems:
         raise PackErrors(problems)
 
@@ -265,8 +284,8 @@ def _pack_row(session: Session, key: str) -> Pack | None:
 
 
 def plan_import(session: Session, packs: list[ParsedPack]) -> ImportPlan:
-    """What importing ``packs`` would change, per pack; writes nothing."""
-    _check_packs(packs)
+    """What importing ``packs`` as the learner's own would change, per pack; writes nothing."""
+    _check_packs(session, packs, bundled=False)
     plan = ImportPlan()
     for pack in packs:
         pack_row = _pack_row(session, pack.meta.pack)
@@ -288,9 +307,10 @@ def apply_import(
     """Store ``packs`` in the session's transaction and return what changed.
 
     Nothing is committed here: the caller's session commits all packs at once, or, on any
-    error, rolls back and nothing is written.
+    error, rolls back and nothing is written. Only the bundled import (``bundled``) may store a
+    pack under a bundled pack's id.
     """
-    _check_packs(packs)
+    _check_packs(session, packs, bundled=bundled)
     now = now_from(os.environ).replace(microsecond=0)
     plan = ImportPlan()
     for done, pack in enumerate(packs, start=1):

@@ -258,3 +258,31 @@ def test_two_processes_starting_at_once_import_the_bundled_decks_once(db_url: st
 
     assert errors == []
     assert sum(result is not None for result in results) == 1
+
+
+def test_a_pack_with_a_bundled_packs_id_is_refused_and_nothing_is_written(
+    db_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    decks = tmp_path / "decks"
+    decks.mkdir()
+    write_pack(decks / "shipped.md", "memory-and-capacity", {"s1": "Shipped.", "s2": "Too."})
+    database = open_database(db_url)
+    import_bundled(database, decks)
+    database.close()
+    mine = write_pack(tmp_path / "mine.md", "memory-and-capacity", {"m1": "Mine."})
+    other = write_pack(tmp_path / "other.md", "other", {"o1": "Fine."})
+
+    for dry_run in ([], ["--dry-run"]):
+        assert run("--db", db_url, "import", *dry_run, str(mine), str(other)) == 1
+        captured = capsys.readouterr()
+        assert captured.out == ""
+        assert captured.err.splitlines() == [
+            f"{mine}:1: pack id 'memory-and-capacity' belongs to a bundled pack; "
+            "give your pack its own id",
+            "kvdrill: nothing imported: 1 problem in 1 file",
+        ]
+    assert counts(db_url) == (1, 2)  # neither the bundled cards retired nor "other" stored
+    database = open_database(db_url)
+    with database.session() as session:
+        assert not any(session.scalars(select(Card.retired)))
+    database.close()

@@ -259,3 +259,28 @@ def test_a_large_pack_imports_and_reimports(database: Database, tmp_path: Path) 
         1,
         1998,
     )
+
+
+def test_a_learners_pack_cannot_take_a_bundled_packs_id(database: Database) -> None:
+    with database.session() as session:
+        apply_import(session, [make_pack([recall("shipped")])], bundled=True)
+    mine = make_pack([recall("mine")])  # the same pack id, "memory"
+    for store_it in (
+        lambda session: apply_import(session, [mine]),
+        lambda session: plan_import(session, [mine]),
+    ):
+        with pytest.raises(PackErrors) as caught, database.session() as session:
+            store_it(session)
+        assert [str(p) for p in caught.value.problems] == [
+            "memory.md:1: pack id 'memory' belongs to a bundled pack; give your pack its own id"
+        ]
+    assert not card_row(database, "shipped").retired
+    with database.session() as session:
+        assert session.scalar(select(func.count()).select_from(Card)) == 1
+
+
+def test_the_bundled_import_still_updates_bundled_packs(database: Database) -> None:
+    for answer in ("Old.", "New."):
+        with database.session() as session:
+            apply_import(session, [make_pack([recall("shipped", answer)])], bundled=True)
+    assert card_row(database, "shipped").answer == "New."

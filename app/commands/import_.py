@@ -60,9 +60,7 @@ class ProgressLine:
 
 
 def run(args) -> int:
-    from app.plain_text import plural
     from engine.errors import PackErrors
-    from engine.pack_headings import printable
     from engine.pack_source import paths_from_arguments
     from store.db import begin_write, open_database, resolve_url, sqlite_file
     from store.importer import apply_import, load_packs, pack_files, plan_import
@@ -74,36 +72,46 @@ def run(args) -> int:
         packs = load_packs(paths, progress=progress.callback("parsing"))
     except PackErrors as exc:
         progress.clear()
-        for problem in exc.problems:
-            print(printable(str(problem)), file=sys.stderr)
-        where = len({problem.path for problem in exc.problems})
-        print(
-            f"kvdrill: nothing imported: {plural(len(exc.problems), 'problem')} "
-            f"in {plural(where, 'file')}",
-            file=sys.stderr,
-        )
-        return 1
+        return _nothing_imported(exc)
 
     url = resolve_url(args.db)
     if args.dry_run:
         path = sqlite_file(url)
         # A database that does not exist yet is not created by a dry run: plan against an empty one.
-        database = open_database("sqlite://" if path is not None and not path.exists() else url)
+        url = "sqlite://" if path is not None and not path.exists() else url
+    database = open_database(url)
+    try:
         with database.session() as session:
-            plan = plan_import(session, packs)
-            session.rollback()
-    else:
-        database = open_database(url)
-        try:
-            with database.session() as session:
+            if args.dry_run:
+                plan = plan_import(session, packs)
+                session.rollback()
+            else:
                 begin_write(session)  # another kvdrill importing at once waits, then sees ours
                 plan = apply_import(session, packs, progress=progress.callback("importing"))
-        finally:
-            progress.clear()
-    database.close()
+    except PackErrors as exc:  # packs the database refuses, such as a bundled pack's id
+        return _nothing_imported(exc)
+    finally:
+        progress.clear()
+        database.close()
 
     for line in plan.summary_lines():
         print(line)
     if args.dry_run:
         print("dry run: nothing written")
     return 0
+
+
+def _nothing_imported(exc) -> int:
+    """Every problem as ``path:line: message`` on stderr, then how many; exit status 1."""
+    from app.plain_text import plural
+    from engine.pack_headings import printable
+
+    for problem in exc.problems:
+        print(printable(str(problem)), file=sys.stderr)
+    where = len({problem.path for problem in exc.problems})
+    print(
+        f"kvdrill: nothing imported: {plural(len(exc.problems), 'problem')} "
+        f"in {plural(where, 'file')}",
+        file=sys.stderr,
+    )
+    return 1
