@@ -171,6 +171,8 @@ def bundled_id_problems(
         return []  # the bundled decks update their own packs
     keys = {pack.meta.pack for pack in packs}
     taken = set(session.scalars(select(Pack.key).where(Pack.bundled, Pack.key.in_(keys))))
+    # On a database that has not met the bundled decks yet, the files themselves say.
+    taken |= keys & bundled_pack_keys()
     return [
         Located(
             pack.path,
@@ -453,6 +455,19 @@ def bundled_pack_files(decks: Path = BUNDLED_DECKS) -> list[Path]:
         return []
     files, _ = pack_files([decks])
     return files
+
+
+def bundled_pack_keys(decks: Path = BUNDLED_DECKS) -> set[str]:
+    """The pack ids of the bundled decks, read from their files."""
+    from engine.pack_parser import parse_pack
+
+    keys = set()
+    for path in bundled_pack_files(decks):
+        try:
+            keys.add(parse_pack(path).meta.pack)
+        except PackErrors:
+            continue  # a broken bundled file is reported by the bundled import itself
+    return keys
 
 
 def bundled_hash(files: list[Path], decks: Path = BUNDLED_DECKS) -> str:

@@ -279,6 +279,16 @@ def test_a_learners_pack_cannot_take_a_bundled_packs_id(database: Database) -> N
         assert session.scalar(select(func.count()).select_from(Card)) == 1
 
 
+def test_a_fresh_database_still_refuses_a_bundled_packs_id(database: Database) -> None:
+    """Before the bundled decks were ever imported, their files say which ids they own."""
+    mine = make_pack([recall("mine")], key="memory-and-capacity")
+    with pytest.raises(PackErrors) as caught, database.session() as session:
+        apply_import(session, [mine])
+    assert "belongs to a bundled pack" in str(caught.value)
+    with database.session() as session:
+        assert session.scalar(select(func.count()).select_from(Card)) == 0
+
+
 def test_the_bundled_import_still_updates_bundled_packs(database: Database) -> None:
     for answer in ("Old.", "New."):
         with database.session() as session:
