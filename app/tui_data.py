@@ -154,26 +154,21 @@ class Backend:
 
     def scan(self, path_text: str) -> ImportScan:
         """Parse the packs under ``path_text`` and plan their import; writes nothing."""
-        from engine.errors import UserError
-        from engine.pack_checks import extra_checks
-        from engine.pack_parser import parse_paths
-        from store.importer import plan_import
+        from engine.errors import PackErrors, UserError
+        from store.importer import load_packs, plan_import
 
         path = Path(path_text).expanduser()
         if not path.exists():
             raise UserError(f"{path} does not exist: type the path of a pack file or a directory")
-        packs, errors = parse_paths([path])
-        errors = list(errors)
-        for pack in packs:
-            errors.extend(extra_checks(pack))
-        problems = [str(error) for error in sorted(errors)]
-        diffs: list[PackDiff] = []
-        if packs and not problems:
+        try:
+            packs = load_packs([path])
             with self.database.session() as session:
-                plan = plan_import(session, list(packs))
-            titles = {pack.meta.pack: pack.meta.title for pack in packs}
-            diffs = [_pack_diff(item, titles) for item in plan.packs]
-        return ImportScan([str(path)], list(packs), diffs, problems)
+                plan = plan_import(session, packs)
+        except PackErrors as exc:
+            return ImportScan([str(path)], [], [], [str(problem) for problem in exc.problems])
+        titles = {pack.meta.pack: pack.meta.title for pack in packs}
+        diffs = [_pack_diff(item, titles) for item in plan.packs]
+        return ImportScan([str(path)], packs, diffs, [])
 
     def apply(self, scan: ImportScan, progress: Callable[[int, int], None]) -> None:
         """Store the scanned packs in one transaction, reporting (done, total) as it goes."""

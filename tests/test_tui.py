@@ -361,6 +361,23 @@ async def test_import_lists_errors_as_path_line_message(drill_db: str) -> None:
         assert list(session.scalars(select(Pack.key))) == ["tui-basics"]
 
 
+async def test_import_refuses_a_pack_that_takes_a_bundled_packs_id(
+    drill_db: str, tmp_path: Path
+) -> None:
+    pack = tmp_path / "mine.md"
+    text = (FIXTURES / "good" / "tui-basics.md").read_text(encoding="utf-8")
+    pack.write_text(text.replace("pack: tui-basics", "pack: memory-and-capacity"), "utf-8")
+    app = make_app(drill_db, start="import")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        app.screen.query_one("#import-path", Input).value = str(pack)
+        await pilot.press("enter")
+        await settle(pilot)
+        errors = text_of(app, "#import-errors")
+        assert f"{pack}:1: pack id 'memory-and-capacity' belongs to a bundled pack" in errors
+        assert "nothing will be imported" in text_of(app, "#import-status")
+
+
 async def test_import_dry_run_then_confirm(drill_db: str, tmp_path: Path) -> None:
     pack = tmp_path / "extra.md"
     text = (FIXTURES / "good" / "tui-basics.md").read_text(encoding="utf-8")
