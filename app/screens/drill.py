@@ -471,7 +471,7 @@ class DrillScreen(Screen[None]):
             # Not graded: the learner tries again on the same card.
             box.update(
                 Content.from_markup(
-                    "[b $warning]Could not read that answer.[/] $why",
+                    "[b $warning]Not graded, try again:[/] $why",
                     why=str(field(verdict, "diagnosis", None) or field(verdict, "headline", "")),
                 )
             )
