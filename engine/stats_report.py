@@ -138,11 +138,17 @@ def weak_score(
     )
 
 
+def topic_order(topic: TopicStats) -> tuple[str, int, str]:
+    """Packs, lessons, tags; lessons in number order (5 before 17), the rest by name."""
+    number = int(topic.topic) if topic.topic.isdigit() else 0
+    return (topic.kind, number, topic.topic)
+
+
 def rank_topics(topics: list[TopicStats]) -> list[TopicStats]:
     """Weakest first; topics not yet judged last, by most reviews."""
     return sorted(
         topics,
-        key=lambda t: (t.score is None, -(t.score or 0.0), -t.recent_reviews, t.kind, t.topic),
+        key=lambda t: (t.score is None, -(t.score or 0.0), -t.recent_reviews, topic_order(t)),
     )
 
 

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import delete, update
 from sqlalchemy.orm import Session
 
-from engine.stats_report import StatsReport, streak, weak_score
+from engine.stats_report import StatsReport, TopicStats, rank_topics, streak, weak_score
 from store.db import open_database
 from store.models import Card, CardState, CardTopic, Pack, Profile, ReviewLog
 from store.stats import build_report
@@ -207,3 +207,28 @@ def test_every_mistake_the_checker_names_has_plain_words() -> None:
 
     codes = set(SENTENCES) | {rule.code for rule in RULES}
     assert codes - set(MISTAKE_WORDS) == set()
+
+
+def test_unjudged_lessons_list_in_number_order() -> None:
+    def lesson(number: str) -> TopicStats:
+        return TopicStats(
+            kind="lesson",
+            topic=number,
+            cards=1,
+            reviews=0,
+            recent_reviews=0,
+            accuracy=None,
+            lapses=0,
+            lapse_rate=None,
+            previous_lapse_rate=None,
+            trend=None,
+            mean_easiness=None,
+            mean_seconds=None,
+            due_next_7_days=0,
+            leeches=0,
+            diagnosed_mistakes=0,
+            score=None,
+        )
+
+    ranked = rank_topics([lesson("42"), lesson("5"), lesson("17")])
+    assert [t.topic for t in ranked] == ["5", "17", "42"]

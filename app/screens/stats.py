@@ -16,6 +16,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from app.stats_render import TOPIC_HEADERS, bar_line, heatmap_lines, mistake_sentences, topic_row
+from engine.stats_report import topic_order
 
 if TYPE_CHECKING:
     from engine.stats_report import StatsReport
@@ -26,7 +27,7 @@ SORT_KEYS = {
     "lapse": lambda t: -(t.lapse_rate or 0),
     "acc": lambda t: t.accuracy if t.accuracy is not None else 2,
     "due 7d": lambda t: -t.due_next_7_days,
-    "topic": lambda t: (t.kind, t.topic),
+    "topic": topic_order,
 }
 
 
