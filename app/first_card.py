@@ -58,7 +58,7 @@ def start(database_url: str | None, profile: str, options: dict[str, Any]) -> Fi
     request = {
         "database_url": database_url,
         "profile": profile,
-        **{key: options.get(key) for key in ("pack", "tag", "new_limit", "limit")},
+        **{key: options.get(key) for key in ("pack", "tag", "lesson", "new_limit", "limit")},
     }
     try:
         process = subprocess.Popen(
@@ -100,6 +100,7 @@ def main(argv: list[str]) -> int:
             profile=request["profile"],
             pack=request.get("pack"),
             tag=request.get("tag"),
+            lesson=request.get("lesson"),
             new_limit=request.get("new_limit"),
             limit=request.get("limit"),
         )

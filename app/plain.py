@@ -350,6 +350,7 @@ def run_plain(args, stdin: TextIO, stdout: TextIO) -> int:
             profile=args.profile,
             pack=args.pack,
             tag=args.tag,
+            lesson=args.lesson,
             new_limit=args.new,
             limit=args.limit,
         )

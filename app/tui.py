@@ -65,7 +65,7 @@ class KvdrillApp(App[None]):
 
     def drill_options(self, **narrow: Any) -> dict[str, Any]:
         """The session filters: command-line options, overridden by ``narrow``."""
-        keys = ("pack", "tag", "new_limit", "limit")
+        keys = ("pack", "tag", "lesson", "new_limit", "limit")
         chosen = {key: self.options.get(key) for key in keys}
         chosen.update(narrow)
         return chosen
@@ -92,12 +92,10 @@ class KvdrillApp(App[None]):
             if choice is None:
                 return
             kind, topic = choice
-            if kind == "pack":
-                self.action_start_drill(pack=topic)
-            elif kind == "tag":
-                self.action_start_drill(tag=topic)
+            if kind in ("pack", "tag", "lesson"):
+                self.action_start_drill(**{kind: topic})
             else:
-                self.notify(f"Drilling by {kind} is not supported yet; try a pack or a tag.")
+                self.notify(f"Drilling by {kind} is not supported; try a pack, tag or lesson.")
 
         self.push_screen(StatsScreen(self.database_url, self.profile), drill_topic)
 
@@ -150,7 +148,8 @@ def create_app(
     """The kvdrill TUI.
 
     ``start`` is ``"home"``, ``"drill"`` (straight into today's session) or ``"import"``.
-    ``options`` may hold ``pack``, ``tag``, ``new_limit``, ``limit`` (narrow the session),
+    ``options`` may hold ``pack``, ``tag``, ``lesson``, ``new_limit``, ``limit`` (narrow the
+    session),
     ``theme`` (``"light"`` or ``"dark"``), ``import_path`` (prefilled on the import screen),
     ``answer_seconds`` (the countdown length; default: the profile's setting) and ``bundled``
     (``False``: do not import the bundled decks on first use; tests use it), ``first_card``

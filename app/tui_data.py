@@ -125,6 +125,7 @@ class Backend:
         tag: str | None = None,
         new_limit: int | None = None,
         limit: int | None = None,
+        lesson: str | None = None,
     ) -> Any:
         """A ``store.drill.DrillSession`` on today's queue."""
         from store.drill import DrillSession
@@ -135,6 +136,7 @@ class Backend:
             now=clock_now(),
             pack=pack,
             tag=tag,
+            lesson=lesson,
             new_limit=new_limit,
             limit=limit,
         )

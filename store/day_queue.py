@@ -1,7 +1,7 @@
 """The store queries that feed the queue policy in engine/queue.py.
 
 One query reads every live card with its schedule for the profile, one reads today's log; the
-policy then decides. Narrowing by ``--pack`` and ``--tag`` happens in SQL.
+policy then decides. Narrowing by ``--pack``, ``--tag`` and ``--lesson`` happens in SQL.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from datetime import date
 
-from sqlalchemy import and_, select
+from sqlalchemy import Select, and_, select
 from sqlalchemy.orm import Session
 
 from engine.errors import UserError
@@ -23,8 +23,32 @@ def pack_keys(session: Session) -> list[str]:
     return list(session.scalars(select(Pack.key).order_by(Pack.key)))
 
 
-def check_filters(session: Session, pack: str | None, tag: str | None) -> None:
-    """A ``--pack`` or ``--tag`` that matches nothing is a UserError naming what exists."""
+def lesson_spellings(lesson: str) -> list[str]:
+    """The ways a lesson number may be stored: ``"05"`` and ``"5"`` are the same lesson."""
+    text = lesson.strip()
+    if not text.isdigit():
+        return [text]
+    return list(dict.fromkeys([text, str(int(text)), f"{int(text):02d}"]))
+
+
+def lesson_values(session: Session) -> list[str]:
+    """Every lesson some card draws on, numbers in numeric order."""
+    values = session.scalars(select(CardTopic.value).where(CardTopic.kind == "lesson").distinct())
+    return sorted(values, key=lambda value: (len(value.lstrip("0")), value.lstrip("0"), value))
+
+
+def _in_lesson(lesson: str) -> Select:
+    """The ids of the cards of ``lesson``, as a subquery."""
+    return select(CardTopic.card_id).where(
+        CardTopic.kind == "lesson", CardTopic.value.in_(lesson_spellings(lesson))
+    )
+
+
+def check_filters(
+    session: Session, pack: str | None, tag: str | None, lesson: str | None = None
+) -> None:
+    """A ``--pack``, ``--tag`` or ``--lesson`` that matches nothing is a UserError naming what
+    exists."""
     if pack is not None and session.scalar(select(Pack.id).where(Pack.key == pack)) is None:
         known = ", ".join(pack_keys(session)) or "none imported yet"
         raise UserError(f"there is no pack '{pack}' (packs: {known})")
@@ -36,6 +60,9 @@ def check_filters(session: Session, pack: str | None, tag: str | None) -> None:
         )
         if found is None:
             raise UserError(f"no card has the tag '{tag}'")
+    if lesson is not None and session.scalar(_in_lesson(lesson).limit(1)) is None:
+        known = ", ".join(lesson_values(session)) or "no card names a lesson"
+        raise UserError(f"no card draws on lesson '{lesson.strip()}' (lessons: {known})")
 
 
 def queue_cards(
@@ -45,9 +72,10 @@ def queue_cards(
     *,
     pack: str | None = None,
     tag: str | None = None,
+    lesson: str | None = None,
     excluded_kinds: Collection[str] = (),
 ) -> list[QueueCard]:
-    """Every live card (narrowed by pack and tag) with its schedule, for ``plan_day``."""
+    """Every live card (narrowed by pack, tag and lesson) with its schedule, for ``plan_day``."""
     query = (
         select(
             Card.id,
@@ -72,6 +100,8 @@ def queue_cards(
     if tag is not None:
         tagged = select(CardTopic.card_id).where(CardTopic.kind == "tag", CardTopic.value == tag)
         query = query.where(Card.id.in_(tagged))
+    if lesson is not None:
+        query = query.where(Card.id.in_(_in_lesson(lesson)))
     if excluded_kinds:
         query = query.where(Card.kind.not_in(list(excluded_kinds)))
     missed = set(missed_today)
@@ -100,7 +130,7 @@ def queue_cards(
 def _with_parents_seen(
     session: Session, profile_id: int, cards: list[QueueCard]
 ) -> list[QueueCard]:
-    """Add parents left out by ``--pack``/``--tag`` as unavailable entries, so the policy knows
+    """Add parents left out by ``--pack``/``--tag``/``--lesson`` as unavailable entries, so the policy knows
     whether a follow-up's parent has been seen."""
     present = {card.card_id for card in cards}
     missing = {c.parent_id for c in cards if c.parent_id is not None and c.parent_id not in present}

@@ -8,7 +8,8 @@ killing the process loses at most the answer being typed.
 Interface::
 
     session = DrillSession.open(database, profile="default", now=None,
-                                pack=None, tag=None, new_limit=None, limit=None)
+                                pack=None, tag=None, lesson=None, new_limit=None,
+                                limit=None)
     session.current -> CardView | None       # None: the session is over
     session.remaining -> int                 # cards left, current, owed repeats and follow-ups
     session.done -> int                      # answers given in this session (repeats included)
@@ -215,8 +216,11 @@ class DrillSession:
         tag: str | None = None,
         new_limit: int | None = None,
         limit: int | None = None,
+        lesson: str | None = None,
     ) -> DrillSession:
-        """Today's session: plan the queue from the store (see engine/queue.py for the rules)."""
+        """Today's session: plan the queue from the store (see engine/queue.py for the rules).
+
+        ``lesson`` takes a lesson number as typed, ``"5"`` or ``"05"``."""
         _check_count("--new", new_limit)
         _check_count("--limit", limit, least=1)  # --new 0, not --limit 0, skips new cards
         clock = _make_clock(now)
@@ -224,10 +228,16 @@ class DrillSession:
         with database.session() as session:
             row = get_or_create_profile(session, profile)
             today = study_day(clock(), row.rollover_hour)
-            check_filters(session, pack, tag)
+            check_filters(session, pack, tag, lesson)
             counts, missed = today_log(session, row, today)
             cards = queue_cards(
-                session, row.id, missed, pack=pack, tag=tag, excluded_kinds=excluded
+                session,
+                row.id,
+                missed,
+                pack=pack,
+                tag=tag,
+                lesson=lesson,
+                excluded_kinds=excluded,
             )
             profile_id, rollover, seconds = row.id, row.rollover_hour, row.answer_seconds
         plan = plan_day(cards, today, counts, new_limit=new_limit, limit=limit)

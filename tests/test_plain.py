@@ -262,7 +262,16 @@ def test_drill_without_plain_opens_the_ui_on_the_drill_with_the_options(
         helper.cancel()
     assert (drill_args, drill_kwargs) == (
         (db_url, "ana"),
-        {"start": "drill", "options": {"pack": None, "tag": "t", "new_limit": 3, "limit": None}},
+        {
+            "start": "drill",
+            "options": {
+                "pack": None,
+                "tag": "t",
+                "lesson": None,
+                "new_limit": 3,
+                "limit": None,
+            },
+        },
     )
     assert (home_args, home_kwargs) == ((None, "default"), {"start": "home", "options": {}})
 

@@ -41,6 +41,9 @@ def register(subparsers) -> None:
     parser.add_argument("--pack", metavar="P", help="only cards of the pack with this id")
     parser.add_argument("--tag", metavar="T", help="only cards with this tag")
     parser.add_argument(
+        "--lesson", metavar="N", help="only cards that draw on lesson N (5 and 05 are the same)"
+    )
+    parser.add_argument(
         "--new", metavar="N", type=_count, help="up to N new cards this session; 0 for reviews "
         "only (default: the profile's daily limit, 10, minus those already started today)",
     )  # fmt: skip
@@ -69,7 +72,13 @@ def run(args) -> int:
         from app.plain import run_plain
 
         return run_plain(args, sys.stdin, sys.stdout)
-    options = {"pack": args.pack, "tag": args.tag, "new_limit": args.new, "limit": args.limit}
+    options = {
+        "pack": args.pack,
+        "tag": args.tag,
+        "lesson": args.lesson,
+        "new_limit": args.new,
+        "limit": args.limit,
+    }
     return launch_tui(args, "drill", options)
 
 
