@@ -7,9 +7,11 @@ Only Textual is imported here. The store (SQLAlchemy), the formula engine (sympy
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterable
 from typing import Any
 
+from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
@@ -53,6 +55,10 @@ class KvdrillApp(App[None]):
         self.first_card_file = os.environ.get(FIRST_CARD_FILE_VARIABLE)
         self.first_card_source: str | None = None
         self.theme = LIGHT_THEME if self.options.get("theme") == "light" else DARK_THEME
+        # The profile's saved theme applies once, when the data first loads, unless the
+        # command line chose one or the learner has toggled already.
+        self.theme_settled = "theme" in self.options
+        self._theme_write_lock = threading.Lock()
 
     def on_mount(self) -> None:
         # Only the first screen is built now (fast start); home is built when first needed.
@@ -62,6 +68,9 @@ class KvdrillApp(App[None]):
             self.push_screen(ImportScreen(self.options.get("import_path", "")))
         else:
             self.push_screen(HomeScreen())
+        if self.start != "drill":
+            # A drill restores it once its session is open, off the fast-start path.
+            self.restore_theme()
 
     def drill_options(self, **narrow: Any) -> dict[str, Any]:
         """The session filters: command-line options, overridden by ``narrow``."""
@@ -112,6 +121,42 @@ class KvdrillApp(App[None]):
 
     def action_toggle_theme(self) -> None:
         self.theme = LIGHT_THEME if self.theme == DARK_THEME else DARK_THEME
+        self.theme_settled = True
+        self.save_theme()
+
+    @property
+    def theme_name(self) -> str:
+        """The theme as the profile stores it: ``"light"`` or ``"dark"``."""
+        return "light" if self.theme == LIGHT_THEME else "dark"
+
+    def restore_theme(self) -> None:
+        """Apply the profile's saved theme (read in a worker); only the first call does."""
+        if not self.theme_settled:
+            self._load_theme()
+
+    @work(thread=True, group="theme-load", exclusive=True, exit_on_error=False)
+    def _load_theme(self) -> None:
+        try:
+            saved = self.backend.saved_theme()
+        except Exception:  # noqa: BLE001 - the screens report a database they cannot open
+            return
+        self.call_from_thread(self._apply_saved_theme, saved)
+
+    def _apply_saved_theme(self, saved: str) -> None:
+        if not self.theme_settled:
+            self.theme_settled = True
+            self.theme = LIGHT_THEME if saved == "light" else DARK_THEME
+
+    @work(thread=True, group="theme-save", exit_on_error=False)
+    def save_theme(self) -> None:
+        """Write the current theme to the profile; the lock makes the last toggle win."""
+        try:
+            with self._theme_write_lock:
+                self.backend.save_theme(self.theme_name)
+        except Exception as error:  # noqa: BLE001 - shown to the learner, never a traceback
+            self.call_from_thread(
+                self.notify, f"The theme was not saved: {error}", title="Theme", severity="warning"
+            )
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield SystemCommand("Drill today's cards", "Start today's session", self.action_start_drill)

@@ -141,6 +141,22 @@ class Backend:
             limit=limit,
         )
 
+    def saved_theme(self) -> str:
+        """The profile's theme, ``"light"`` or ``"dark"``."""
+        from store.profiles import get_or_create_profile
+
+        with self.database.session() as session:
+            return get_or_create_profile(session, self.profile).theme
+
+    def save_theme(self, theme: str) -> None:
+        """Keep ``theme`` (``"light"`` or ``"dark"``) on the profile for the next start."""
+        from store.db import begin_write
+        from store.profiles import get_or_create_profile
+
+        with self.database.session() as session:
+            begin_write(session)
+            get_or_create_profile(session, self.profile).theme = theme
+
     def set_note_on(self, profile_id: int, card_id: int, text: str) -> None:
         """Save a note on a card already answered (the session's ``set_note`` covers the
         current card only, and after an answer the session has moved on)."""

@@ -213,6 +213,7 @@ class DrillScreen(Screen[None]):
 
     def session_ready(self, session: Any, state: SessionState, seconds: int) -> None:
         self.session = session
+        self.app.restore_theme()
         self.answer_seconds = seconds
         shown = self.card
         if shown is not None and state.card is not None and _same_card(shown, state.card):
