@@ -117,3 +117,24 @@ def test_import_dry_run(snap_compare, db_url: str) -> None:
         await still(pilot)
 
     assert snap_compare(app, run_before=scan)
+
+
+def test_import_browser(snap_compare, db_url: str) -> None:
+    app = make_app(db_url, start="import", import_path="tests/fixtures/packs/tui")
+
+    async def browse(pilot) -> None:
+        await still(pilot)
+        await pilot.press("ctrl+o")
+        tree = pilot.app.screen.query_one("#picker-tree")
+        for _ in range(200):  # the tree's loader never finishes: poll for its first level
+            if len(tree.root.children) == 3:
+                break
+            await pilot.pause(0.02)
+        await pilot.press("down", "space")  # open "bad"
+        for _ in range(200):
+            if tree.root.children[0].children:
+                break
+            await pilot.pause(0.02)
+        await pilot.pause()
+
+    assert snap_compare(app, run_before=browse)

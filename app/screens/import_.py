@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 KEYS = [
     ("Enter", "in the path box: scan the path (a dry run, nothing is written)"),
+    ("ctrl+o", "browse for a pack file or a directory, then scan it"),
     ("y", "after a clean scan: import"),
     ("Tab", "move between the path box and the diff"),
     ("Escape", "back home"),
@@ -35,6 +36,7 @@ class ImportScreen(Screen[None]):
     KEYS = KEYS
     BINDINGS = [
         Binding("y", "confirm", "Import"),  # not priority: a "y" typed in the path stays there
+        Binding("ctrl+o", "browse", "Browse"),
         Binding("escape", "leave", "Back"),
     ]
 
@@ -54,7 +56,10 @@ class ImportScreen(Screen[None]):
                 id="import-path",
             )
         yield Static(
-            Content("Type a path and press Enter for a dry run; nothing is written yet."),
+            Content(
+                "Type a path and press Enter for a dry run, or Ctrl+O to browse; "
+                "nothing is written yet."
+            ),
             id="import-status",
         )
         yield ProgressBar(total=1, id="import-progress", show_eta=False)
@@ -83,7 +88,26 @@ class ImportScreen(Screen[None]):
     @on(Input.Submitted, "#import-path")
     def scan_path(self, event: Input.Submitted) -> None:
         event.stop()
-        path = event.value.strip()
+        self.start_scan(event.value.strip())
+
+    def action_browse(self) -> None:
+        if self.working:
+            return
+        from app.screens.path_picker import PathPickerScreen
+
+        self.app.push_screen(
+            PathPickerScreen(self.query_one("#import-path", Input).value), self.picked
+        )
+
+    def picked(self, path: str | None) -> None:
+        """The browser's choice goes into the path box and is scanned like a typed path."""
+        if path is None:
+            return
+        self.query_one("#import-path", Input).value = path
+        self.start_scan(path)
+
+    def start_scan(self, path: str) -> None:
+        """The dry run of ``path``, in a worker."""
         if not path:
             self.set_status(Content("Type the path of a pack file or a directory first."))
             return
