@@ -12,7 +12,7 @@ from textual.widgets import Static
 
 EVERYWHERE = [
     ("ctrl+p", "command palette: drill, import, stats, home, theme, quit"),
-    ("ctrl+t", "light / dark theme"),
+    ("ctrl+t", "light / dark theme (kept for the next start)"),
     ("ctrl+q", "quit"),
 ]
 
