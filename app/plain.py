@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import sys
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
 from app.plain_text import markdown_to_plain, plural
@@ -174,6 +175,25 @@ class PlainDrill:
             self.say("Buried until tomorrow.")
         return "moved"
 
+    def read_reply(
+        self,
+        prompt: str,
+        card: CardView,
+        not_a_command: Callable[[str], bool] = lambda reply: False,
+    ) -> tuple[str, CardView] | None:
+        """The next non-empty reply that is not a command, with the card as it now reads (a note
+        edit renews it); None when a command moved the session to another card."""
+        while True:
+            reply = self.ask(prompt)
+            done = None if not_a_command(reply) else self.command(reply)
+            if done == "moved":
+                return None
+            if done == "stay":
+                card = self.session.current or card
+                continue
+            if reply.strip():
+                return reply, card
+
     def edit_note(self) -> None:
         current = self.session.note()
         if current:
@@ -201,15 +221,10 @@ class PlainDrill:
             card = self.session.current or card  # a note edit renews the view
         self.show_answer(card)
         while True:
-            reply = self.ask("Grade 0-5 or again/hard/good/easy (u s b n q): ")
-            done = self.command(reply)
-            if done == "moved":
+            got = self.read_reply("Grade 0-5 or again/hard/good/easy (u s b n q): ", card)
+            if got is None:
                 return
-            if done == "stay":
-                card = self.session.current or card  # a note edit renews the view
-                continue
-            if not reply.strip():
-                continue
+            reply, card = got
             quality = parse_grade(reply)
             if quality is None:
                 self.say("Type a grade: 0-5, or again, hard, good, easy.")
@@ -222,15 +237,14 @@ class PlainDrill:
 
         letters = "".join(choice.letter for choice in card.choices)
         while True:
-            reply = self.ask(f"Your choice ({letters[0]}-{letters[-1]}; u s n q, 'bury'): ")
-            done = None if _all_letters(reply, letters) else self.command(reply)
-            if done == "moved":
+            got = self.read_reply(
+                f"Your choice ({letters[0]}-{letters[-1]}; u s n q, 'bury'): ",
+                card,
+                not_a_command=lambda reply: _all_letters(reply, letters),
+            )
+            if got is None:
                 return
-            if done == "stay":
-                card = self.session.current or card  # a note edit renews the view
-                continue
-            if not reply.strip():
-                continue
+            reply, card = got
             try:
                 result = self.session.answer_choice(reply, time.monotonic() - started)
             except InvalidAnswer as exc:
@@ -249,15 +263,10 @@ class PlainDrill:
         unit = card.variant.unit if card.variant is not None else ""
         in_unit = f" (in {unit})" if unit else ""
         while True:
-            reply = self.ask(f"Your answer{in_unit}; ? gives up (u s b n q): ")
-            done = self.command(reply)
-            if done == "moved":
+            got = self.read_reply(f"Your answer{in_unit}; ? gives up (u s b n q): ", card)
+            if got is None:
                 return
-            if done == "stay":
-                card = self.session.current or card  # a note edit renews the view
-                continue
-            if not reply.strip():
-                continue
+            reply, card = got
             seconds = time.monotonic() - started
             if reply.strip() == "?":
                 verdict = self.session.give_up(seconds)
