@@ -52,6 +52,7 @@ class ParsedCard(Strict):
     related: list[Related] = Field(default_factory=list)
     problem: dict[str, Any] | None = None  # the problem block's YAML mapping, unvalidated here
     problem_line: int | None = None  # line of the opening fence
+    problem_field_lines: dict[str, int] = Field(default_factory=dict)  # field -> its line
     parent: str | None = None  # follow-ups: the parent card's key
     line: int  # line of the ``##`` heading (for a follow-up: of its ``### Follow-up``)
 

@@ -677,7 +677,9 @@ class _PackParser:
             elif name == "Related":
                 card["related"] = self.related(section, ids)
             elif name == "Problem":
-                card["problem"], card["problem_line"] = self.problem(section)
+                card["problem"], card["problem_line"], card["problem_field_lines"] = self.problem(
+                    section
+                )
             elif name == "Follow-up":
                 followup = self.followup(section, card)
         if heading.card_id is None or self.errors:
@@ -890,13 +892,16 @@ class _PackParser:
             result.append(Related(prompt=text, card=card))
         return result
 
-    def problem(self, section: _Section) -> tuple[dict[str, Any] | None, int | None]:
+    def problem(
+        self, section: _Section
+    ) -> tuple[dict[str, Any] | None, int | None, dict[str, int]]:
+        """The block's mapping, the 1-based line of its fence, and the line of each field."""
         fences = [
             b for b in section.blocks if b.kind == "fence" and b.info.split()[:1] == ["problem"]
         ]
         if not fences:
             self.error(section.line, "### Problem has no ```problem block")
-            return None, None
+            return None, None, {}
         # One error for whatever else is there: how Markdown splits it into blocks is no help.
         if other := next((b for b in section.blocks if b is not fences[0]), None):
             what = "a second ```problem block" if other in fences else "anything else"
@@ -906,11 +911,14 @@ class _PackParser:
             loaded = load_yaml(block.content)
         except YamlProblem as problem:
             self.error(block.start + 1 + problem.line, f"problem block: {problem.message}")
-            return None, block.start + 1
+            return None, block.start + 1, {}
         if not isinstance(loaded.value, dict) or not loaded.value:
             self.error(block.start, "problem block must be YAML `field: value` lines")
-            return None, block.start + 1
-        return loaded.value, block.start + 1
+            return None, block.start + 1, {}
+        fence_line = block.start + 1
+        # The YAML starts on the line after the fence; key_lines count from 0 within it.
+        field_lines = {key: fence_line + 1 + line for key, line in loaded.key_lines.items()}
+        return loaded.value, fence_line, field_lines
 
     def followup(self, section: _Section, parent: dict[str, Any]) -> ParsedCard | None:
         """A ``Q:`` paragraph and an ``A:`` paragraph (or line) -> a card of its own."""

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from engine.errors import Located
-from engine.pack_checks import extra_checks, problem_key_lines
-from engine.pack_model import PackMeta, ParsedCard, ParsedPack
+from engine.pack_checks import extra_checks
+from engine.pack_model import ParsedCard
 from engine.problems import ProblemSpecError, compile_problem, validate_problem
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -177,23 +177,14 @@ unit: ms
 
 
 def test_extra_checks_reports_path_and_line_of_the_field(tmp_path: Path) -> None:
+    """The parser records each field's line; the check points at the field (unit, line 16)."""
+    from engine.pack_parser import parse_pack
+
     path = tmp_path / "t.md"
     path.write_text(PACK_TEXT, encoding="utf-8")
-    lines = PACK_TEXT.splitlines()
-    fence = lines.index("```problem") + 1
-    assert problem_key_lines(lines, fence) == {"ask": 12, "vary": 13, "prompt": 15, "unit": 16}
-    problem = {
-        "ask": "kv_bytes_per_token",
-        "vary": {"model": "gqa"},
-        "prompt": "{model}: KV bytes per token?",
-        "unit": "ms",
-    }
-    pack = ParsedPack(
-        meta=PackMeta(pack="t", title="T", version="1"),
-        cards=[card(problem, fence)],
-        path=str(path),
-        content_hash="0",
-    )
+    pack = parse_pack(path)
+    (generated,) = [c for c in pack.cards if c.kind == "problem"]
+    assert generated.problem_field_lines == {"ask": 12, "vary": 13, "prompt": 15, "unit": 16}
     found = extra_checks(pack)
     assert [(p.line, p.path) for p in found] == [(16, str(path))]
     assert isinstance(found[0], Located)
