@@ -23,12 +23,15 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from engine.errors import UserError
 from engine.units import shorten
-
-# The newest migration in store/migrations/versions. tests/test_db.py fails if it falls behind.
-HEAD_REVISION = "0003"
+from store.location import (  # noqa: F401 - re-exported: callers import them from here
+    DB_FILENAME,
+    HEAD_REVISION,
+    data_dir,
+    resolve_url,
+    sqlite_file,
+)
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
-DB_FILENAME = "kvdrill.db"
 BUSY_TIMEOUT_MS = 5000
 SQLITE_HEADER = b"SQLite format 3\x00"
 
@@ -38,26 +41,6 @@ SQLITE_PRAGMAS = (
     f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}",
     "PRAGMA synchronous=NORMAL",
 )
-
-
-def data_dir() -> Path:
-    """The directory for kvdrill's own files: $KVDRILL_DATA_DIR, else the platform's choice."""
-    override = os.environ.get("KVDRILL_DATA_DIR")
-    if override:
-        return Path(override).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("kvdrill", appauthor=False))
-
-
-def resolve_url(cli_url: str | None) -> str:
-    """The database URL: ``--db``, then $KVDRILL_DB, then a SQLite file in the data dir."""
-    if cli_url:
-        return cli_url
-    env_url = os.environ.get("KVDRILL_DB")
-    if env_url:
-        return env_url
-    return f"sqlite:///{data_dir() / DB_FILENAME}"
 
 
 @dataclass
@@ -131,17 +114,6 @@ def open_database(url: str | None = None) -> Database:
         sessionmaker=sessionmaker(engine, expire_on_commit=False),
         path=path,
     )
-
-
-def sqlite_file(url: str) -> Path | None:
-    """The file behind a SQLite URL; None for in-memory SQLite or another database."""
-    sa_url = make_url(url)
-    if sa_url.get_backend_name() != "sqlite":
-        return None
-    database = sa_url.database or ""
-    if database in ("", ":memory:") or database.startswith("file:"):
-        return None
-    return Path(database).expanduser()
 
 
 def _prepare_sqlite_file(path: Path) -> None:
