@@ -23,10 +23,10 @@ Suspended cards, cards buried until a later day and retired cards are left out.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from engine.sm2 import NEW_CARD_EASINESS_MILLI, SESSION_REPEAT_BELOW
 
@@ -67,6 +67,57 @@ class DayCounts:
     reviews_per_day: int = DEFAULT_REVIEWS_PER_DAY
     new_done_today: int = 0
     reviews_done_today: int = 0
+
+
+def missing_parents(cards: Iterable[QueueCard]) -> set[int]:
+    """Parents of follow-ups in ``cards`` that are not among them (retired, or filtered out)."""
+    cards = list(cards)
+    present = {card.card_id for card in cards}
+    return {c.parent_id for c in cards if c.parent_id is not None and c.parent_id not in present}
+
+
+def with_seen_parents(cards: list[QueueCard], seen_parents: Iterable[int]) -> list[QueueCard]:
+    """``cards`` plus missing parents the profile has seen, as unavailable entries, so the policy
+    knows a follow-up's parent has been seen even when the parent itself cannot be shown."""
+    extra = [
+        QueueCard(card_id=parent, kind="recall", order=-1, seen=True, retired=True)
+        for parent in sorted(seen_parents)
+    ]
+    return cards + extra
+
+
+def was_new(prev_state: Mapping[str, Any] | None) -> bool:
+    """Whether the answer logged with ``prev_state`` was a card's first answer ever."""
+    return prev_state is None or not prev_state.get("reviews")
+
+
+def read_today_log(
+    answers: Iterable[tuple[int, int, bool, Mapping[str, Any] | None]],
+    new_per_day: int,
+    reviews_per_day: int,
+) -> tuple[DayCounts, set[int]]:
+    """Today's counts against the daily limits, and the cards whose last grade today was < 4.
+
+    ``answers`` are today's logged answers in the order given: card id, quality, whether the
+    answer moved the schedule, and the card's state before it (None for a new card).
+    """
+    new_done = reviews_done = 0
+    last_quality: dict[int, int] = {}
+    for card_id, quality, moved, prev_state in answers:
+        if moved:
+            if was_new(prev_state):
+                new_done += 1
+            else:
+                reviews_done += 1
+        last_quality[card_id] = quality
+    counts = DayCounts(
+        new_per_day=new_per_day,
+        reviews_per_day=reviews_per_day,
+        new_done_today=new_done,
+        reviews_done_today=reviews_done,
+    )
+    missed = {card for card, quality in last_quality.items() if quality < SESSION_REPEAT_BELOW}
+    return counts, missed
 
 
 @dataclass(frozen=True)

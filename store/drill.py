@@ -41,14 +41,14 @@ import hashlib
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from functools import cache
 from typing import Any
 
-from sqlalchemy import Select, and_, bindparam, func, select
+from sqlalchemy import TextClause, func, select, text
 from sqlalchemy.exc import OperationalError
-from sqlalchemy.orm import Session, aliased
+from sqlalchemy.orm import Session
 
 from engine.clock import now_from, study_day
 from engine.errors import UserError
@@ -56,9 +56,17 @@ from engine.problem_types import Variant, Verdict
 from engine.queue import SessionQueue, plan_day
 from engine.sm2 import PASSING_QUALITY
 from store import reviews
+from store.card_view import (  # noqa: F401 - CardView and ChoiceView are part of this interface
+    CardView,
+    ChoiceView,
+    card_view,
+    excluded_kinds,
+    problem_spec,
+)
 from store.day_queue import check_filters, queue_cards, today_log
-from store.models import Card, CardState, Note, Pack
+from store.models import Card, CardState
 from store.profiles import get_or_create_profile
+from store.queries_sql import CARD_VIEW_SQL
 
 CHOICE_RIGHT_QUALITY = 4
 CHOICE_WRONG_QUALITY = 1
@@ -72,53 +80,6 @@ class WrongCardKind(Exception):
 
 class InvalidAnswer(UserError):
     """An answer that cannot be read; the message says why in one line. Nothing was graded."""
-
-
-def problem_cards_supported() -> bool:
-    """Whether the generator and checker exist yet; until then problem cards stay out of drills.
-
-    Only looks for the modules: importing them loads sympy, which waits for the first problem.
-    """
-    from importlib.util import find_spec
-
-    return all(find_spec(name) is not None for name in ("engine.checker", "engine.generator"))
-
-
-@dataclass(frozen=True)
-class ChoiceView:
-    letter: str  # A, B, C... in the order written
-    text: str
-    correct: bool
-
-
-@dataclass(frozen=True)
-class CardView:
-    """What a screen shows of the current card. Text comes from a pack: show it literally."""
-
-    card_id: int
-    key: str  # the card's id in its pack, e.g. "kv-bytes-per-token" or "<parent>/follow-up"
-    kind: str  # recall | choice | problem | followup
-    pack_key: str
-    pack_title: str
-    title: str
-    prompt: str  # for a problem: the variant's prompt
-    answer: str = ""
-    key_numbers: list[str] = field(default_factory=list)
-    tip: str = ""
-    choices: list[ChoiceView] = field(default_factory=list)
-    explanation: str = ""
-    related: list[str] = field(default_factory=list)  # prompts of related questions
-    note: str = ""  # the learner's own note on this card
-    variant: Variant | None = None  # problems only
-    parent_title: str | None = None  # follow-ups: the card they follow
-    tags: list[str] = field(default_factory=list)
-    is_new: bool = False  # first time this card is shown to the profile
-    is_repeat: bool = False  # missed earlier today, shown again (SM-2 step 7)
-    leech: bool = False
-
-    @property
-    def correct_letters(self) -> str:
-        return "".join(choice.letter for choice in self.choices if choice.correct)
 
 
 @dataclass(frozen=True)
@@ -204,7 +165,6 @@ class DrillSession:
         self._shown: dict[int, int] = {}  # card id -> times a view was built (variant seeds)
         self._answers: list[_Answer] = []
         self._history: list[_Undoable] = []
-        self._problems = problem_cards_supported()
 
     @classmethod
     def open(
@@ -224,7 +184,6 @@ class DrillSession:
         _check_count("--new", new_limit)
         _check_count("--limit", limit, least=1)  # --new 0, not --limit 0, skips new cards
         clock = _make_clock(now)
-        excluded = () if problem_cards_supported() else ("problem",)
         with database.session() as session:
             row = get_or_create_profile(session, profile)
             today = study_day(clock(), row.rollover_hour)
@@ -237,7 +196,7 @@ class DrillSession:
                 pack=pack,
                 tag=tag,
                 lesson=lesson,
-                excluded_kinds=excluded,
+                excluded_kinds=excluded_kinds(),
             )
             profile_id, rollover, seconds = row.id, row.rollover_hour, row.answer_seconds
         plan = plan_day(cards, today, counts, new_limit=new_limit, limit=limit)
@@ -266,53 +225,31 @@ class DrillSession:
     def _build_view(self, card_id: int) -> CardView | None:
         # One plain read, no ORM session: this sits between an answer and the next card.
         with self._database.engine.connect() as connection:
-            card = connection.execute(
-                _view_query(), {"card_id": card_id, "profile_id": self.profile_id}
-            ).one()
+            row = (
+                connection.execute(
+                    _view_statement(), {"card_id": card_id, "profile_id": self.profile_id}
+                )
+                .mappings()
+                .one()
+            )
         variant = None
-        prompt = card.prompt
-        if card.kind == "problem":
-            variant = self._make_variant(card)
+        if row["kind"] == "problem":
+            variant = self._make_variant(row)
             if variant is None:
                 return None
-            prompt = variant.prompt
-        letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-        return CardView(
-            card_id=card.id,
-            key=card.key,
-            kind=card.kind,
-            pack_key=card.pack_key,
-            pack_title=card.pack_title,
-            title=card.title,
-            prompt=prompt,
-            answer=card.answer,
-            key_numbers=[_item_text(item, "text") for item in card.key_numbers or []],
-            tip=card.tip,
-            choices=[
-                ChoiceView(letters[i], str(c.get("text", "")), bool(c.get("correct")))
-                for i, c in enumerate(card.choices or [])
-            ],
-            explanation=card.explanation,
-            related=[_item_text(item, "prompt") for item in card.related or []],
-            note=card.note or "",
-            variant=variant,
-            parent_title=card.parent_title,
-            tags=list(card.tags or []),
-            is_new=not card.reviews,
-            is_repeat=self._queue.is_repeat(card_id),
-            leech=bool(card.leech),
-        )
+        return card_view(row, is_repeat=self._queue.is_repeat(card_id), variant=variant)
 
-    def _make_variant(self, card: Any) -> Variant | None:
+    def _make_variant(self, row: Any) -> Variant | None:
         from engine.generator import make_variant
 
-        shown = self._shown.get(card.id, 0)
-        self._shown[card.id] = shown + 1
+        card_id = row["id"]
+        shown = self._shown.get(card_id, 0)
+        self._shown[card_id] = shown + 1
         # A fresh variant on every showing, reproducible from the logged seed.
-        basis = f"{self.profile_id}:{card.id}:{self.today.isoformat()}:{shown}"
+        basis = f"{self.profile_id}:{card_id}:{self.today.isoformat()}:{shown}"
         seed = int.from_bytes(hashlib.sha256(basis.encode()).digest()[:8], "big") % SEED_RANGE
         try:
-            return make_variant(card.problem or {}, f"{card.pack_key}/{card.key}", seed)
+            return make_variant(problem_spec(row), f"{row['pack_key']}/{row['key']}", seed)
         except (UserError, ValueError):
             return None
 
@@ -522,47 +459,9 @@ class DrillSession:
 
 
 @cache
-def _view_query() -> Select:
-    """Everything a card view shows, in one statement, built once (building it costs more
-    than running it)."""
-    parent = aliased(Card)
-    profile_id = bindparam("profile_id")
-    return (
-        select(
-            Card.id,
-            Card.key,
-            Card.kind,
-            Card.title,
-            Card.prompt,
-            Card.answer,
-            Card.key_numbers,
-            Card.tip,
-            Card.choices,
-            Card.explanation,
-            Card.related,
-            Card.problem,
-            Card.tags,
-            Pack.key.label("pack_key"),
-            Pack.title.label("pack_title"),
-            parent.title.label("parent_title"),
-            CardState.reviews,
-            CardState.leech,
-            Note.text.label("note"),
-        )
-        .join(Pack, Pack.id == Card.pack_id)
-        .outerjoin(parent, parent.id == Card.parent_id)
-        .outerjoin(
-            CardState, and_(CardState.card_id == Card.id, CardState.profile_id == profile_id)
-        )
-        .outerjoin(Note, and_(Note.card_id == Card.id, Note.profile_id == profile_id))
-        .where(Card.id == bindparam("card_id"))
-    )
-
-
-def _item_text(item: Any, key: str) -> str:
-    if isinstance(item, dict):
-        return str(item.get(key, ""))
-    return str(item)
+def _view_statement() -> TextClause:
+    """The card-view query, prepared once (this sits on the answer path)."""
+    return text(CARD_VIEW_SQL)
 
 
 def _read_letters(text: str, count: int) -> str:

@@ -101,11 +101,6 @@ def restore_state(
     state.leech = snapshot["leech"]
 
 
-def was_new(prev_state: dict[str, Any] | None) -> bool:
-    """Whether the answer logged with ``prev_state`` was a card's first answer ever."""
-    return prev_state is None or not prev_state.get("reviews")
-
-
 def ensure_state(session: Session, profile_id: int, card_id: int) -> CardState:
     """The card's state row, created (as a new card's) if missing."""
     state = load_state(session, profile_id, card_id)

@@ -1,0 +1,140 @@
+"""The SQL that opens a session and shows a card, written once as text. Standard library only.
+
+The store runs these statements through SQLAlchemy's ``text()`` (store/day_queue.py,
+store/drill.py); the fast-start helper (app/first_card.py) runs the very same text through
+``sqlite3`` before SQLAlchemy is even imported. Rows come back as the database stores them
+(SQLite: dates as ISO text, JSON as text, booleans as 0 and 1), so the readers below accept both
+the stored and the already-decoded forms.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from datetime import date
+from typing import Any
+
+from engine.queue import QueueCard
+from engine.sm2 import NEW_CARD_EASINESS_MILLI
+
+# Every live card with the profile's schedule for it, in pack order; filters are added by
+# ``queue_cards_statement``.
+_QUEUE_CARDS = """
+SELECT cards.id, cards.kind, cards.parent_id, card_states.reviews, card_states.due_day,
+       card_states.easiness_milli, card_states.suspended, card_states.buried_until
+FROM cards
+JOIN packs ON packs.id = cards.pack_id
+LEFT OUTER JOIN card_states
+  ON card_states.card_id = cards.id AND card_states.profile_id = :profile_id
+WHERE NOT cards.retired{filters}
+ORDER BY packs.id, cards.position, cards.id
+"""
+_IN_TOPIC = (
+    "cards.id IN (SELECT card_id FROM card_topics WHERE kind = '{kind}' AND value IN ({values}))"
+)
+
+# A profile's settings by name (the fast-start helper; the store reads it through the ORM).
+PROFILE_SQL = """
+SELECT id, new_per_day, reviews_per_day, rollover_hour, answer_seconds
+FROM profiles
+WHERE name = :name
+"""
+
+TODAY_LOG_SQL = """
+SELECT card_id, quality, moved_schedule, prev_state
+FROM review_log
+WHERE profile_id = :profile_id AND study_day = :study_day
+ORDER BY id
+"""
+
+# Everything a card view shows, in one statement.
+CARD_VIEW_SQL = """
+SELECT cards.id, cards.key, cards.kind, cards.title, cards.prompt, cards.answer,
+       cards.key_numbers, cards.tip, cards.choices, cards.explanation, cards.related,
+       cards.problem, cards.tags, packs.key AS pack_key, packs.title AS pack_title,
+       parent.title AS parent_title, card_states.reviews, card_states.leech, notes.text AS note
+FROM cards
+JOIN packs ON packs.id = cards.pack_id
+LEFT OUTER JOIN cards AS parent ON parent.id = cards.parent_id
+LEFT OUTER JOIN card_states
+  ON card_states.card_id = cards.id AND card_states.profile_id = :profile_id
+LEFT OUTER JOIN notes ON notes.card_id = cards.id AND notes.profile_id = :profile_id
+WHERE cards.id = :card_id
+"""
+
+
+def _placeholders(prefix: str, values: Sequence[str], params: dict[str, Any]) -> str:
+    names = [f"{prefix}_{index}" for index in range(len(values))]
+    params.update(zip(names, values, strict=True))
+    return ", ".join(f":{name}" for name in names)
+
+
+def queue_cards_statement(
+    profile_id: int,
+    *,
+    pack: str | None = None,
+    tag: str | None = None,
+    lessons: Sequence[str] = (),
+    excluded_kinds: Collection[str] = (),
+) -> tuple[str, dict[str, Any]]:
+    """The queue query and its parameters; ``lessons`` are the spellings of one lesson number."""
+    params: dict[str, Any] = {"profile_id": profile_id}
+    filters = []
+    if pack is not None:
+        filters.append("packs.key = :pack")
+        params["pack"] = pack
+    if tag is not None:
+        filters.append(_IN_TOPIC.format(kind="tag", values=":tag"))
+        params["tag"] = tag
+    if lessons:
+        values = _placeholders("lesson", list(lessons), params)
+        filters.append(_IN_TOPIC.format(kind="lesson", values=values))
+    if excluded_kinds:
+        values = _placeholders("excluded", list(excluded_kinds), params)
+        filters.append(f"cards.kind NOT IN ({values})")
+    text = _QUEUE_CARDS.format(filters="".join(f"\n  AND {item}" for item in filters))
+    return text, params
+
+
+def stored_day(value: Any) -> date | None:
+    """A date column's value (SQLite stores ISO text)."""
+    return date.fromisoformat(value) if isinstance(value, str) else value
+
+
+def stored_json(value: Any) -> Any:
+    """A JSON column's value (SQLite stores text)."""
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def queue_cards_from_rows(
+    rows: Iterable[Sequence[Any]], missed_today: Collection[int]
+) -> list[QueueCard]:
+    """The queue query's rows as the policy's ``QueueCard`` entries, in the same order."""
+    missed = set(missed_today)
+    cards = []
+    for order, row in enumerate(rows):
+        card_id, kind, parent_id, reviews, due_day, easiness, suspended, buried_until = row
+        seen = bool(reviews)
+        cards.append(
+            QueueCard(
+                card_id=card_id,
+                kind=kind,
+                order=order,
+                parent_id=parent_id,
+                due_day=stored_day(due_day) if seen else None,
+                easiness_milli=easiness if easiness is not None else NEW_CARD_EASINESS_MILLI,
+                seen=seen,
+                missed_today=card_id in missed,
+                suspended=bool(suspended),
+                buried_until=stored_day(buried_until),
+            )
+        )
+    return cards
+
+
+def today_log_answers(
+    rows: Iterable[Sequence[Any]],
+) -> Iterator[tuple[int, int, bool, Mapping[str, Any] | None]]:
+    """The today-log query's rows as ``engine.queue.read_today_log`` takes them."""
+    for card_id, quality, moved, prev_state in rows:
+        yield card_id, quality, bool(moved), stored_json(prev_state)
