@@ -10,8 +10,8 @@ queue in between; then the screen shows the right one).
 
 The helper reads the common case with ``sqlite3`` and the pure engine alone (``fast_card_state``:
 the same SQL text, row readers and queue policy the store uses, no SQLAlchemy). A filtered drill
-or a problem card goes through the store's own session instead; anything unusual (no database
-file yet, an older schema, a new profile) is left to the app.
+a new profile or a problem card goes through the store's own session instead; no database file
+yet or an older schema is left to the app.
 
 Only the standard library is imported at module level: this runs before anything heavy.
 """
@@ -102,8 +102,8 @@ def fast_card_state(request: dict[str, Any]) -> dict[str, Any] | None:
 
     Only the common case: a SQLite file at the current schema revision, an existing profile, no
     ``--pack``/``--tag``/``--lesson``, and a first card that is not a problem (those need sympy).
-    Returns None when the file, the revision or the profile is not as expected (the app then
-    opens, migrates or creates them itself); raises ``NeedsSession`` for the other cases.
+    Returns None when there is no database file yet or its schema is older (the app creates or
+    migrates it); raises ``NeedsSession`` for the other cases.
     """
     import sqlite3
 
@@ -130,8 +130,10 @@ def fast_card_state(request: dict[str, Any]) -> dict[str, Any] | None:
     try:
         revision = connection.execute("SELECT version_num FROM alembic_version").fetchone()
         profile = connection.execute(PROFILE_SQL, {"name": request["profile"]}).fetchone()
-        if revision is None or revision[0] != HEAD_REVISION or profile is None:
-            return None
+        if revision is None or revision[0] != HEAD_REVISION:
+            return None  # the app migrates it first
+        if profile is None:
+            raise NeedsSession("a new profile: the store creates it")
         today = study_day(now_from(os.environ), profile["rollover_hour"])
         log = connection.execute(
             TODAY_LOG_SQL, {"profile_id": profile["id"], "study_day": today.isoformat()}

@@ -122,7 +122,6 @@ def test_an_empty_session_has_no_card(db, db_url: str) -> None:
 
 def test_unusual_cases_are_left_to_the_app(db, db_url: str, tmp_path) -> None:
     assert fast_card_state(request(f"sqlite:///{tmp_path / 'absent.db'}")) is None
-    assert fast_card_state({**request(db_url), "profile": "nobody"}) is None
     assert fast_card_state(request("sqlite://")) is None
     with db.engine.begin() as connection:
         connection.execute(text("UPDATE alembic_version SET version_num = '0001'"))
@@ -138,9 +137,11 @@ def test_filtered_drills_go_through_the_store(db, db_url: str, option, capsys) -
     assert capsys.readouterr().out == expected
 
 
-def test_a_lesson_drill_goes_through_the_store(db, db_url: str) -> None:
+def test_a_lesson_drill_and_a_new_profile_go_through_the_store(db, db_url: str) -> None:
     with pytest.raises(NeedsSession):
         fast_card_state(request(db_url, lesson="5"))
+    with pytest.raises(NeedsSession):
+        fast_card_state({**request(db_url), "profile": "newcomer"})
 
 
 def test_a_problem_first_card_goes_through_the_store(db, db_url: str, capsys) -> None:
