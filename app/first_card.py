@@ -9,7 +9,7 @@ worker thread and checks the card is the same one (it is, unless another kvdrill
 queue in between; then the screen shows the right one).
 
 The helper reads the common case with ``sqlite3`` and the pure engine alone (``fast_card_state``:
-the same SQL text, row readers and queue policy the store uses, no SQLAlchemy). A filtered drill
+the same SQL text, row readers and queue policy the store uses, no SQLAlchemy). A filtered drill,
 a new profile or a problem card goes through the store's own session instead; no database file
 yet or an older schema is left to the app.
 
