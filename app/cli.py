@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
         return int(func(args) or 0)
     except UserError as exc:
         # Messages can quote file names and pack text: escape what a terminal would act on.
-        from engine.pack_headings import printable
+        from engine.errors import printable
 
         lines = str(exc).split("\n")
         print(

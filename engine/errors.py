@@ -5,20 +5,34 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
+def printable(text: str) -> str:
+    """``text`` with every character a terminal could act on (ESC, bidi controls, line
+    separators...) written as an escape, so echoing a pack's text is always safe."""
+    return "".join(ch if ch.isprintable() else _escape(ch) for ch in text)
+
+
+def _escape(ch: str) -> str:
+    code = ord(ch)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
 class UserError(Exception):
     """A problem with the user's input, files or settings, described in one clear sentence."""
 
 
 @dataclass(frozen=True, order=True)
 class Located:
-    """One problem at a place in a file, printed as ``path:line: message``."""
+    """One problem at a place in a file, printed as ``path:line: message``.
+
+    Paths and messages can quote a hostile file, so the printed line escapes anything a
+    terminal would act on; every place that shows a problem (check, import, the TUI) is safe."""
 
     path: str
     line: int
     message: str
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}: {self.message}"
+        return printable(f"{self.path}:{self.line}: {self.message}")
 
 
 class PackErrors(UserError):

@@ -9,6 +9,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from engine.errors import printable
+
 ID_PATTERN = r"[a-z0-9][a-z0-9._-]*"
 MAX_ID_CHARS = 64
 MAX_TITLE_CHARS = 200
@@ -32,17 +34,6 @@ class CardHeading:
     tags: tuple[str, ...]
     title_end: int  # offset in the content where the title ends: where an id is inserted
     problems: tuple[str, ...]  # what is wrong with the heading, one message each
-
-
-def printable(text: str) -> str:
-    """``text`` with every character a terminal could act on (ESC, bidi controls, line
-    separators...) written as an escape, so echoing a pack's text is always safe."""
-    return "".join(ch if ch.isprintable() else _escape(ch) for ch in text)
-
-
-def _escape(ch: str) -> str:
-    code = ord(ch)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def shorten(text: str, limit: int = 40) -> str:

@@ -28,9 +28,8 @@ def register(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     from app.plain_text import plural
     from engine.add_ids import add_ids_to_file
-    from engine.errors import PackErrors
+    from engine.errors import PackErrors, printable
     from engine.pack_checks import extra_checks
-    from engine.pack_headings import printable
     from engine.pack_parser import check_paths
     from engine.pack_source import expand_pack_paths, paths_from_arguments
 
@@ -50,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     for pack in checked.packs:
         problems.extend(extra_checks(pack))
     for problem in sorted(problems):
-        print(printable(str(problem)))  # file names and messages may hold escape sequences
+        print(problem)
     print(
         f"{plural(len(files), 'pack')}, {plural(checked.cards, 'card')}, "
         f"{plural(len(problems), 'error')}"

@@ -104,10 +104,9 @@ def run(args) -> int:
 def _nothing_imported(exc) -> int:
     """Every problem as ``path:line: message`` on stderr, then how many; exit status 1."""
     from app.plain_text import plural
-    from engine.pack_headings import printable
 
     for problem in exc.problems:
-        print(printable(str(problem)), file=sys.stderr)
+        print(problem, file=sys.stderr)
     where = len({problem.path for problem in exc.problems})
     print(
         f"kvdrill: nothing imported: {plural(len(exc.problems), 'problem')} "
