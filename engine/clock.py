@@ -8,7 +8,7 @@ evening before. Due dates are whole study days. All datetimes here are naive loc
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, timedelta
 
 from engine.errors import UserError
 
@@ -23,11 +23,6 @@ LATEST_YEAR = 9000
 def study_day(moment: datetime, rollover_hour: int = DEFAULT_ROLLOVER_HOUR) -> date:
     """The study day ``moment`` belongs to: the calendar day, minus one before the rollover."""
     return (moment - timedelta(hours=rollover_hour)).date()
-
-
-def day_start(day: date, rollover_hour: int = DEFAULT_ROLLOVER_HOUR) -> datetime:
-    """The moment study day ``day`` begins."""
-    return datetime.combine(day, time(hour=rollover_hour))
 
 
 def parse_now(text: str) -> datetime:

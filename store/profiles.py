@@ -72,10 +72,6 @@ def get_or_create_profile(session: Session, name: str = DEFAULT_PROFILE) -> Prof
     return profile
 
 
-def list_profiles(session: Session) -> list[Profile]:
-    return list(session.scalars(select(Profile).order_by(Profile.name)))
-
-
 def profile_settings(profile: Profile) -> ProfileSettings:
     return ProfileSettings(
         new_per_day=profile.new_per_day,

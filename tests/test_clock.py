@@ -6,7 +6,7 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from engine.clock import day_start, now_from, study_day
+from engine.clock import now_from, study_day
 from engine.errors import UserError
 
 
@@ -19,7 +19,6 @@ def test_the_study_day_changes_at_the_rollover_hour_not_at_midnight() -> None:
 def test_the_rollover_hour_is_configurable() -> None:
     assert study_day(datetime(2026, 3, 11, 0, 30), rollover_hour=0) == date(2026, 3, 11)
     assert study_day(datetime(2026, 3, 11, 6, 30), rollover_hour=7) == date(2026, 3, 10)
-    assert day_start(date(2026, 3, 11), 7) == datetime(2026, 3, 11, 7, 0)
 
 
 def test_kvdrill_now_sets_the_clock() -> None:
