@@ -51,13 +51,6 @@ class HomeScreen(Screen[None]):
             )
         yield Footer()
 
-    def on_mount(self) -> None:
-        table = self.query_one("#home-packs", DataTable)
-        table.add_column("Pack", key="pack")
-        table.add_column("Due", key="due")
-        table.add_column("Unseen", key="new")
-        table.add_column("Cards", key="total")
-
     def on_screen_resume(self) -> None:
         # Also sent when the screen first shows; under a drill started from the command line
         # the home screen waits until it is uncovered, off the fast-start path.
@@ -107,7 +100,13 @@ class HomeScreen(Screen[None]):
             )
         )
         table = self.query_one("#home-packs", DataTable)
-        table.clear()
+        # Columns are rebuilt with the rows: after clear() alone, a second overview could leave
+        # the header sized for the old rows while the rows were sized for the new ones.
+        table.clear(columns=True)
+        table.add_column("Pack", key="pack")
+        table.add_column("Due", key="due")
+        table.add_column("Unseen", key="new")
+        table.add_column("Cards", key="total")
         for pack in overview.packs:
             table.add_row(
                 Text(pack.title),  # literal: DataTable reads a str as markup
