@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from test_stats import build_scenario
-from test_tui import make_app, settle
+from test_tui import make_app, settle, steady
 from textual.widgets import DataTable, Static
 
 from store.db import open_database
@@ -42,7 +42,7 @@ async def open_stats(pilot) -> None:
     await settle(pilot)
     while getattr(pilot.app.screen, "report", None) is None:
         await pilot.pause(0.01)
-    await settle(pilot)
+    await steady(pilot)
 
 
 def first_column(table: DataTable) -> list[str]:

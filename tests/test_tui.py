@@ -57,6 +57,22 @@ async def settle(pilot) -> None:
     await pilot.pause()
 
 
+async def steady(pilot, rounds: int = 50) -> None:
+    """Settle, then wait until two screenshots 20 ms apart are the same.
+
+    Some layout work (a DataTable sizing its columns to new rows) happens when the app is next
+    idle; on a loaded machine a snapshot could be taken before it. Comparing pictures waits for
+    whatever is still pending, whatever it is."""
+    await settle(pilot)
+    previous = None
+    for _ in range(rounds):
+        await pilot.pause(0.02)
+        shot = pilot.app.export_screenshot()
+        if shot == previous:
+            return
+        previous = shot
+
+
 def text_of(app, selector: str) -> str:
     widget = app.screen.query_one(selector)
     if isinstance(widget, Markdown):

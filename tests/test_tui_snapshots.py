@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_tui import import_fixture, make_app, settle
+from test_tui import import_fixture, make_app, settle, steady
 from textual.widgets import Input
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,7 +28,7 @@ async def still(pilot) -> None:
     await settle(pilot)
     for box in pilot.app.screen.query(Input):
         box.cursor_blink = False
-    await settle(pilot)
+    await steady(pilot)
 
 
 def test_home(snap_compare, db_url: str) -> None:
