@@ -8,8 +8,8 @@ import os
 import sys
 from typing import NoReturn
 
-from app.commands import COMMAND_MODULES
-from engine.errors import UserError
+from kvdrill.app.commands import COMMAND_MODULES
+from kvdrill.engine.errors import UserError
 
 
 class OneLineErrorParser(argparse.ArgumentParser):
@@ -34,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
-        module = importlib.import_module(f"app.commands.{name}")
+        module = importlib.import_module(f"kvdrill.app.commands.{name}")
         module.register(subparsers)
     return parser
 
@@ -45,14 +45,14 @@ def main(argv: list[str] | None = None) -> int:
     func = getattr(args, "func", None)
     if func is None:
         # Plain ``kvdrill`` opens the home screen.
-        from app.commands.drill import run_home
+        from kvdrill.app.commands.drill import run_home
 
         func = run_home
     try:
         return int(func(args) or 0)
     except UserError as exc:
         # Messages can quote file names and pack text: escape what a terminal would act on.
-        from engine.errors import printable
+        from kvdrill.engine.errors import printable
 
         lines = str(exc).split("\n")
         print(

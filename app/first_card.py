@@ -67,7 +67,7 @@ def start(database_url: str | None, profile: str, options: dict[str, Any]) -> Fi
     }
     try:
         process = subprocess.Popen(
-            [sys.executable, "-m", "app.first_card", json.dumps(request)],
+            [sys.executable, "-m", "kvdrill.app.first_card", json.dumps(request)],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -107,11 +107,11 @@ def fast_card_state(request: dict[str, Any]) -> dict[str, Any] | None:
     """
     import sqlite3
 
-    from engine.clock import now_from, study_day
-    from engine.queue import SessionQueue, missing_parents, plan_day, read_today_log
-    from store.card_view import card_view, excluded_kinds
-    from store.location import HEAD_REVISION, resolve_url, sqlite_file
-    from store.queries_sql import (
+    from kvdrill.engine.study.clock import now_from, study_day
+    from kvdrill.engine.study.queue import SessionQueue, missing_parents, plan_day, read_today_log
+    from kvdrill.store.card_view import card_view, excluded_kinds
+    from kvdrill.store.location import HEAD_REVISION, resolve_url, sqlite_file
+    from kvdrill.store.queries_sql import (
         CARD_VIEW_SQL,
         PROFILE_SQL,
         TODAY_LOG_SQL,
@@ -164,8 +164,8 @@ def fast_card_state(request: dict[str, Any]) -> dict[str, Any] | None:
 
 def session_card_state(request: dict[str, Any]) -> dict[str, Any] | None:
     """``card_state`` through the store (SQLAlchemy): the fallback for what the fast path skips."""
-    from store.db import open_database
-    from store.drill import DrillSession
+    from kvdrill.store.db import open_database
+    from kvdrill.store.drill import DrillSession
 
     database = open_database(request["database_url"])
     try:

@@ -18,12 +18,12 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
-from app.plain_text import markdown_to_plain, plural
-from engine.errors import PackErrors, UserError
-from engine.sm2 import parse_grade
+from kvdrill.app.plain_text import markdown_to_plain, plural
+from kvdrill.engine.errors import PackErrors, UserError
+from kvdrill.engine.study.sm2 import parse_grade
 
 if TYPE_CHECKING:
-    from store.drill import CardView, DrillSession, SessionSummary
+    from kvdrill.store.drill import CardView, DrillSession, SessionSummary
 
 COMMANDS = {
     "u": "undo",
@@ -233,7 +233,7 @@ class PlainDrill:
             return
 
     def drill_choice(self, card: CardView, started: float) -> None:
-        from store.drill import InvalidAnswer
+        from kvdrill.store.drill import InvalidAnswer
 
         letters = "".join(choice.letter for choice in card.choices)
         while True:
@@ -342,9 +342,9 @@ def _all_letters(reply: str, letters: str) -> bool:
 
 def run_plain(args, stdin: TextIO, stdout: TextIO) -> int:
     """``kvdrill drill --plain``: import the bundled decks, open today's session, drill."""
-    from store.db import open_database
-    from store.drill import DrillSession
-    from store.importer import import_bundled
+    from kvdrill.store.db import open_database
+    from kvdrill.store.drill import DrillSession
+    from kvdrill.store.importer import import_bundled
 
     database = open_database(args.db)
     try:

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from engine.stats_report import DayCount, StatsReport, TopicStats
+from kvdrill.engine.study.stats_report import DayCount, StatsReport, TopicStats
 
 SHADES = " ░▒▓█"
 BARS = " ▁▂▃▄▅▆▇█"

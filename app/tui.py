@@ -16,11 +16,11 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from app.screens.drill import DrillScreen
-from app.screens.help import HelpScreen
-from app.screens.home import HomeScreen
-from app.screens.import_ import ImportScreen
-from app.tui_data import Backend
+from kvdrill.app.screens.drill import DrillScreen
+from kvdrill.app.screens.help import HelpScreen
+from kvdrill.app.screens.home import HomeScreen
+from kvdrill.app.screens.import_ import ImportScreen
+from kvdrill.app.tui_data import Backend
 
 LIGHT_THEME = "textual-light"
 DARK_THEME = "textual-dark"
@@ -92,7 +92,7 @@ class KvdrillApp(App[None]):
 
     def action_open_stats(self) -> None:
         try:
-            from app.screens.stats import StatsScreen
+            from kvdrill.app.screens.stats import StatsScreen
         except ImportError:
             self.notify("The stats screen is not available in this build.", title="Stats")
             return

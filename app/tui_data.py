@@ -71,7 +71,7 @@ WEAK_TOPICS_SHOWN = 3
 
 def clock_now() -> datetime:
     """The app's idea of now: ``KVDRILL_NOW`` if set, else the wall clock."""
-    from engine.clock import now_from
+    from kvdrill.engine.study.clock import now_from
 
     return now_from(os.environ)
 
@@ -92,7 +92,7 @@ class Backend:
         """The open database. On first launch (no pack at all) the bundled decks go in first."""
         with self._lock:
             if self._database is None:
-                from store.db import open_database
+                from kvdrill.store.db import open_database
 
                 database = open_database(self.database_url)
                 if not self._bundled_checked and not _has_packs(database):
@@ -113,7 +113,7 @@ class Backend:
             return self._import_bundled(database)
 
     def _import_bundled(self, database: Any) -> bool:
-        from store.importer import import_bundled
+        from kvdrill.store.importer import import_bundled
 
         self._bundled_checked = True
         plan = import_bundled(database)
@@ -128,7 +128,7 @@ class Backend:
         lesson: str | None = None,
     ) -> Any:
         """A ``store.drill.DrillSession`` on today's queue."""
-        from store.drill import DrillSession
+        from kvdrill.store.drill import DrillSession
 
         return DrillSession.open(
             self.database,
@@ -143,15 +143,15 @@ class Backend:
 
     def saved_theme(self) -> str:
         """The profile's theme, ``"light"`` or ``"dark"``."""
-        from store.profiles import get_or_create_profile
+        from kvdrill.store.profiles import get_or_create_profile
 
         with self.database.session() as session:
             return get_or_create_profile(session, self.profile).theme
 
     def save_theme(self, theme: str) -> None:
         """Keep ``theme`` (``"light"`` or ``"dark"``) on the profile for the next start."""
-        from store.db import begin_write
-        from store.profiles import get_or_create_profile
+        from kvdrill.store.db import begin_write
+        from kvdrill.store.profiles import get_or_create_profile
 
         with self.database.session() as session:
             begin_write(session)
@@ -160,8 +160,8 @@ class Backend:
     def set_note_on(self, profile_id: int, card_id: int, text: str) -> None:
         """Save a note on a card already answered (the session's ``set_note`` covers the
         current card only, and after an answer the session has moved on)."""
-        from store.db import begin_write
-        from store.reviews import set_note
+        from kvdrill.store.db import begin_write
+        from kvdrill.store.reviews import set_note
 
         with self.database.session() as session:
             begin_write(session)
@@ -172,8 +172,8 @@ class Backend:
 
     def scan(self, path_text: str) -> ImportScan:
         """Parse the packs under ``path_text`` and plan their import; writes nothing."""
-        from engine.errors import PackErrors, UserError
-        from store.importer import load_packs, plan_import
+        from kvdrill.engine.errors import PackErrors, UserError
+        from kvdrill.store.importer import load_packs, plan_import
 
         path = Path(path_text).expanduser()
         if not path.exists():
@@ -190,7 +190,7 @@ class Backend:
 
     def apply(self, scan: ImportScan, progress: Callable[[int, int], None]) -> None:
         """Store the scanned packs in one transaction, reporting (done, total) as it goes."""
-        from store.importer import apply_import
+        from kvdrill.store.importer import apply_import
 
         with self.database.session() as session:
             apply_import(session, scan.packs, progress=progress)
@@ -217,7 +217,7 @@ def _topic_name(kind: str, value: str) -> str:
 def _has_packs(database: Any) -> bool:
     from sqlalchemy import select
 
-    from store.models import Pack
+    from kvdrill.store.models import Pack
 
     with database.session() as session:
         return session.scalar(select(Pack.id).limit(1)) is not None
@@ -227,13 +227,13 @@ def load_overview(database: Any, profile_name: str, now: datetime) -> Overview:
     """Due and new cards per pack, today's reviews and the streak, for the home screen."""
     from sqlalchemy import func, select
 
-    from engine.clock import study_day
-    from engine.queue import is_available
-    from engine.stats_report import streak
-    from store.day_queue import queue_cards, today_log
-    from store.models import Card, Pack, ReviewLog
-    from store.profiles import get_or_create_profile
-    from store.stats import topic_stats
+    from kvdrill.engine.study.clock import study_day
+    from kvdrill.engine.study.queue import is_available
+    from kvdrill.engine.study.stats_report import streak
+    from kvdrill.store.day_queue import queue_cards, today_log
+    from kvdrill.store.models import Card, Pack, ReviewLog
+    from kvdrill.store.profiles import get_or_create_profile
+    from kvdrill.store.stats import topic_stats
 
     with database.session() as session:
         profile = get_or_create_profile(session, profile_name)

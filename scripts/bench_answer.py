@@ -22,10 +22,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sqlalchemy import insert  # noqa: E402
 
-from store.db import open_database  # noqa: E402
-from store.drill import DrillSession  # noqa: E402
-from store.models import Card, CardState, CardTopic, Pack  # noqa: E402
-from store.profiles import get_or_create_profile, update_profile_settings  # noqa: E402
+from kvdrill.store.db import open_database  # noqa: E402
+from kvdrill.store.drill import DrillSession  # noqa: E402
+from kvdrill.store.models import Card, CardState, CardTopic, Pack  # noqa: E402
+from kvdrill.store.profiles import get_or_create_profile, update_profile_settings  # noqa: E402
 
 NOW = datetime(2026, 3, 10, 9, 0)
 TODAY = date(2026, 3, 10)

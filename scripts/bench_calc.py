@@ -55,9 +55,11 @@ def main() -> int:
         print(f"kvdrill calc {' '.join(argv)}: median {median * 1e3:.0f} ms of {args.runs} runs")
 
     start = time.perf_counter()
-    from engine import formulas
+    from kvdrill.engine import formulas
 
-    print(f"import engine.formulas (sympy): {(time.perf_counter() - start) * 1e3:.0f} ms")
+    print(
+        f"import kvdrill.engine.capacity.formulas (sympy): {(time.perf_counter() - start) * 1e3:.0f} ms"
+    )
     inputs = formulas.inputs_from(
         "llama-3.1-8b",
         "h100-sxm",

@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine.problem_types import Variant  # noqa: E402
+from kvdrill.engine.problems.types import Variant  # noqa: E402
 
 GQA = {"formula": "kv_bytes_per_token", "heads": 32, "kv_heads": 8, "tp": 1, "dtype_bytes": 2}
 
@@ -58,7 +58,7 @@ def main() -> int:
     args = parser.parse_args()
 
     start = time.perf_counter()
-    from engine.checker import check_answer
+    from kvdrill.engine.problems.checker import check_answer
 
     check_answer(CASES[0][0], "128 KiB")
     first_ms = (time.perf_counter() - start) * 1000

@@ -29,10 +29,10 @@ def main() -> int:
     args = parser.parse_args()
 
     start = time.perf_counter()
-    from engine.checker import check_answer
-    from engine.generator import make_variant
-    from engine.pack_parser import parse_paths
-    from engine.units import format_quantity
+    from kvdrill.engine.capacity.units import format_quantity
+    from kvdrill.engine.packs.parser import parse_paths
+    from kvdrill.engine.problems.checker import check_answer
+    from kvdrill.engine.problems.generator import make_variant
 
     packs, problems = parse_paths(args.packs)
     if problems:

@@ -21,8 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from store.db import open_database  # noqa: E402
-from store.importer import apply_import, import_bundled, load_packs  # noqa: E402
+from kvdrill.store.db import open_database  # noqa: E402
+from kvdrill.store.importer import apply_import, import_bundled, load_packs  # noqa: E402
 
 
 def timed(action: Callable[[], object]) -> tuple[float, object]:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.pack_parser import parse_pack  # noqa: E402
+from kvdrill.engine.packs.parser import parse_pack  # noqa: E402
 
 FRONT_MATTER = "---\npack: bench\ntitle: Benchmark\nversion: 1\nlessons: [5, 7]\n---\n\n"
 

@@ -41,7 +41,7 @@ def report(name: str, times: list[float]) -> None:
 async def screen_time(url: str) -> float:
     from textual.app import App
 
-    from app.screens.stats import StatsScreen
+    from kvdrill.app.screens.stats import StatsScreen
 
     class Harness(App):
         def on_mount(self) -> None:
@@ -75,7 +75,7 @@ def main() -> None:
         timed(lambda: subprocess.run(command, env=env, check=True, capture_output=True), args.runs),
     )
 
-    from store.stats import load_report
+    from kvdrill.store.stats import load_report
 
     report("report built in-process", timed(lambda: load_report(url, "default"), args.runs))
     report(

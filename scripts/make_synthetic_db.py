@@ -30,8 +30,8 @@ MISTAKES = [
 
 
 def build(path: Path, cards: int, reviews: int, days: int, today: date) -> None:
-    from store import rollups
-    from store.db import open_database
+    from kvdrill.store import rollups
+    from kvdrill.store.db import open_database
 
     if path.exists():
         path.unlink()

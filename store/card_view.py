@@ -10,10 +10,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from store.queries_sql import stored_json
+from kvdrill.store.queries_sql import stored_json
 
 if TYPE_CHECKING:
-    from engine.problem_types import Variant
+    from kvdrill.engine.problems.types import Variant
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -25,7 +25,10 @@ def problem_cards_supported() -> bool:
     """
     from importlib.util import find_spec
 
-    return all(find_spec(name) is not None for name in ("engine.checker", "engine.generator"))
+    return all(
+        find_spec(name) is not None
+        for name in ("kvdrill.engine.problems.checker", "kvdrill.engine.problems.generator")
+    )
 
 
 def excluded_kinds() -> tuple[str, ...]:

@@ -1,4 +1,4 @@
-"""The store queries that feed the queue policy in engine/queue.py.
+"""The store queries that feed the queue policy in engine/study/queue.py.
 
 One query reads every live card with its schedule for the profile, one reads today's log; the
 policy then decides. Narrowing by ``--pack``, ``--tag`` and ``--lesson`` happens in SQL. The
@@ -13,16 +13,16 @@ from datetime import date
 from sqlalchemy import Select, select, text
 from sqlalchemy.orm import Session
 
-from engine.errors import UserError
-from engine.queue import (
+from kvdrill.engine.errors import UserError
+from kvdrill.engine.study.queue import (
     DayCounts,
     QueueCard,
     missing_parents,
     read_today_log,
     with_seen_parents,
 )
-from store.models import CardState, CardTopic, Pack, Profile
-from store.queries_sql import (
+from kvdrill.store.models import CardState, CardTopic, Pack, Profile
+from kvdrill.store.queries_sql import (
     TODAY_LOG_SQL,
     queue_cards_from_rows,
     queue_cards_statement,

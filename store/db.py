@@ -21,9 +21,9 @@ from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError
 from sqlalchemy.orm import Session, sessionmaker
 
-from engine.errors import UserError
-from engine.units import shorten
-from store.location import (  # noqa: F401 - re-exported: callers import them from here
+from kvdrill.engine.capacity.units import shorten
+from kvdrill.engine.errors import UserError
+from kvdrill.store.location import (  # noqa: F401 - re-exported: callers import them from here
     DB_FILENAME,
     HEAD_REVISION,
     data_dir,

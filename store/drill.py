@@ -32,7 +32,7 @@ clock). A wrong kind of call for the current card (``grade`` on a problem, say) 
 whose message is the one-line reason), and the card stays current.
 
 Multiple choice grades itself: all correct letters and no wrong one is quality 4 (Good),
-anything else 1 (Again). A problem's quality comes from engine/checker.py.
+anything else 1 (Again). A problem's quality comes from engine/problems/checker.py.
 """
 
 from __future__ import annotations
@@ -50,23 +50,23 @@ from sqlalchemy import TextClause, func, select, text
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
-from engine.clock import now_from, study_day
-from engine.errors import UserError
-from engine.problem_types import Variant, Verdict
-from engine.queue import SessionQueue, plan_day
-from engine.sm2 import PASSING_QUALITY
-from store import reviews
-from store.card_view import (  # noqa: F401 - CardView and ChoiceView are part of this interface
+from kvdrill.engine.errors import UserError
+from kvdrill.engine.problems.types import Variant, Verdict
+from kvdrill.engine.study.clock import now_from, study_day
+from kvdrill.engine.study.queue import SessionQueue, plan_day
+from kvdrill.engine.study.sm2 import PASSING_QUALITY
+from kvdrill.store import reviews
+from kvdrill.store.card_view import (  # noqa: F401 - CardView and ChoiceView are part of this interface
     CardView,
     ChoiceView,
     card_view,
     excluded_kinds,
     problem_spec,
 )
-from store.day_queue import check_filters, queue_cards, today_log
-from store.models import Card, CardState
-from store.profiles import get_or_create_profile
-from store.queries_sql import CARD_VIEW_SQL
+from kvdrill.store.day_queue import check_filters, queue_cards, today_log
+from kvdrill.store.models import Card, CardState
+from kvdrill.store.profiles import get_or_create_profile
+from kvdrill.store.queries_sql import CARD_VIEW_SQL
 
 CHOICE_RIGHT_QUALITY = 4
 CHOICE_WRONG_QUALITY = 1
@@ -178,7 +178,7 @@ class DrillSession:
         limit: int | None = None,
         lesson: str | None = None,
     ) -> DrillSession:
-        """Today's session: plan the queue from the store (see engine/queue.py for the rules).
+        """Today's session: plan the queue from the store (see engine/study/queue.py for the rules).
 
         ``lesson`` takes a lesson number as typed, ``"5"`` or ``"05"``."""
         _check_count("--new", new_limit)
@@ -240,7 +240,7 @@ class DrillSession:
         return card_view(row, is_repeat=self._queue.is_repeat(card_id), variant=variant)
 
     def _make_variant(self, row: Any) -> Variant | None:
-        from engine.generator import make_variant
+        from kvdrill.engine.problems.generator import make_variant
 
         card_id = row["id"]
         shown = self._shown.get(card_id, 0)
@@ -281,7 +281,7 @@ class DrillSession:
 
     def answer_problem(self, typed: str, seconds: float = 0.0) -> Verdict:
         """Check a typed answer; graded unless unreadable (then the card stays current)."""
-        from engine.checker import check_answer
+        from kvdrill.engine.problems.checker import check_answer
 
         view = self._require("problem")
         assert view.variant is not None
@@ -292,7 +292,7 @@ class DrillSession:
 
     def give_up(self, seconds: float = 0.0) -> Verdict:
         """Give up on the current problem: graded 0, the verdict carries the worked solution."""
-        from engine.checker import give_up
+        from kvdrill.engine.problems.checker import give_up
 
         view = self._require("problem")
         assert view.variant is not None
@@ -339,7 +339,7 @@ class DrillSession:
 
     def _write(self, action: Callable[[Session], Any]) -> Any:
         """Run ``action`` in one write transaction; retry once if another process held the lock."""
-        from store.db import begin_write
+        from kvdrill.store.db import begin_write
 
         for attempt in (1, 2):
             try:

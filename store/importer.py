@@ -16,21 +16,22 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import delete, insert, select, tuple_, update
 from sqlalchemy.orm import Session
 
-import store
-from engine.clock import now_from
-from engine.errors import Located, PackErrors
-from engine.pack_checks import extra_checks
-from engine.pack_model import ParsedCard, ParsedPack
-from store.db import Database, begin_write
-from store.models import Card, CardTopic, Pack, Setting
+from kvdrill.engine.errors import Located, PackErrors
+from kvdrill.engine.packs.checks import extra_checks
+from kvdrill.engine.packs.model import ParsedCard, ParsedPack
+from kvdrill.engine.study.clock import now_from
+from kvdrill.store.db import Database, begin_write
+from kvdrill.store.models import Card, CardTopic, Pack, Setting
 
-BUNDLED_DECKS = Path(store.__file__).resolve().parent.parent / "decks"
+# The decks ship inside the package (kvdrill.decks); an installed wheel keeps them as plain files.
+BUNDLED_DECKS = Path(str(resources.files("kvdrill.decks")))
 BUNDLED_HASH_KEY = "bundled_decks_hash"
 # Part of the bundled hash: bump it when the importer stores cards differently, so the bundled
 # decks are stored again on the next start.
@@ -192,7 +193,7 @@ def _check_packs(session: Session, packs: list[ParsedPack], *, bundled: bool) ->
 
 def pack_files(paths: list[Path]) -> tuple[list[Path], list[Located]]:
     """The pack files named by ``paths`` (directories searched), and any path that is missing."""
-    from engine.pack_source import expand_pack_paths
+    from kvdrill.engine.packs.source import expand_pack_paths
 
     return expand_pack_paths(paths)
 
@@ -202,7 +203,7 @@ def load_packs(paths: list[Path], progress: Progress | None = None) -> list[Pars
 
     ``progress`` hears (files done, files in all) as parsing goes.
     """
-    from engine.pack_parser import parse_paths
+    from kvdrill.engine.packs.parser import parse_paths
 
     files, problems = pack_files(paths)
     packs: list[ParsedPack] = []
@@ -459,7 +460,7 @@ def bundled_pack_files(decks: Path = BUNDLED_DECKS) -> list[Path]:
 
 def bundled_pack_keys(decks: Path = BUNDLED_DECKS) -> set[str]:
     """The pack ids of the bundled decks, read from their files."""
-    from engine.pack_parser import parse_pack
+    from kvdrill.engine.packs.parser import parse_pack
 
     keys = set()
     for path in bundled_pack_files(decks):

@@ -9,10 +9,10 @@ from dataclasses import dataclass, fields
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from engine.clock import now_from
-from engine.errors import UserError
-from engine.units import shorten
-from store.models import Profile
+from kvdrill.engine.capacity.units import shorten
+from kvdrill.engine.errors import UserError
+from kvdrill.engine.study.clock import now_from
+from kvdrill.store.models import Profile
 
 DEFAULT_PROFILE = "default"
 PROFILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")

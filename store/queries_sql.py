@@ -14,8 +14,8 @@ from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from datetime import date
 from typing import Any
 
-from engine.queue import QueueCard
-from engine.sm2 import NEW_CARD_EASINESS_MILLI
+from kvdrill.engine.study.queue import QueueCard
+from kvdrill.engine.study.sm2 import NEW_CARD_EASINESS_MILLI
 
 # Every live card with the profile's schedule for it, in pack order; filters are added by
 # ``queue_cards_statement``.

@@ -25,11 +25,11 @@ from typing import Any
 from sqlalchemy import bindparam, delete, select
 from sqlalchemy.orm import Session
 
-from engine.clock import study_day
-from engine.errors import UserError
-from engine.problem_types import Variant, Verdict
-from engine.sm2 import PASSING_QUALITY, Sm2State, review
-from store.models import Card, CardState, Note, Pack, ReviewLog
+from kvdrill.engine.errors import UserError
+from kvdrill.engine.problems.types import Variant, Verdict
+from kvdrill.engine.study.clock import study_day
+from kvdrill.engine.study.sm2 import PASSING_QUALITY, Sm2State, review
+from kvdrill.store.models import Card, CardState, Note, Pack, ReviewLog
 
 LEECH_LAPSES = 8
 

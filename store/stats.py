@@ -13,7 +13,7 @@ from datetime import date, timedelta
 from sqlalchemy import and_, case, func, select
 from sqlalchemy.orm import Session
 
-from engine.stats_report import (
+from kvdrill.engine.study.stats_report import (
     DayCount,
     MistakeStats,
     StatsReport,
@@ -24,7 +24,7 @@ from engine.stats_report import (
     streak,
     weak_score,
 )
-from store.models import (
+from kvdrill.store.models import (
     Card,
     CardState,
     CardTopic,
@@ -427,9 +427,9 @@ def load_report(database_url: str | None, profile_name: str, window_days: int = 
     """Open the database and build the report for a profile's current study day."""
     import os
 
-    from engine.clock import now_from, study_day
-    from store.db import open_database
-    from store.profiles import get_or_create_profile
+    from kvdrill.engine.study.clock import now_from, study_day
+    from kvdrill.store.db import open_database
+    from kvdrill.store.profiles import get_or_create_profile
 
     database = open_database(database_url)
     try:

@@ -6,7 +6,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from store.models import Card, CardTopic, Pack
+from kvdrill.store.models import Card, CardTopic, Pack
 
 CREATED = datetime(2026, 1, 1, 9, 0)
 
@@ -54,8 +54,8 @@ FIXTURE_PACKS = Path(__file__).resolve().parent / "fixtures" / "packs" / "sm2"
 
 def import_fixture_pack(database) -> None:
     """Import tests/fixtures/packs/sm2 through the real parser and importer."""
-    from engine.pack_parser import parse_paths
-    from store.importer import apply_import
+    from kvdrill.engine.packs.parser import parse_paths
+    from kvdrill.store.importer import apply_import
 
     packs, problems = parse_paths([FIXTURE_PACKS])
     assert not problems, problems

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.answers import AnswerError, read_answer, read_typed_answer
-from engine.units import parse_unit
+from kvdrill.engine.capacity.units import parse_unit
+from kvdrill.engine.problems.answers import AnswerError, read_answer, read_typed_answer
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from app.cli import main
+from kvdrill.app.cli import main
 
 KiB, MiB, GiB, GB = 2**10, 2**20, 2**30, 1e9
 
@@ -330,7 +330,7 @@ def test_list_names_every_quantity(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_compute_api_evaluates_and_solves_without_the_cli() -> None:
-    from engine.formula_compute import compute, symbol_value
+    from kvdrill.engine.capacity.compute import compute, symbol_value
 
     assert symbol_value("pool", "54.8GiB") == ("kv_pool_bytes", 54.8 * GiB)
     plain = compute("kv_bytes_per_token", model="deepseek-v3")

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import main
-from engine.catalog import (
+from kvdrill.app.cli import main
+from kvdrill.engine.capacity.catalog import (
     DTYPES,
     ModelSpec,
     get_dtype,
@@ -18,7 +18,7 @@ from engine.catalog import (
     load_entries,
     models,
 )
-from engine.errors import UserError
+from kvdrill.engine.errors import UserError
 
 MODEL_IDS = {
     "llama-2-7b",

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import main
-from engine.add_ids import add_missing_ids
-from engine.errors import Located
+from kvdrill.app.cli import main
+from kvdrill.engine.errors import Located
+from kvdrill.engine.packs.add_ids import add_missing_ids
 
 PACKS = Path(__file__).parent / "fixtures" / "packs"
 VIETNAMESE = PACKS / "vi" / "bo-nho-va-dung-luong.md"
@@ -149,7 +149,7 @@ def test_what_extra_checks_finds_is_reported(
         seen.append(parsed.meta.pack)
         return [Located(parsed.path, 9, "claim kv_bytes_per_token: the card states 1 KiB")]
 
-    monkeypatch.setattr("engine.pack_checks.extra_checks", fake_extra_checks)
+    monkeypatch.setattr("kvdrill.engine.packs.checks.extra_checks", fake_extra_checks)
     code, out = check(capsys, str(good))
     assert seen == ["demo"]
     assert (code, out) == (

@@ -7,8 +7,8 @@ import copy
 
 import pytest
 
-from engine.checker import RULES, check_answer, give_up
-from engine.problem_types import Variant
+from kvdrill.engine.problems.checker import RULES, check_answer, give_up
+from kvdrill.engine.problems.types import Variant
 
 GQA = {
     "formula": "kv_bytes_per_token",

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.claims import ClaimError, claim_problem, parse_claim, verify_claims
-from engine.pack_model import KeyNumber, PackMeta, ParsedCard, ParsedPack
+from kvdrill.engine.packs.claims import ClaimError, claim_problem, parse_claim, verify_claims
+from kvdrill.engine.packs.model import KeyNumber, PackMeta, ParsedCard, ParsedPack
 
 DECKS = Path(__file__).resolve().parent.parent / "decks"
 
@@ -124,7 +124,7 @@ def test_verify_claims_reports_path_and_line_of_the_wrong_one() -> None:
 
 
 def test_bundled_packs_claims_all_hold() -> None:
-    from engine.pack_parser import parse_paths
+    from kvdrill.engine.packs.parser import parse_paths
 
     packs, _ = parse_paths([DECKS])
     assert packs, "no bundled pack parsed"

@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from app.cli import main
-from app.commands import COMMAND_MODULES
+from kvdrill.app.cli import main
+from kvdrill.app.commands import COMMAND_MODULES
 
 
 def test_help_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
@@ -40,7 +40,6 @@ def test_a_hostile_file_name_in_an_error_reaches_the_terminal_escaped(
     err = capsys.readouterr().err
     assert "\x1b" not in err
     assert "evil\\x1b[2J.md" in err
-
 
 
 @pytest.mark.parametrize("argv", [[], ["drill"]])

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import main
+from kvdrill.app.cli import main
 
 DECKS = Path(__file__).resolve().parent.parent / "decks"
 

@@ -6,8 +6,8 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from engine.clock import now_from, study_day
-from engine.errors import UserError
+from kvdrill.engine.errors import UserError
+from kvdrill.engine.study.clock import now_from, study_day
 
 
 def test_the_study_day_changes_at_the_rollover_hour_not_at_midnight() -> None:

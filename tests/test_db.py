@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select, text
 
-from engine.errors import UserError
-from store.db import HEAD_REVISION, MIGRATIONS_DIR, open_database, resolve_url
-from store.models import Base, Pack, Profile, Setting
+from kvdrill.engine.errors import UserError
+from kvdrill.store.db import HEAD_REVISION, MIGRATIONS_DIR, open_database, resolve_url
+from kvdrill.store.models import Base, Pack, Profile, Setting
 
 
 def sqlite_url(path: Path) -> str:
@@ -228,7 +228,7 @@ def test_two_processes_opening_a_new_database_at_once_migrate_it_once(tmp_path: 
 
 
 def test_profiles_are_created_once_with_default_settings(db_url: str) -> None:
-    from store.profiles import get_or_create_profile, profile_settings
+    from kvdrill.store.profiles import get_or_create_profile, profile_settings
 
     database = open_database(db_url)
     with database.session() as session:
@@ -240,7 +240,11 @@ def test_profiles_are_created_once_with_default_settings(db_url: str) -> None:
 
 
 def test_profile_settings_are_checked_and_kept(db_url: str) -> None:
-    from store.profiles import get_or_create_profile, profile_settings, update_profile_settings
+    from kvdrill.store.profiles import (
+        get_or_create_profile,
+        profile_settings,
+        update_profile_settings,
+    )
 
     database = open_database(db_url)
     with database.session() as session:
@@ -258,7 +262,7 @@ def test_profile_settings_are_checked_and_kept(db_url: str) -> None:
 
 
 def test_a_strange_profile_name_is_refused(db_url: str) -> None:
-    from store.profiles import get_or_create_profile
+    from kvdrill.store.profiles import get_or_create_profile
 
     database = open_database(db_url)
     with pytest.raises(UserError, match="not a usable profile name"), database.session() as s:
@@ -284,7 +288,7 @@ def test_opening_an_up_to_date_database_does_not_load_alembic(db_url: str) -> No
 
     open_database(db_url).close()
     probe = (
-        "import sys; from store.db import open_database; "
+        "import sys; from kvdrill.store.db import open_database; "
         f"open_database({db_url!r}); print('alembic' in sys.modules)"
     )
     result = subprocess.run(

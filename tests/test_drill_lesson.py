@@ -12,12 +12,12 @@ from test_stats_screen import open_stats, stats_db  # noqa: F401 - stats_db is a
 from test_tui import make_app, settle
 from textual.widgets import DataTable
 
-from app.cli import main
-from engine.errors import UserError
-from store.day_queue import check_filters, queue_cards
-from store.db import open_database
-from store.models import Card, CardTopic, Pack
-from store.profiles import get_or_create_profile
+from kvdrill.app.cli import main
+from kvdrill.engine.errors import UserError
+from kvdrill.store.day_queue import check_filters, queue_cards
+from kvdrill.store.db import open_database
+from kvdrill.store.models import Card, CardTopic, Pack
+from kvdrill.store.profiles import get_or_create_profile
 
 EXAMPLE_PACK = Path(__file__).parent / "fixtures" / "packs" / "good"
 
@@ -25,8 +25,8 @@ EXAMPLE_PACK = Path(__file__).parent / "fixtures" / "packs" / "good"
 @pytest.fixture
 def example_db(db_url: str) -> str:
     """tests/fixtures/packs/good: the pack draws on lessons 5 and 7, one card also on 17."""
-    from engine.pack_parser import parse_paths
-    from store.importer import apply_import
+    from kvdrill.engine.packs.parser import parse_paths
+    from kvdrill.store.importer import apply_import
 
     database = open_database(db_url)
     packs, errors = parse_paths([EXAMPLE_PACK])
@@ -79,7 +79,7 @@ def test_plain_drill_of_one_lesson_asks_only_its_cards(
 ) -> None:
     monkeypatch.setenv("KVDRILL_NOW", "2026-03-10T09:00")
     # Bundled decks also draw on lesson 17: point the bundled import at nothing.
-    monkeypatch.setattr("store.importer.import_bundled", lambda database: None)
+    monkeypatch.setattr("kvdrill.store.importer.import_bundled", lambda database: None)
     monkeypatch.setattr(sys, "stdin", io.StringIO("\n4\n" * 10))
     assert main(["--db", example_db, "drill", "--plain", "--lesson", "17"]) == 0
     out = capsys.readouterr().out

@@ -11,10 +11,10 @@ from drill_helpers import add_pack, import_fixture_pack, recall_cards
 from sqlalchemy import func, select
 from sqlalchemy.exc import OperationalError
 
-from engine.errors import UserError
-from store.db import open_database
-from store.drill import DrillSession, InvalidAnswer, WrongCardKind
-from store.models import ReviewLog
+from kvdrill.engine.errors import UserError
+from kvdrill.store.db import open_database
+from kvdrill.store.drill import DrillSession, InvalidAnswer, WrongCardKind
+from kvdrill.store.models import ReviewLog
 
 DAY1 = datetime(2026, 3, 10, 9, 0)
 DAY2 = datetime(2026, 3, 11, 9, 0)
@@ -284,7 +284,7 @@ def log_rows(db) -> int:
 
 
 def test_a_locked_database_is_retried_once(db, monkeypatch) -> None:
-    import store.db
+    from kvdrill import store
 
     real = store.db.begin_write
     failures = [locked_error()]
@@ -301,7 +301,7 @@ def test_a_locked_database_is_retried_once(db, monkeypatch) -> None:
 
 
 def test_a_database_that_stays_locked_is_one_line_and_keeps_the_card(db, monkeypatch) -> None:
-    import store.db
+    from kvdrill import store
 
     def always_locked(session) -> None:
         raise locked_error()

@@ -12,8 +12,8 @@ import sys
 
 import pytest
 
-from app.cli import main
-from app.commands.calc import EPILOG
+from kvdrill.app.cli import main
+from kvdrill.app.commands.calc import EPILOG
 
 HELP_EXAMPLES = [
     line.strip().removeprefix("kvdrill ")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import main
+from kvdrill.app.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 VI_PACK = ROOT / "tests" / "fixtures" / "packs" / "vi"

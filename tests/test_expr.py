@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import sympy
 
-from engine.expr import FormulaError, parse_condition, parse_formula
+from kvdrill.engine.capacity.expr import FormulaError, parse_condition, parse_formula
 
 NAMES = ["layers", "kv_heads", "head_dim", "dtype_bytes", "tokens", "x", "y"]
 

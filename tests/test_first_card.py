@@ -13,13 +13,13 @@ from drill_helpers import import_fixture_pack
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
-from app.first_card import NeedsSession, card_state, fast_card_state, main
-from store import reviews
-from store.db import open_database
-from store.drill import DrillSession
-from store.location import sqlite_file
-from store.models import Card
-from store.profiles import get_or_create_profile
+from kvdrill.app.first_card import NeedsSession, card_state, fast_card_state, main
+from kvdrill.store import reviews
+from kvdrill.store.db import open_database
+from kvdrill.store.drill import DrillSession
+from kvdrill.store.location import sqlite_file
+from kvdrill.store.models import Card
+from kvdrill.store.profiles import get_or_create_profile
 
 ROOT = Path(__file__).resolve().parent.parent
 DAY1 = datetime(2026, 3, 10, 9, 0)
@@ -167,7 +167,7 @@ def test_a_follow_up_of_a_retired_card_goes_through_the_store(db, db_url: str, c
 def test_the_helper_process_imports_nothing_heavy(db, db_url: str) -> None:
     probe = (
         "import json, sys\n"
-        "from app.first_card import fast_card_state\n"
+        "from kvdrill.app.first_card import fast_card_state\n"
         "state = fast_card_state(json.loads(sys.argv[1]))\n"
         f"heavy = [name for name in {HEAVY!r} if name in sys.modules]\n"
         "print(json.dumps({'key': state['card']['key'], 'heavy': heavy}))\n"
@@ -184,7 +184,7 @@ def test_the_helper_process_imports_nothing_heavy(db, db_url: str) -> None:
 
 def test_the_helper_process_prints_the_sessions_first_card(db, db_url: str) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "app.first_card", json.dumps(request(db_url))],
+        [sys.executable, "-m", "kvdrill.app.first_card", json.dumps(request(db_url))],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.catalog import get_model
-from engine.errors import UserError
-from engine.formulas import (
+from kvdrill.engine.capacity.catalog import get_model
+from kvdrill.engine.capacity.formulas import (
     FORMULAS,
     QUANTITIES,
     SYMBOLS,
@@ -21,6 +20,7 @@ from engine.formulas import (
     solve_for,
     variant_for,
 )
+from kvdrill.engine.errors import UserError
 
 KiB, MiB, GiB, GB = 2**10, 2**20, 2**30, 1e9
 

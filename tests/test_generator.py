@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.checker import check_answer
-from engine.errors import UserError
-from engine.formulas import inputs_from
-from engine.generator import make_variant
+from kvdrill.engine.capacity.formulas import inputs_from
+from kvdrill.engine.errors import UserError
+from kvdrill.engine.problems.checker import check_answer
+from kvdrill.engine.problems.generator import make_variant
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -56,7 +56,7 @@ def test_seeds_and_ids_spread_over_the_choices() -> None:
 SCRIPT = """
 import json, sys
 from dataclasses import asdict
-from engine.generator import make_variant
+from kvdrill.engine.problems.generator import make_variant
 template, seeds = json.loads(sys.argv[1]), range(5)
 print(json.dumps([asdict(make_variant(template, "p/fit", s)) for s in seeds], sort_keys=True))
 """

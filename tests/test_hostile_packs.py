@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.errors import PackErrors
-from engine.pack_model import MAX_PACK_BYTES
-from engine.pack_parser import parse_pack, parse_pack_text, parse_paths
-from engine.pack_source import MAX_PACK_LINES
+from kvdrill.engine.errors import PackErrors
+from kvdrill.engine.packs.model import MAX_PACK_BYTES
+from kvdrill.engine.packs.parser import parse_pack, parse_pack_text, parse_paths
+from kvdrill.engine.packs.source import MAX_PACK_LINES
 
 HOSTILE = Path(__file__).parent / "fixtures" / "packs" / "hostile"
 FRONT = "---\npack: demo\ntitle: Demo\nversion: 1\n---\n\n"

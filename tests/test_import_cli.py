@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
-from app.cli import main
-from app.commands.import_ import ProgressLine
-from store.db import open_database
-from store.importer import import_bundled
-from store.models import Card, CardState, Pack, ReviewLog, Setting
-from store.profiles import get_or_create_profile
+from kvdrill.app.cli import main
+from kvdrill.app.commands.import_ import ProgressLine
+from kvdrill.store.db import open_database
+from kvdrill.store.importer import import_bundled
+from kvdrill.store.models import Card, CardState, Pack, ReviewLog, Setting
+from kvdrill.store.profiles import get_or_create_profile
 
 DECKS = Path(__file__).resolve().parent.parent / "decks"
 
@@ -211,7 +211,7 @@ def test_bundled_decks_import_once_then_only_when_they_change(db_url: str, tmp_p
 
 
 def test_bundled_decks_parse_cleanly() -> None:
-    from store.importer import bundled_pack_files, load_packs
+    from kvdrill.store.importer import bundled_pack_files, load_packs
 
     files = bundled_pack_files()
     assert files, "no bundled decks found"

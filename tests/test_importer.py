@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
-from engine.errors import PackErrors
-from engine.pack_model import Choice, KeyNumber, PackMeta, ParsedCard, ParsedPack
-from store.db import Database, open_database
-from store.importer import apply_import, plan_import
-from store.models import Card, CardState, CardTopic, Pack, ReviewLog
-from store.profiles import get_or_create_profile
+from kvdrill.engine.errors import PackErrors
+from kvdrill.engine.packs.model import Choice, KeyNumber, PackMeta, ParsedCard, ParsedPack
+from kvdrill.store.db import Database, open_database
+from kvdrill.store.importer import apply_import, plan_import
+from kvdrill.store.models import Card, CardState, CardTopic, Pack, ReviewLog
+from kvdrill.store.profiles import get_or_create_profile
 
 
 def recall(key: str, answer: str = "An answer.", **fields) -> ParsedCard:

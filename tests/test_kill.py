@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from drill_helpers import add_pack, import_fixture_pack, recall_cards
 
-from store.db import open_database
+from kvdrill.store.db import open_database
 
 ROOT = Path(__file__).resolve().parent.parent
 CARD_HEADER = re.compile(r"── \[(\d+)/")

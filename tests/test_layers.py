@@ -15,14 +15,20 @@ FORBIDDEN = {
 }
 
 
+def layer_of(module: str) -> str:
+    """``kvdrill.store.db`` is in the layer ``store``; a third-party module is its own top level."""
+    parts = module.split(".")
+    return parts[1] if parts[0] == "kvdrill" and len(parts) > 1 else parts[0]
+
+
 def imported_top_levels(path: Path) -> set[tuple[str, int]]:
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     found: set[tuple[str, int]] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            found.update((alias.name.split(".")[0], node.lineno) for alias in node.names)
+            found.update((layer_of(alias.name), node.lineno) for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            found.add((node.module.split(".")[0], node.lineno))
+            found.add((layer_of(node.module), node.lineno))
     return found
 
 

@@ -1,7 +1,7 @@
 """Pack and learner text is never evaluated: no call in the code may reach an evaluator.
 
-Formulas go through engine/expr.py (a whitelisting parser that builds sympy nodes itself) and
-answers through engine/answers.py and engine/units.py (a strict reader, then whitelisted unit
+Formulas go through engine/capacity/expr.py (a whitelisting parser that builds sympy nodes itself) and
+answers through engine/problems/answers.py and engine/capacity/units.py (a strict reader, then whitelisted unit
 names). This test keeps it that way for the whole code base.
 """
 

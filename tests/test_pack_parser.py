@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.errors import Located, PackErrors
-from engine.pack_model import MAX_CARDS_PER_PACK
-from engine.pack_parser import _PackParser, parse_pack, parse_pack_text, parse_paths
+from kvdrill.engine.errors import Located, PackErrors
+from kvdrill.engine.packs.model import MAX_CARDS_PER_PACK
+from kvdrill.engine.packs.parser import _PackParser, parse_pack, parse_pack_text, parse_paths
 
 PACKS = Path(__file__).parent / "fixtures" / "packs"
 EXAMPLE = PACKS / "good" / "example.md"
@@ -708,7 +708,7 @@ PIECES = [
 def test_the_fast_outline_and_lists_agree_with_a_full_commonmark_parse(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import engine.pack_parser as pack_parser
+    import kvdrill.engine.packs.parser as pack_parser
 
     rng = random.Random(1129)
     texts = [FRONT + "\n".join(rng.choices(PIECES, k=rng.randint(0, 30))) for _ in range(300)]

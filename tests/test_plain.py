@@ -13,11 +13,11 @@ import pytest
 from drill_helpers import import_fixture_pack
 from sqlalchemy import select
 
-from app.cli import main
-from app.plain import literal
-from app.plain_text import markdown_to_plain
-from store.db import open_database
-from store.models import Card, ReviewLog
+from kvdrill.app.cli import main
+from kvdrill.app.plain import literal
+from kvdrill.app.plain_text import markdown_to_plain
+from kvdrill.store.db import open_database
+from kvdrill.store.models import Card, ReviewLog
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -40,7 +40,7 @@ def drill(
 ) -> tuple[int, str]:
     monkeypatch.setenv("KVDRILL_NOW", now)
     # These sessions are about the fixture pack; the bundled decks have their own test.
-    monkeypatch.setattr("store.importer.import_bundled", lambda database: None)
+    monkeypatch.setattr("kvdrill.store.importer.import_bundled", lambda database: None)
     monkeypatch.setattr(sys, "stdin", io.StringIO("".join(line + "\n" for line in lines)))
     code = main(["--db", db_url, "drill", "--plain", "--pack", "sm2-fixture", *options])
     out, err = capsys.readouterr()
@@ -180,7 +180,7 @@ def test_a_real_pipe_session_in_a_subprocess(fixture_db: str) -> None:
 
 
 def test_a_problem_in_plain_mode(monkeypatch, capsys, fixture_db) -> None:
-    from store.drill import DrillSession
+    from kvdrill.store.drill import DrillSession
 
     # The variant is drawn from a seed fixed by profile, card and day: peek at it first.
     database = open_database(fixture_db)
@@ -214,12 +214,12 @@ def test_giving_up_on_a_problem_shows_the_worked_solution(monkeypatch, capsys, f
 def test_a_broken_bundled_deck_warns_in_one_line_and_the_drill_goes_on(
     monkeypatch, capsys, fixture_db
 ) -> None:
-    from engine.errors import Located, PackErrors
+    from kvdrill.engine.errors import Located, PackErrors
 
     def broken(database) -> None:
         raise PackErrors([Located("decks/x.md", 3, "bad claim"), Located("decks/x.md", 9, "more")])
 
-    monkeypatch.setattr("store.importer.import_bundled", broken)
+    monkeypatch.setattr("kvdrill.store.importer.import_bundled", broken)
     monkeypatch.setenv("KVDRILL_NOW", "2026-03-10T09:00")
     monkeypatch.setattr(sys, "stdin", io.StringIO("\n4\n"))
     assert main(["--db", fixture_db, "drill", "--plain", "--pack", "sm2-fixture"]) == 0
@@ -248,7 +248,7 @@ class FakeApp:
 def test_drill_without_plain_opens_the_ui_on_the_drill_with_the_options(
     monkeypatch, db_url: str
 ) -> None:
-    import app.tui
+    from kvdrill import app
 
     FakeApp.calls = []
     monkeypatch.setattr(app.tui, "create_app", FakeApp)
@@ -294,8 +294,8 @@ def test_negative_counts_are_refused_by_the_parser(capsys) -> None:
 def test_an_answer_that_cannot_be_saved_says_why_and_the_card_stays(
     monkeypatch, capsys, fixture_db
 ) -> None:
-    import store.drill
-    from engine.errors import UserError
+    from kvdrill import store
+    from kvdrill.engine.errors import UserError
 
     real = store.drill.DrillSession.grade
     calls = []

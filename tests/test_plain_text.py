@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.plain_text import markdown_to_plain, plural
+from kvdrill.app.plain_text import markdown_to_plain, plural
 
 
 def test_a_worked_solution_loses_its_fence_and_bold_markers() -> None:

@@ -6,10 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from engine.errors import Located
-from engine.pack_checks import extra_checks
-from engine.pack_model import ParsedCard
-from engine.problems import ProblemSpecError, compile_problem, validate_problem
+from kvdrill.engine.errors import Located
+from kvdrill.engine.packs.checks import extra_checks
+from kvdrill.engine.packs.model import ParsedCard
+from kvdrill.engine.problems.generator import validate_problem
+from kvdrill.engine.problems.templates import ProblemSpecError, compile_problem
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -178,7 +179,7 @@ unit: ms
 
 def test_extra_checks_reports_path_and_line_of_the_field(tmp_path: Path) -> None:
     """The parser records each field's line; the check points at the field (unit, line 16)."""
-    from engine.pack_parser import parse_pack
+    from kvdrill.engine.packs.parser import parse_pack
 
     path = tmp_path / "t.md"
     path.write_text(PACK_TEXT, encoding="utf-8")
@@ -200,10 +201,10 @@ def test_placeholder_without_a_value_in_any_variant() -> None:
 
 
 def test_bundled_problem_pack_is_clean_and_accepts_its_own_answers() -> None:
-    from engine.checker import check_answer
-    from engine.generator import make_variant
-    from engine.pack_parser import parse_paths
-    from engine.units import format_quantity
+    from kvdrill.engine.capacity.units import format_quantity
+    from kvdrill.engine.packs.parser import parse_paths
+    from kvdrill.engine.problems.checker import check_answer
+    from kvdrill.engine.problems.generator import make_variant
 
     packs, problems = parse_paths([ROOT / "decks" / "problems.md"])
     assert problems == []

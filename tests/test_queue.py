@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from datetime import date
 
-from engine.queue import DayCounts, Plan, QueueCard, SessionQueue, interleave, plan_day
+from kvdrill.engine.study.queue import (
+    DayCounts,
+    Plan,
+    QueueCard,
+    SessionQueue,
+    interleave,
+    plan_day,
+)
 
 TODAY = date(2026, 3, 10)
 

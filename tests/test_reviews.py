@@ -8,11 +8,11 @@ import pytest
 from drill_helpers import add_pack, recall_cards
 from sqlalchemy import func, select
 
-from engine.problem_types import Variant, Verdict
-from store import reviews
-from store.db import open_database
-from store.models import CardState, ReviewLog
-from store.profiles import get_or_create_profile
+from kvdrill.engine.problems.types import Variant, Verdict
+from kvdrill.store import reviews
+from kvdrill.store.db import open_database
+from kvdrill.store.models import CardState, ReviewLog
+from kvdrill.store.profiles import get_or_create_profile
 
 MORNING = datetime(2026, 3, 10, 9, 0)
 

@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import pytest
 
-from engine.sm2 import Sm2State, parse_grade, review
+from kvdrill.engine.study.sm2 import Sm2State, parse_grade, review
 
 
 def run(grades: list[int], state: Sm2State | None = None) -> list[tuple[int, int, int]]:

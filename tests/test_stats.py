@@ -9,10 +9,16 @@ import pytest
 from sqlalchemy import delete, update
 from sqlalchemy.orm import Session
 
-from engine.stats_report import StatsReport, TopicStats, rank_topics, streak, weak_score
-from store.db import open_database
-from store.models import Card, CardState, CardTopic, Pack, Profile, ReviewLog
-from store.stats import build_report
+from kvdrill.engine.study.stats_report import (
+    StatsReport,
+    TopicStats,
+    rank_topics,
+    streak,
+    weak_score,
+)
+from kvdrill.store.db import open_database
+from kvdrill.store.models import Card, CardState, CardTopic, Pack, Profile, ReviewLog
+from kvdrill.store.stats import build_report
 
 TODAY = date(2026, 11, 29)
 
@@ -202,8 +208,8 @@ def test_rollups_stay_equal_to_the_joins_through_every_kind_of_edit(session: Ses
 
 
 def test_every_mistake_the_checker_names_has_plain_words() -> None:
-    from engine.checker import RULES, SENTENCES
-    from engine.stats_report import MISTAKE_WORDS
+    from kvdrill.engine.problems.checker import RULES, SENTENCES
+    from kvdrill.engine.study.stats_report import MISTAKE_WORDS
 
     codes = set(SENTENCES) | {rule.code for rule in RULES}
     assert codes - set(MISTAKE_WORDS) == set()

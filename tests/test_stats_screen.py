@@ -7,8 +7,8 @@ from test_stats import build_scenario
 from test_tui import make_app, settle, steady
 from textual.widgets import DataTable, Static
 
-from store.db import open_database
-from store.models import Card, CardTopic, Pack
+from kvdrill.store.db import open_database
+from kvdrill.store.models import Card, CardTopic, Pack
 
 NOW = "2026-11-29T12:00:00"
 

@@ -16,9 +16,9 @@ NOW = "2026-03-02T09:00:00"
 
 
 def import_fixture(db_url: str, folder: str) -> str:
-    from engine.pack_parser import parse_paths
-    from store.db import open_database
-    from store.importer import apply_import
+    from kvdrill.engine.packs.parser import parse_paths
+    from kvdrill.store.db import open_database
+    from kvdrill.store.importer import apply_import
 
     database = open_database(db_url)
     packs, errors = parse_paths([FIXTURES / folder])
@@ -44,7 +44,7 @@ def problem_db(db_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
 
 
 def make_app(db_url: str, start: str = "drill", **options):
-    from app.tui import create_app
+    from kvdrill.app.tui import create_app
 
     return create_app(db_url, start=start, options={"bundled": False, **options})
 
@@ -97,8 +97,8 @@ def card_title(app) -> str:
 def review_rows(db_url: str) -> list[tuple[str, int]]:
     from sqlalchemy import select
 
-    from store.db import open_database
-    from store.models import Card, ReviewLog
+    from kvdrill.store.db import open_database
+    from kvdrill.store.models import Card, ReviewLog
 
     database = open_database(db_url)
     with database.session() as session:
@@ -245,8 +245,8 @@ async def test_undo_puts_the_card_back_and_removes_the_answer(drill_db: str) -> 
 async def test_suspend_takes_the_card_out(drill_db: str) -> None:
     from sqlalchemy import select
 
-    from store.db import open_database
-    from store.models import Card, CardState
+    from kvdrill.store.db import open_database
+    from kvdrill.store.models import Card, CardState
 
     app = make_app(drill_db)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -369,8 +369,8 @@ async def test_import_lists_errors_as_path_line_message(drill_db: str) -> None:
         await settle(pilot)
     from sqlalchemy import select
 
-    from store.db import open_database
-    from store.models import Pack
+    from kvdrill.store.db import open_database
+    from kvdrill.store.models import Pack
 
     database = open_database(drill_db)
     with database.session() as session:
@@ -419,7 +419,7 @@ async def test_import_dry_run_then_confirm(drill_db: str, tmp_path: Path) -> Non
 async def test_fast_start_helper_card_is_shown_then_answered_through_the_session(
     drill_db: str,
 ) -> None:
-    from app.first_card import start
+    from kvdrill.app.first_card import start
 
     helper = start(drill_db, "default", {})
     assert helper is not None
@@ -438,8 +438,8 @@ async def test_fast_start_helper_card_is_shown_then_answered_through_the_session
 def problem_log(db_url: str) -> list[tuple[int, str | None, str | None]]:
     from sqlalchemy import select
 
-    from store.db import open_database
-    from store.models import ReviewLog
+    from kvdrill.store.db import open_database
+    from kvdrill.store.models import ReviewLog
 
     database = open_database(db_url)
     with database.session() as session:
@@ -523,8 +523,8 @@ async def test_give_up_shows_the_solution_and_grades_zero(problem_db: str) -> No
 async def test_a_note_written_after_a_wrong_answer_lands_on_that_card(problem_db: str) -> None:
     from sqlalchemy import select
 
-    from store.db import open_database
-    from store.models import Card, Note
+    from kvdrill.store.db import open_database
+    from kvdrill.store.models import Card, Note
 
     app = make_app(problem_db)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -544,8 +544,8 @@ async def test_a_note_written_after_a_wrong_answer_lands_on_that_card(problem_db
 
 
 async def test_home_names_the_weakest_topics_once_there_are_misses(drill_db: str) -> None:
-    from store.db import open_database
-    from store.drill import DrillSession
+    from kvdrill.store.db import open_database
+    from kvdrill.store.drill import DrillSession
 
     database = open_database(drill_db)
     session = DrillSession.open(database)
@@ -567,7 +567,7 @@ async def test_home_names_the_weakest_topics_once_there_are_misses(drill_db: str
 
 
 async def test_countdown_pauses_and_says_when_time_is_up(drill_db: str) -> None:
-    from app.widgets.countdown import Countdown
+    from kvdrill.app.widgets.countdown import Countdown
 
     now = [0.0]
     app = make_app(drill_db, answer_seconds=60)
@@ -631,8 +631,8 @@ async def test_escape_leaves_the_answer_box_so_a_problem_can_be_suspended(proble
 async def test_bury_hides_the_card_until_tomorrow(drill_db: str) -> None:
     from sqlalchemy import select
 
-    from store.db import open_database
-    from store.models import Card, CardState
+    from kvdrill.store.db import open_database
+    from kvdrill.store.models import Card, CardState
 
     app = make_app(drill_db)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -668,7 +668,7 @@ def test_importing_the_tui_loads_no_database_or_math_library() -> None:
 
     heavy = ("sqlalchemy", "sympy", "pint", "pydantic")
     code = (
-        "import sys, app.tui, app.first_card; "
+        "import sys, kvdrill.app.tui, kvdrill.app.first_card; "
         f"print(' '.join(m for m in {heavy!r} if m in sys.modules))"
     )
     loaded = subprocess.run(

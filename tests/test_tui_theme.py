@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from test_tui import NOW, import_fixture, make_app, settle
 
-from app.tui import DARK_THEME, LIGHT_THEME
+from kvdrill.app.tui import DARK_THEME, LIGHT_THEME
 
 
 @pytest.fixture

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.errors import UserError
-from engine.units import (
+from kvdrill.engine.capacity.units import (
     AnswerError,
     convert,
     describe_dimension,
@@ -19,6 +18,7 @@ from engine.units import (
     parse_unit,
     registry,
 )
+from kvdrill.engine.errors import UserError
 
 
 @pytest.mark.parametrize(
@@ -145,7 +145,7 @@ def test_format_quantity(value: float, unit: str, shown: str) -> None:
 
 def test_importing_the_checker_does_not_load_pint() -> None:
     # The TUI imports engine modules on its start path; pint loads on the first answer.
-    code = "import sys, engine.checker, engine.answers; print('pint' in sys.modules)"
+    code = "import sys, kvdrill.engine.problems.checker, kvdrill.engine.problems.answers; print('pint' in sys.modules)"
     root = Path(__file__).resolve().parent.parent
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=root, check=True

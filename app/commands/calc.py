@@ -51,8 +51,8 @@ def _pint_unit(unit: str) -> str:
 
 
 def _parse_sets(pairs: list[str]) -> dict[str, float]:
-    from engine.errors import UserError
-    from engine.formula_compute import symbol_value
+    from kvdrill.engine.capacity.compute import symbol_value
+    from kvdrill.engine.errors import UserError
 
     values: dict[str, float] = {}
     for pair in pairs:
@@ -68,7 +68,7 @@ def _parse_sets(pairs: list[str]) -> dict[str, float]:
 
 
 def _list(as_json: bool = False) -> int:
-    from engine.formulas import ALIASES, FORMULAS, SYMBOLS
+    from kvdrill.engine.capacity.formulas import ALIASES, FORMULAS, SYMBOLS
 
     if as_json:
         payload = {
@@ -94,11 +94,17 @@ def _list(as_json: bool = False) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from engine.catalog import get_gpu, get_model
-    from engine.errors import UserError
-    from engine.formula_compute import compute
-    from engine.formulas import FORMULAS, SYMBOLS, default_kv_dtype, explain, humanize
-    from engine.units import convert, format_quantity
+    from kvdrill.engine.capacity.catalog import get_gpu, get_model
+    from kvdrill.engine.capacity.compute import compute
+    from kvdrill.engine.capacity.formulas import (
+        FORMULAS,
+        SYMBOLS,
+        default_kv_dtype,
+        explain,
+        humanize,
+    )
+    from kvdrill.engine.capacity.units import convert, format_quantity
+    from kvdrill.engine.errors import UserError
 
     if args.list:
         return _list(as_json=args.json)
@@ -171,6 +177,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _inputs_line(values: dict[str, float]) -> str:
-    from engine.units import format_number
+    from kvdrill.engine.capacity.units import format_number
 
     return ", ".join(f"{k}={format_number(v)}" for k, v in values.items())

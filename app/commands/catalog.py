@@ -56,7 +56,7 @@ def _model_notes(spec) -> str:
 
 
 def run_models(args: argparse.Namespace) -> int:
-    from engine.catalog import models
+    from kvdrill.engine.capacity.catalog import models
 
     entries = list(models().values())
     if args.json:
@@ -91,7 +91,7 @@ def run_models(args: argparse.Namespace) -> int:
 
 
 def run_gpus(args: argparse.Namespace) -> int:
-    from engine.catalog import gpus
+    from kvdrill.engine.capacity.catalog import gpus
 
     entries = list(gpus().values())
     if args.json:

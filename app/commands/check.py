@@ -26,12 +26,12 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.plain_text import plural
-    from engine.add_ids import add_ids_to_file
-    from engine.errors import PackErrors, printable
-    from engine.pack_checks import extra_checks
-    from engine.pack_parser import check_paths
-    from engine.pack_source import expand_pack_paths, paths_from_arguments
+    from kvdrill.app.plain_text import plural
+    from kvdrill.engine.errors import PackErrors, printable
+    from kvdrill.engine.packs.add_ids import add_ids_to_file
+    from kvdrill.engine.packs.checks import extra_checks
+    from kvdrill.engine.packs.parser import check_paths
+    from kvdrill.engine.packs.source import expand_pack_paths, paths_from_arguments
 
     paths = paths_from_arguments(args.paths, "nothing checked")
     files, _ = expand_pack_paths(paths)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from engine.errors import UserError
+from kvdrill.engine.errors import UserError
 
 
 def _count(text: str, least: int = 0) -> int:
@@ -69,7 +69,7 @@ def run(args) -> int:
     if args.suspended or args.unsuspend:
         return manage_suspended(args)
     if args.plain:
-        from app.plain import run_plain
+        from kvdrill.app.plain import run_plain
 
         return run_plain(args, sys.stdin, sys.stdout)
     options = {
@@ -84,10 +84,10 @@ def run(args) -> int:
 
 def manage_suspended(args) -> int:
     """``--unsuspend PACK/CARD`` and ``--suspended``: no session, just the cards set aside."""
-    from app.plain import literal
-    from store import reviews
-    from store.db import open_database
-    from store.profiles import get_or_create_profile
+    from kvdrill.app.plain import literal
+    from kvdrill.store import reviews
+    from kvdrill.store.db import open_database
+    from kvdrill.store.profiles import get_or_create_profile
 
     database = open_database(args.db)
     try:
@@ -121,10 +121,10 @@ def launch_tui(args, start: str, options: dict) -> int:
         )
     if start == "drill":
         # Before Textual is imported: a helper process reads the first card meanwhile.
-        from app.first_card import start as start_first_card
+        from kvdrill.app.first_card import start as start_first_card
 
         options = {**options, "first_card": start_first_card(args.db, args.profile, options)}
-    from app.tui import create_app
+    from kvdrill.app.tui import create_app
 
     create_app(args.db, args.profile, start=start, options=options).run()
     return 0

@@ -60,10 +60,10 @@ class ProgressLine:
 
 
 def run(args) -> int:
-    from engine.errors import PackErrors
-    from engine.pack_source import paths_from_arguments
-    from store.db import begin_write, open_database, resolve_url, sqlite_file
-    from store.importer import apply_import, load_packs, pack_files, plan_import
+    from kvdrill.engine.errors import PackErrors
+    from kvdrill.engine.packs.source import paths_from_arguments
+    from kvdrill.store.db import begin_write, open_database, resolve_url, sqlite_file
+    from kvdrill.store.importer import apply_import, load_packs, pack_files, plan_import
 
     paths = paths_from_arguments(args.paths, "nothing imported")
     files, _ = pack_files(paths)
@@ -103,7 +103,7 @@ def run(args) -> int:
 
 def _nothing_imported(exc) -> int:
     """Every problem as ``path:line: message`` on stderr, then how many; exit status 1."""
-    from app.plain_text import plural
+    from kvdrill.app.plain_text import plural
 
     for problem in exc.problems:
         print(problem, file=sys.stderr)

@@ -22,16 +22,16 @@ def register(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from engine.errors import UserError
-    from engine.stats_report import StatsReport
+    from kvdrill.engine.errors import UserError
+    from kvdrill.engine.study.stats_report import StatsReport
 
     if args.schema:
         print(json.dumps(StatsReport.model_json_schema(), indent=2))
         return 0
     if not 1 <= args.days <= 3650:
         raise UserError("--days takes a whole number of days from 1 to 3650.")
-    from app.stats_render import render_text
-    from store.stats import load_report
+    from kvdrill.app.stats_render import render_text
+    from kvdrill.store.stats import load_report
 
     report = load_report(args.db, args.profile, args.days)
     print(report.model_dump_json(indent=2) if args.json else render_text(report))

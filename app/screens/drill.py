@@ -22,14 +22,14 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Markdown, ProgressBar, Static
 
-from app.screens.card_text import (
+from kvdrill.app.screens.card_text import (
     choice_markdown,
     correct_letters,
     field,
     reveal_markdown,
     verdict_markdown,
 )
-from app.widgets.countdown import Countdown
+from kvdrill.app.widgets.countdown import Countdown
 
 # The four labelled grades and the SM-2 quality each stands for.
 LABELLED_GRADES = {1: ("Again", 1), 2: ("Hard", 3), 3: ("Good", 4), 4: ("Easy", 5)}
@@ -303,7 +303,7 @@ class DrillScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="session", exit_on_error=False)
     def _summarise(self) -> None:
-        from app.screens.summary import SummaryScreen
+        from kvdrill.app.screens.summary import SummaryScreen
 
         try:
             summary = self.session.summary() if self.session is not None else None
@@ -564,7 +564,7 @@ class DrillScreen(Screen[None]):
         self.app.call_from_thread(self._open_note_editor, text or "")
 
     def _open_note_editor(self, text: str) -> None:
-        from app.screens.note import NoteScreen
+        from kvdrill.app.screens.note import NoteScreen
 
         self.busy = False
         timer = self.query_one(Countdown)

@@ -14,7 +14,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 if TYPE_CHECKING:
-    from app.tui_data import Overview
+    from kvdrill.app.tui_data import Overview
 
 KEYS = [
     ("d / Enter", "drill today's cards"),

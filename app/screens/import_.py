@@ -18,7 +18,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, ProgressBar, Static
 
 if TYPE_CHECKING:
-    from app.tui_data import ImportScan
+    from kvdrill.app.tui_data import ImportScan
 
 KEYS = [
     ("Enter", "in the path box: scan the path (a dry run, nothing is written)"),
@@ -93,7 +93,7 @@ class ImportScreen(Screen[None]):
     def action_browse(self) -> None:
         if self.working:
             return
-        from app.screens.path_picker import PathPickerScreen
+        from kvdrill.app.screens.path_picker import PathPickerScreen
 
         self.app.push_screen(
             PathPickerScreen(self.query_one("#import-path", Input).value), self.picked

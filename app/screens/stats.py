@@ -15,11 +15,17 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
-from app.stats_render import TOPIC_HEADERS, bar_line, heatmap_lines, mistake_sentences, topic_row
-from engine.stats_report import topic_order
+from kvdrill.app.stats_render import (
+    TOPIC_HEADERS,
+    bar_line,
+    heatmap_lines,
+    mistake_sentences,
+    topic_row,
+)
+from kvdrill.engine.study.stats_report import topic_order
 
 if TYPE_CHECKING:
-    from engine.stats_report import StatsReport
+    from kvdrill.engine.study.stats_report import StatsReport
 
 SORT_KEYS = {
     "weak": lambda t: (t.score is None, -(t.score or 0)),
@@ -69,7 +75,7 @@ class StatsScreen(Screen[tuple[str, str] | None]):
 
     @work(thread=True, exclusive=True)
     def load_report(self) -> None:
-        from store.stats import load_report
+        from kvdrill.store.stats import load_report
 
         report = load_report(self.database_url, self.profile, self.days)
         self.app.call_from_thread(self.show_report, report)

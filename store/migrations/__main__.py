@@ -12,7 +12,7 @@ import sys
 
 from alembic.config import CommandLine, Config
 
-from store.db import MIGRATIONS_DIR, resolve_url
+from kvdrill.store.db import MIGRATIONS_DIR, resolve_url
 
 
 def main(argv: list[str] | None = None) -> None:

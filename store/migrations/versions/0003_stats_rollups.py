@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from store import rollups
+from kvdrill.store import rollups
 
 revision = "0003"
 down_revision = "0002"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import date, datetime, timedelta
 
-from engine.errors import UserError
+from kvdrill.engine.errors import UserError
 
 DEFAULT_ROLLOVER_HOUR = 4
 NOW_VARIABLE = "KVDRILL_NOW"

@@ -1,4 +1,4 @@
-"""The model and GPU catalogs (engine/data/*.yaml) and the precisions kvdrill knows.
+"""The model and GPU catalogs (engine/capacity/data/*.yaml) and the precisions kvdrill knows.
 
 Public API (stable; the generator, checker, claim checks and ``kvdrill calc`` use it):
 
@@ -31,8 +31,8 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from engine.errors import UserError
-from engine.units import shorten
+from kvdrill.engine.capacity.units import shorten
+from kvdrill.engine.errors import UserError
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 

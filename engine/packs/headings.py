@@ -9,7 +9,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from engine.errors import printable
+from kvdrill.engine.errors import printable
 
 ID_PATTERN = r"[a-z0-9][a-z0-9._-]*"
 MAX_ID_CHARS = 64

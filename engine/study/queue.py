@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, NamedTuple
 
-from engine.sm2 import NEW_CARD_EASINESS_MILLI, SESSION_REPEAT_BELOW
+from kvdrill.engine.study.sm2 import NEW_CARD_EASINESS_MILLI, SESSION_REPEAT_BELOW
 
 DEFAULT_NEW_PER_DAY = 10
 DEFAULT_REVIEWS_PER_DAY = 200

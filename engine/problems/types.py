@@ -1,7 +1,7 @@
 """The contract between the generator, the checker and the drill session.
 
-engine/generator.py makes a ``Variant`` from a problem template and a seed;
-engine/checker.py turns a typed answer into a ``Verdict``. Both are plain data so the session
+engine/problems/generator.py makes a ``Variant`` from a problem template and a seed;
+engine/problems/checker.py turns a typed answer into a ``Verdict``. Both are plain data so the session
 can log them and the TUI and plain mode can show them.
 """
 
@@ -30,7 +30,7 @@ class Verdict:
     """The result of checking one typed answer against a variant."""
 
     correct: bool
-    quality: int  # SM-2 quality 0..5, see engine/checker.py for the mapping
+    quality: int  # SM-2 quality 0..5, see engine/problems/checker.py for the mapping
     headline: str  # one line: "Correct: 128 KiB" / "Not quite: expected 128 KiB"
     expected_text: str  # the right answer, formatted with its unit
     worked_solution: str  # Markdown, in the variant's own numbers

@@ -1,6 +1,6 @@
 """Units: kvdrill's own pint registry, a strict reader for quantities, and display formatting.
 
-The registry is built from ``engine/data/units.txt`` into an empty ``pint.UnitRegistry`` (never
+The registry is built from ``engine/capacity/data/units.txt`` into an empty ``pint.UnitRegistry`` (never
 pint's default one, which makes bytes dimensionless and reads ``Gb`` as gilbert and ``b`` as
 barn). It is built on first use and cached; importing this module does not import pint.
 
@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.errors import UserError
+from kvdrill.engine.errors import UserError
 
 if TYPE_CHECKING:
     import pint
@@ -45,7 +45,7 @@ MAX_UNIT_CHARS = 40
 MAX_MAGNITUDE = 1e30  # larger than any quantity in LLM serving; keeps conversions finite
 
 # Multipliers a count may carry: 449k, 1.3M, 2G, 1T. "B" (billion, as in "7B params") is
-# handled by engine/answers.py, because on its own "B" is the byte.
+# handled by engine/problems/answers.py, because on its own "B" is the byte.
 SCALE_SUFFIXES = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 BILLION_SUFFIX = "B"
 
@@ -72,7 +72,7 @@ def registry() -> pint.UnitRegistry:
 
 
 def __getattr__(name: str) -> object:
-    # ``from engine.units import ureg`` builds the registry on first access, not at import.
+    # ``from kvdrill.engine.capacity.units import ureg`` builds the registry on first access, not at import.
     if name == "ureg":
         return registry()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -9,8 +9,8 @@ import os
 import re
 from pathlib import Path
 
-from engine.errors import Located, PackErrors, UserError
-from engine.pack_model import MAX_PACK_BYTES
+from kvdrill.engine.errors import Located, PackErrors, UserError
+from kvdrill.engine.packs.model import MAX_PACK_BYTES
 
 _MIB = 1024 * 1024
 # Parsing time grows with lines more than with bytes; 2,000 real cards fit well within this.

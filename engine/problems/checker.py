@@ -18,7 +18,7 @@ whatever the tolerance: when the number typed is the truth in the *sibling* of t
 is off by a decimal/binary ratio 1.024**k (k = 1..4: 1.024, 1.049, 1.074, 1.1) to within 0.5 %
 (``68.72 GiB`` for 64 GiB under a 10 % tolerance), the answer is wrong.
 
-SM-2 quality (engine/sm2.py: q >= 3 advances the schedule, q < 3 resets it):
+SM-2 quality (engine/study/sm2.py: q >= 3 advances the schedule, q < 3 resets it):
 
 - 5 correct, answered within ``QUICK_SECONDS`` (60 s);
 - 4 correct (slower, or no time given);
@@ -54,11 +54,11 @@ Variant.context keys read here (all optional; the generator fills what it knows)
 - ``formula_text`` (str): the formula for the generic worked solution, e.g.
   "2 x layers x kv_heads x head_dim x dtype_bytes".
 - ``worked_solution`` (str, Markdown): used as is for every verdict when present.
-- ``inputs`` (dict[str, float]): the formula's symbol values (engine/formulas.py names); any
+- ``inputs`` (dict[str, float]): the formula's symbol values (engine/capacity/formulas.py names); any
   number below not found at the top level of the context is looked up here.
 - ``heads``, ``kv_heads`` (int): attention heads and KV heads of the model.
 - ``tp`` (int): tensor-parallel size. For KV formulas, KV heads replicate once TP exceeds them,
-  so TP divides by kv_heads / max(1, kv_heads // tp), as in engine/formulas.py.
+  so TP divides by kv_heads / max(1, kv_heads // tp), as in engine/capacity/formulas.py.
 - ``dtype`` (str, e.g. "BF16") and ``dtype_bytes`` (float): the precision whose bytes per value
   the answer scales with (the KV dtype for KV questions, the weight dtype for weights); without
   ``dtype_bytes``, ``kv_dtype_bytes`` (KV formulas) or ``weight_bits`` / 8 is used.
@@ -84,9 +84,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
-from engine.answers import TypedAnswer, read_typed_answer
-from engine.problem_types import Variant, Verdict
-from engine.units import (
+from kvdrill.engine.capacity.units import (
     AnswerError,
     convert,
     format_number,
@@ -94,6 +92,8 @@ from engine.units import (
     registry,
     unit_scale,
 )
+from kvdrill.engine.problems.answers import TypedAnswer, read_typed_answer
+from kvdrill.engine.problems.types import Variant, Verdict
 
 QUICK_SECONDS = 60.0
 QUALITY_QUICK = 5

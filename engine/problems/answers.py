@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from engine.units import (
+from kvdrill.engine.capacity.units import (
     BILLION_SUFFIX,
     AnswerError,
     ReadNumber,

@@ -11,9 +11,9 @@ import re
 import tempfile
 from pathlib import Path
 
-from engine.pack_headings import slugify, unique_id
-from engine.pack_parser import card_headings
-from engine.pack_source import decode_pack_bytes, read_pack_bytes
+from kvdrill.engine.packs.headings import slugify, unique_id
+from kvdrill.engine.packs.parser import card_headings
+from kvdrill.engine.packs.source import decode_pack_bytes, read_pack_bytes
 
 _LINE_BREAK_RE = re.compile(r"(\r\n|\r|\n)")
 

@@ -24,8 +24,8 @@ from markdown_it.token import Token
 from mdit_py_plugins.front_matter import front_matter_plugin
 from pydantic import BaseModel, ConfigDict, StrictFloat, StrictInt, StrictStr, ValidationError
 
-from engine.errors import Located, PackErrors
-from engine.pack_headings import (
+from kvdrill.engine.errors import Located, PackErrors
+from kvdrill.engine.packs.headings import (
     CardHeading,
     id_problem,
     normalize_tag,
@@ -33,7 +33,7 @@ from engine.pack_headings import (
     shorten,
     tag_problem,
 )
-from engine.pack_model import (
+from kvdrill.engine.packs.model import (
     MAX_CARDS_PER_PACK,
     Choice,
     KeyNumber,
@@ -42,13 +42,13 @@ from engine.pack_model import (
     ParsedPack,
     Related,
 )
-from engine.pack_source import (
+from kvdrill.engine.packs.source import (
     check_pack_text,
     decode_pack_bytes,
     expand_pack_paths,
     read_pack_bytes,
 )
-from engine.pack_yaml import YamlProblem, load_yaml
+from kvdrill.engine.packs.yaml_blocks import YamlProblem, load_yaml
 
 MIN_CHOICES, MAX_CHOICES = 2, 8
 MAX_ERRORS_PER_FILE = 100

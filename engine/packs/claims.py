@@ -14,7 +14,7 @@ Syntax (the text after ``claim:`` in a key-numbers item; documented in decks/REA
   when the computed value, in VALUE's unit, rounds to it at the precision written (``449k`` covers
   448.5k to 449.5k), or lies within an explicit ``±N%`` (also written ``+-N%``).
 
-Everything is computed by engine/formula_compute.py, the code behind ``kvdrill calc``.
+Everything is computed by engine/capacity/compute.py, the code behind ``kvdrill calc``.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from engine.errors import Located, UserError
-from engine.pack_model import ParsedPack
+from kvdrill.engine.errors import Located, UserError
+from kvdrill.engine.packs.model import ParsedPack
 
 MAX_CLAIM_CHARS = 500
 CATALOG_KEYS = ("model", "gpu", "dtype", "kv_dtype", "tp")
@@ -50,7 +50,7 @@ class Claim:
 class Computed:
     quantity: str  # the asked quantity (formula output or solved symbol)
     value: float  # in base units
-    unit: str  # the quantity's unit in engine/formulas.py ("byte", "token", ...)
+    unit: str  # the quantity's unit in engine/capacity/formulas.py ("byte", "token", ...)
 
 
 def parse_claim(text: str) -> Claim:
@@ -89,8 +89,8 @@ def parse_claim(text: str) -> Claim:
 
 def compute(claim: Claim) -> Computed:
     """The claimed quantity computed by the formula engine, exactly as ``kvdrill calc`` does."""
-    from engine.formula_compute import compute as compute_quantity
-    from engine.formula_compute import symbol_value
+    from kvdrill.engine.capacity.compute import compute as compute_quantity
+    from kvdrill.engine.capacity.compute import symbol_value
 
     overrides = dict(symbol_value(name, text) for name, text in claim.sets.items())
     result = compute_quantity(
@@ -122,7 +122,12 @@ class Check:
 
 def check_claim(claim: Claim) -> Check:
     """Compute the claim and compare it with the stated value at the precision written."""
-    from engine.units import convert, format_number, format_quantity, read_quantity_parts
+    from kvdrill.engine.capacity.units import (
+        convert,
+        format_number,
+        format_quantity,
+        read_quantity_parts,
+    )
 
     computed = compute(claim)
     stated = read_quantity_parts(claim.stated)

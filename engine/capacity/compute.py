@@ -18,9 +18,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from engine.catalog import GpuSpec, ModelSpec, close_matches, get_gpu, get_model, quoted
-from engine.errors import UserError
-from engine.formulas import (
+from kvdrill.engine.capacity.catalog import (
+    GpuSpec,
+    ModelSpec,
+    close_matches,
+    get_gpu,
+    get_model,
+    quoted,
+)
+from kvdrill.engine.capacity.formulas import (
     ALIASES,
     FORMULAS,
     LISTED,
@@ -34,6 +40,7 @@ from engine.formulas import (
     solve_for,
     variant_for,
 )
+from kvdrill.engine.errors import UserError
 
 
 @dataclass(frozen=True)
@@ -66,7 +73,7 @@ _FRACTIONS = frozenset({"gpu_util", "new_gpu_util"})
 
 def check_symbol_value(symbol: str, value: float) -> None:
     """Refuse a value no real deployment has, before it yields a negative or absurd figure."""
-    from engine.units import format_number
+    from kvdrill.engine.capacity.units import format_number
 
     spec = SYMBOLS[symbol]
     shown = format_number(value)
@@ -85,7 +92,7 @@ def check_symbol_value(symbol: str, value: float) -> None:
 
 def symbol_value(name: str, text: str) -> tuple[str, float]:
     """(canonical symbol, value in its base unit) for one ``name=value`` setting."""
-    from engine.units import convert, read_quantity_parts
+    from kvdrill.engine.capacity.units import convert, read_quantity_parts
 
     symbol = canonical_symbol(name)
     try:

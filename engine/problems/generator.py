@@ -6,9 +6,9 @@ variant on every run and machine (the review log stores both). A draw that break
 or gives an answer that is not a positive finite number, is drawn again, at most
 ``MAX_ATTEMPTS`` times; then the template is declared unusable (``UserError``).
 
-Values are in base units (bytes, seconds, counts) throughout, as in engine/formulas.py; the
+Values are in base units (bytes, seconds, counts) throughout, as in engine/capacity/formulas.py; the
 expected value is converted to the asked unit at the end. Templates are compiled once and
-cached; formulas are compiled (lambdify) once by engine/formulas.py or engine/problems.py.
+cached; formulas are compiled (lambdify) once by engine/capacity/formulas.py or engine/problems/templates.py.
 """
 
 from __future__ import annotations
@@ -25,9 +25,8 @@ from typing import Any
 import sympy
 from sympy.printing.str import StrPrinter
 
-from engine.catalog import get_dtype
-from engine.errors import UserError
-from engine.formulas import (
+from kvdrill.engine.capacity.catalog import get_dtype
+from kvdrill.engine.capacity.formulas import (
     FORMULAS,
     SYMBOLS,
     default_kv_dtype,
@@ -37,10 +36,13 @@ from engine.formulas import (
     solve_for,
     variant_for,
 )
-from engine.problem_types import Variant
-from engine.problems import (
+from kvdrill.engine.capacity.units import format_number, format_quantity
+from kvdrill.engine.errors import Located, UserError
+from kvdrill.engine.problems.templates import (
     MAX_ATTEMPTS,
+    VALIDATION_SEEDS,
     Problem,
+    ProblemSpecError,
     Quantity,
     compile_problem,
     fill_placeholders,
@@ -48,7 +50,7 @@ from engine.problems import (
     unit_dimension,
     unit_factor,
 )
-from engine.units import format_number, format_quantity
+from kvdrill.engine.problems.types import Variant
 
 DISPLAY_FIGURES = 4  # significant figures of numbers shown in a prompt
 
@@ -728,7 +730,7 @@ def _measured_exponents(problem: Problem, draw: _Draw) -> dict[str, float]:
 
 
 def _context(problem: Problem, draw: _Draw, formula_text: str, worked: str) -> dict[str, object]:
-    """What engine/checker.py reads to diagnose an answer (see its docstring)."""
+    """What engine/problems/checker.py reads to diagnose an answer (see its docstring)."""
 
     values = draw.values
     base = draw.formula.removesuffix("_mla").removesuffix("_swa")
@@ -760,4 +762,45 @@ def _context(problem: Problem, draw: _Draw, formula_text: str, worked: str) -> d
     return context
 
 
-__all__ = ["compiled_template", "draw_variant", "make_variant", "show"]
+__all__ = ["compiled_template", "draw_variant", "make_variant", "show", "validate_problem"]
+
+
+def validate_problem(
+    card: Any, path: str, key_lines: Mapping[str, int] | None = None
+) -> list[Located]:
+    """Every problem with a card's template, as ``path:line: message``.
+
+    Checks the fields and names, the formula's dimension against the answer unit, the prompt's
+    placeholders, and that variants can be drawn: a few seeds must each give one that meets the
+    constraints. ``key_lines`` maps a top-level field to its line, for pointing at it.
+    """
+    base = card.problem_line or card.line
+
+    def at(field_name: str) -> int:
+        return (key_lines or {}).get(field_name, base)
+
+    if card.problem is None:
+        return []
+    try:
+        problem = compile_problem(card.problem)
+    except ProblemSpecError as exc:
+        return [Located(path, at(i.field), f"problem: {i.message}") for i in exc.issues]
+    template_id = f"check/{card.key}"
+    for seed in range(VALIDATION_SEEDS):
+        try:
+            draw_variant(problem, template_id, seed)
+        except UserError as exc:
+            return [Located(path, at(_field_of(exc)), f"problem: {exc}")]
+    return []
+
+
+def _field_of(exc: UserError) -> str:
+    """The field a drawing error is about, to point at its line."""
+    text = str(exc)
+    if "placeholder" in text:
+        return "prompt"
+    if "constraint" in text:
+        return "constraints"
+    if "cannot solve" in text:
+        return "ask"
+    return "vary"

@@ -5,14 +5,14 @@
 
 from __future__ import annotations
 
-from engine.errors import Located
-from engine.pack_model import ParsedPack
+from kvdrill.engine.errors import Located
+from kvdrill.engine.packs.model import ParsedPack
 
 
 def extra_checks(pack: ParsedPack) -> list[Located]:
     """Every problem with the pack's templates and claims, as ``path:line: message``."""
-    from engine.claims import verify_claims
-    from engine.problems import validate_problem
+    from kvdrill.engine.packs.claims import verify_claims
+    from kvdrill.engine.problems.generator import validate_problem
 
     problems: list[Located] = []
     for card in pack.cards:

@@ -1,11 +1,11 @@
 """Problem templates: the fields of a pack's ```problem block, checked and compiled once.
 
 A block is validated by a pydantic model (unknown fields are errors), then compiled into a
-``Problem``: the asked quantity resolved against the formula catalog (engine/formulas.py) or a
-formula written in the pack (parsed by engine/expr.py, never eval), every axis of ``vary``
+``Problem``: the asked quantity resolved against the formula catalog (engine/capacity/formulas.py) or a
+formula written in the pack (parsed by engine/capacity/expr.py, never eval), every axis of ``vary``
 expanded into choices, ``given`` values converted to base units (bytes, seconds, counts),
-constraints parsed, and the prompt's placeholders listed. engine/generator.py draws variants from
-a ``Problem``; ``validate_problem`` is what ``kvdrill check`` runs on each problem card.
+constraints parsed, and the prompt's placeholders listed. engine/problems/generator.py draws variants from
+a ``Problem``; ``generator.validate_problem`` is what ``kvdrill check`` runs on each problem card.
 
 The fields are documented in decks/README.md, "Problem templates".
 """
@@ -21,10 +21,17 @@ from typing import Any
 import sympy
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from engine.catalog import close_matches, get_dtype, get_gpu, get_model, gpus, models
-from engine.errors import Located, UserError
-from engine.expr import FormulaError, is_name, parse_condition, parse_formula
-from engine.formulas import (
+from kvdrill.engine.capacity.catalog import (
+    close_matches,
+    get_dtype,
+    get_gpu,
+    get_model,
+    gpus,
+    models,
+)
+from kvdrill.engine.capacity.compute import check_symbol_value
+from kvdrill.engine.capacity.expr import FormulaError, is_name, parse_condition, parse_formula
+from kvdrill.engine.capacity.formulas import (
     ALIASES,
     FORMULAS,
     SYMBOLS,
@@ -32,7 +39,7 @@ from engine.formulas import (
     inputs_from,
     missing_inputs,
 )
-from engine.units import (
+from kvdrill.engine.capacity.units import (
     _DIMENSION_WORDS,
     AnswerError,
     describe_dimension,
@@ -40,6 +47,7 @@ from engine.units import (
     read_quantity_parts,
     unit_scale,
 )
+from kvdrill.engine.errors import UserError
 
 MAX_AXIS_CHOICES = 100_000  # values one range may span
 MAX_PROMPT_CHARS = 4000
@@ -800,8 +808,6 @@ def _one_line(exc: Exception, where: str) -> str:
 
 def _in_domain(name: str, quantity: Quantity) -> Quantity:
     """The value, if a catalog symbol can take it (no 0 layers, no utilization above 1)."""
-    from engine.formula_compute import check_symbol_value
-
     if name in SYMBOLS:
         check_symbol_value(name, quantity.value)
     return quantity
@@ -901,49 +907,6 @@ def compile_problem(raw: Mapping[str, Any]) -> Problem:
     return _Compiler(raw).compile()
 
 
-def validate_problem(
-    card: Any, path: str, key_lines: Mapping[str, int] | None = None
-) -> list[Located]:
-    """Every problem with a card's template, as ``path:line: message``.
-
-    Checks the fields and names, the formula's dimension against the answer unit, the prompt's
-    placeholders, and that variants can be drawn: a few seeds must each give one that meets the
-    constraints. ``key_lines`` maps a top-level field to its line, for pointing at it.
-    """
-    from engine.generator import draw_variant
-
-    base = card.problem_line or card.line
-
-    def at(field_name: str) -> int:
-        return (key_lines or {}).get(field_name, base)
-
-    if card.problem is None:
-        return []
-    try:
-        problem = compile_problem(card.problem)
-    except ProblemSpecError as exc:
-        return [Located(path, at(i.field), f"problem: {i.message}") for i in exc.issues]
-    template_id = f"check/{card.key}"
-    for seed in range(VALIDATION_SEEDS):
-        try:
-            draw_variant(problem, template_id, seed)
-        except UserError as exc:
-            return [Located(path, at(_field_of(exc)), f"problem: {exc}")]
-    return []
-
-
-def _field_of(exc: UserError) -> str:
-    """The field a drawing error is about, to point at its line."""
-    text = str(exc)
-    if "placeholder" in text:
-        return "prompt"
-    if "constraint" in text:
-        return "constraints"
-    if "cannot solve" in text:
-        return "ask"
-    return "vary"
-
-
 __all__ = [
     "NAMED_CONSTRAINTS",
     "Axis",
@@ -959,5 +922,4 @@ __all__ = [
     "fill_placeholders",
     "iter_placeholders",
     "read_value",
-    "validate_problem",
 ]

@@ -1,6 +1,6 @@
 """What a parsed pack is: the contract between the pack parser and the importer.
 
-The parser (engine/pack_parser.py) builds these from Markdown; store/importer.py stores them.
+The parser (engine/packs/parser.py) builds these from Markdown; store/importer.py stores them.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Every value is in SI base units of the project's unit registry: bytes, seconds, tokens, bytes/s;
 counts (parameters, layers, requests) are plain numbers. Symbol units are pint strings of
-engine/units.py ("byte", "token", "s", "byte/s", "dimensionless", ...).
+engine/capacity/units.py ("byte", "token", "s", "byte/s", "dimensionless", ...).
 
 Public API (names are stable; the generator, the checker, claim checks and ``kvdrill calc`` use it):
 
@@ -47,7 +47,7 @@ from typing import Any
 import sympy
 from sympy.printing.str import StrPrinter
 
-from engine.catalog import (
+from kvdrill.engine.capacity.catalog import (
     GpuSpec,
     ModelSpec,
     close_matches,
@@ -57,8 +57,8 @@ from engine.catalog import (
     models,
     quoted,
 )
-from engine.errors import UserError
-from engine.units import format_number
+from kvdrill.engine.capacity.units import format_number
+from kvdrill.engine.errors import UserError
 
 
 @dataclass(frozen=True)

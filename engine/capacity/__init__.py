@@ -1,0 +1,1 @@
+"""The capacity calculator: catalogs, units, formulas and their evaluation."""

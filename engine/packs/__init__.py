@@ -1,0 +1,1 @@
+"""Markdown packs: reading, checking, card ids and claims."""

@@ -1,0 +1,1 @@
+"""Problem templates, variant generation, typed answers and their checking."""
