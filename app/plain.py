@@ -20,10 +20,12 @@ from typing import TYPE_CHECKING, TextIO
 
 from kvdrill.app.plain_text import markdown_to_plain, plural
 from kvdrill.engine.errors import PackErrors, UserError
+from kvdrill.engine.study.rules import LEECH_LAPSES
 from kvdrill.engine.study.sm2 import parse_grade
 
 if TYPE_CHECKING:
-    from kvdrill.store.drill import CardView, DrillSession, SessionSummary
+    from kvdrill.app.services.drill import DrillSession, SessionSummary
+    from kvdrill.engine.packs.card_view import CardView
 
 COMMANDS = {
     "u": "undo",
@@ -233,7 +235,7 @@ class PlainDrill:
             return
 
     def drill_choice(self, card: CardView, started: float) -> None:
-        from kvdrill.store.drill import InvalidAnswer
+        from kvdrill.app.services.drill import InvalidAnswer
 
         letters = "".join(choice.letter for choice in card.choices)
         while True:
@@ -325,7 +327,9 @@ class PlainDrill:
             self.say(f"Topics missed: {missed}.")
         if summary.new_leeches:
             titles = "; ".join(literal(t) for t in summary.new_leeches)
-            self.say(f"New leeches (missed 8 times; consider rewriting them): {titles}.")
+            self.say(
+                f"New leeches (missed {LEECH_LAPSES} times; consider rewriting them): {titles}."
+            )
 
 
 def _is_terminal(stream: TextIO) -> bool:
@@ -342,27 +346,19 @@ def _all_letters(reply: str, letters: str) -> bool:
 
 def run_plain(args, stdin: TextIO, stdout: TextIO) -> int:
     """``kvdrill drill --plain``: import the bundled decks, open today's session, drill."""
-    from kvdrill.store.db import open_database
-    from kvdrill.store.drill import DrillSession
-    from kvdrill.store.importer import import_bundled
+    from kvdrill.app.services.backend import Services
 
-    database = open_database(args.db)
+    services = Services(args.db, args.profile)
     try:
         try:
-            import_bundled(database)
+            services.sync_bundled()
         except PackErrors as exc:
             # A broken bundled deck is a release bug, not the learner's: drill what is stored.
             first = exc.problems[0] if exc.problems else exc
             print(f"kvdrill: the bundled decks were not updated: {first}", file=sys.stderr)
-        session = DrillSession.open(
-            database,
-            profile=args.profile,
-            pack=args.pack,
-            tag=args.tag,
-            lesson=args.lesson,
-            new_limit=args.new,
-            limit=args.limit,
+        session = services.open_session(
+            pack=args.pack, tag=args.tag, lesson=args.lesson, new_limit=args.new, limit=args.limit
         )
         return PlainDrill(session, stdin, stdout, reviews_only=args.new == 0).run()
     finally:
-        database.close()
+        services.close()

@@ -22,10 +22,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sqlalchemy import insert  # noqa: E402
 
+from kvdrill.app.services.drill import DrillSession  # noqa: E402
 from kvdrill.store.db import open_database  # noqa: E402
-from kvdrill.store.drill import DrillSession  # noqa: E402
 from kvdrill.store.models import Card, CardState, CardTopic, Pack  # noqa: E402
-from kvdrill.store.profiles import get_or_create_profile, update_profile_settings  # noqa: E402
+from kvdrill.store.profiles import get_or_create_profile, set_settings  # noqa: E402
 
 NOW = datetime(2026, 3, 10, 9, 0)
 TODAY = date(2026, 3, 10)
@@ -34,9 +34,9 @@ TODAY = date(2026, 3, 10)
 def build_collection(database, cards: int, reviewed: int, seed: int = 7) -> None:
     rng = random.Random(seed)
     with database.session() as session:
-        profile = get_or_create_profile(session, "default")
+        profile = get_or_create_profile(session, "default", datetime.now())
         # Enough room in today's limits that the session is long.
-        update_profile_settings(profile, new_per_day=1000, reviews_per_day=100_000)
+        set_settings(profile, {"new_per_day": 1000, "reviews_per_day": 100_000})
         packs = []
         for number in range(10):
             pack = Pack(

@@ -16,6 +16,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -81,7 +82,7 @@ def main() -> None:
 
         def store_packs():
             with database.session() as session:
-                return apply_import(session, packs)
+                return apply_import(session, now=datetime.now(), packs=packs)
 
         first_ms, _ = timed(store_packs)
         again_ms, _ = timed(store_packs)

@@ -75,9 +75,10 @@ def main() -> None:
         timed(lambda: subprocess.run(command, env=env, check=True, capture_output=True), args.runs),
     )
 
-    from kvdrill.store.stats import load_report
+    from kvdrill.app.services.backend import Services
 
-    report("report built in-process", timed(lambda: load_report(url, "default"), args.runs))
+    services = Services(url, "default", bundled=False)
+    report("report built in-process", timed(services.stats_report, args.runs))
     report(
         "stats screen, mount to report shown",
         [asyncio.run(screen_time(url)) for _ in range(args.runs)],

@@ -84,7 +84,6 @@ def queue_cards(
     pack: str | None = None,
     tag: str | None = None,
     lesson: str | None = None,
-    excluded_kinds: Collection[str] = (),
 ) -> list[QueueCard]:
     """Every live card (narrowed by pack, tag and lesson) with its schedule, for ``plan_day``."""
     statement, params = queue_cards_statement(
@@ -92,7 +91,6 @@ def queue_cards(
         pack=pack,
         tag=tag,
         lessons=lesson_spellings(lesson) if lesson is not None else (),
-        excluded_kinds=excluded_kinds,
     )
     # Plain rows on the session's connection: no ORM loading for 10,000 tuples.
     rows = session.connection().execute(text(statement), params)

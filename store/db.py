@@ -1,6 +1,6 @@
 """Where the database lives, how it is opened, and keeping its schema at the current revision.
 
-``open_database`` is the one way in: it resolves the URL, sets SQLite's pragmas on every
+``open_database`` is the one way in: it takes the URL the app chose, sets SQLite's pragmas on every
 connection (WAL, foreign keys, busy timeout), and brings the schema to ``HEAD_REVISION`` with
 Alembic, writing a backup copy of an older database first. An up-to-date database is opened
 without loading Alembic at all: one ``SELECT`` on ``alembic_version``.
@@ -8,29 +8,24 @@ without loading Alembic at all: one ``SELECT`` on ``alembic_version``.
 
 from __future__ import annotations
 
-import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import TypeVar
 
 from sqlalchemy import Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import Connection, make_url
-from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError
+from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from kvdrill.engine.capacity.units import shorten
 from kvdrill.engine.errors import UserError
-from kvdrill.store.location import (  # noqa: F401 - re-exported: callers import them from here
-    DB_FILENAME,
-    HEAD_REVISION,
-    data_dir,
-    resolve_url,
-    sqlite_file,
-)
+from kvdrill.store.location import HEAD_REVISION, sqlite_file
 
+T = TypeVar("T")
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 BUSY_TIMEOUT_MS = 5000
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -69,11 +64,13 @@ class Database:
         self.engine.dispose()
 
 
-def open_database(url: str | None = None) -> Database:
-    """Open (creating if needed) the database at ``url`` and migrate it to the current schema."""
-    resolved = resolve_url(url)
+def open_database(url: str, url_source: str = "") -> Database:
+    """Open (creating if needed) the database at ``url`` and migrate it to the current schema.
+
+    ``url_source`` says where the URL came from (``$KVDRILL_DB``, say), for error messages."""
+    resolved = url
     # A bad URL from the environment is a mystery unless the message says where it came from.
-    source = " (from $KVDRILL_DB)" if not url and resolved == os.environ.get("KVDRILL_DB") else ""
+    source = f" (from {url_source})" if url_source else ""
     try:
         sa_url = make_url(resolved)
     except ArgumentError:
@@ -209,8 +206,11 @@ def _has_tables(connection: Connection) -> bool:
 
 
 def backup_sqlite(path: Path, revision: str) -> Path:
-    """Copy the database beside itself as ``<name>.bak-<revision>-<timestamp>``; return the copy."""
-    stamp = datetime.now().strftime("%Y%m%dT%H%M%S")
+    """Copy the database beside itself as ``<name>.bak-<revision>-<timestamp>``; return the copy.
+
+    The timestamp is the file's own modification time: the store does not read the clock, and
+    the copy is named for the database state it keeps."""
+    stamp = datetime.fromtimestamp(path.stat().st_mtime).strftime("%Y%m%dT%H%M%S")
     target = path.with_name(f"{path.name}.bak-{revision}-{stamp}")
     counter = 1
     while target.exists():
@@ -239,3 +239,20 @@ def begin_write(session: Session) -> None:
         and not connection.connection.dbapi_connection.in_transaction
     ):
         connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def write_transaction(database: Database, action: Callable[[Session], T], locked_message: str) -> T:
+    """Run ``action`` in one write transaction; retry once if another process held the lock.
+
+    Still locked the second time: a UserError with ``locked_message``, nothing written."""
+    for attempt in (1, 2):
+        try:
+            with database.session() as session:
+                begin_write(session)
+                return action(session)
+        except OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise
+            if attempt == 2:
+                raise UserError(locked_message) from None
+    raise AssertionError("unreachable")

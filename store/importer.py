@@ -12,30 +12,19 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from importlib import resources
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import delete, insert, select, tuple_, update
 from sqlalchemy.orm import Session
 
 from kvdrill.engine.errors import Located, PackErrors
-from kvdrill.engine.packs.checks import extra_checks
 from kvdrill.engine.packs.model import ParsedCard, ParsedPack
-from kvdrill.engine.study.clock import now_from
-from kvdrill.store.db import Database, begin_write
 from kvdrill.store.models import Card, CardTopic, Pack, Setting
 
-# The decks ship inside the package (kvdrill.decks); an installed wheel keeps them as plain files.
-BUNDLED_DECKS = Path(str(resources.files("kvdrill.decks")))
 BUNDLED_HASH_KEY = "bundled_decks_hash"
-# Part of the bundled hash: bump it when the importer stores cards differently, so the bundled
-# decks are stored again on the next start.
-IMPORT_FORMAT = "kvdrill-import-1"
 
 Progress = Callable[[int, int], None]  # (packs done, packs in all)
 
@@ -133,25 +122,46 @@ def card_topics(pack_key: str, values: dict[str, Any]) -> set[tuple[str, str]]:
     }
 
 
-# --- reading and checking files -------------------------------------------------------------
+# --- checks that need the database ------------------------------------------------------------
 
 
-def pack_set_problems(packs: list[ParsedPack]) -> list[Located]:
-    """Problems no single file shows: a pack id used twice, a card id used twice, a dangling parent."""
+def bundled_id_problems(
+    session: Session,
+    packs: list[ParsedPack],
+    *,
+    bundled: bool,
+    bundled_keys: Collection[str] = (),
+) -> list[Located]:
+    """A learner's pack that reuses a bundled pack's id would take it over: one line per file.
+
+    ``bundled_keys``: the bundled decks' ids not stored yet (a database that has not met the
+    current bundled decks), so the files themselves say.
+    """
+    if bundled:
+        return []  # the bundled decks update their own packs
+    keys = {pack.meta.pack for pack in packs}
+    taken = set(session.scalars(select(Pack.key).where(Pack.bundled, Pack.key.in_(keys))))
+    taken |= keys & set(bundled_keys)
+    return [
+        Located(
+            pack.path,
+            1,
+            f"pack id '{pack.meta.pack}' belongs to a bundled pack; give your pack its own id",
+        )
+        for pack in packs
+        if pack.meta.pack in taken
+    ]
+
+
+def parent_problems(packs: list[ParsedPack]) -> list[Located]:
+    """A follow-up whose parent does not come before it in its pack has no row to point to.
+
+    The parser never makes one; this guards what the store needs. Duplicate ids are the
+    parser's to report (engine/packs/parser.py), once."""
     problems: list[Located] = []
-    seen: dict[str, str] = {}
     for pack in packs:
-        key = pack.meta.pack
-        if key in seen:
-            problems.append(Located(pack.path, 1, f"pack id '{key}' is also the id of {seen[key]}"))
-        else:
-            seen[key] = pack.path
         card_keys: set[str] = set()
         for card in pack.cards:
-            if card.key in card_keys:
-                problems.append(
-                    Located(pack.path, card.line, f"card id '{card.key}' is used twice")
-                )
             if card.parent is not None and card.parent not in card_keys:
                 problems.append(
                     Located(
@@ -164,61 +174,14 @@ def pack_set_problems(packs: list[ParsedPack]) -> list[Located]:
     return problems
 
 
-def bundled_id_problems(
-    session: Session, packs: list[ParsedPack], *, bundled: bool
-) -> list[Located]:
-    """A learner's pack that reuses a bundled pack's id would take it over: one line per file."""
-    if bundled:
-        return []  # the bundled decks update their own packs
-    keys = {pack.meta.pack for pack in packs}
-    taken = set(session.scalars(select(Pack.key).where(Pack.bundled, Pack.key.in_(keys))))
-    # On a database that has not met the bundled decks yet, the files themselves say.
-    taken |= keys & bundled_pack_keys()
-    return [
-        Located(
-            pack.path,
-            1,
-            f"pack id '{pack.meta.pack}' belongs to a bundled pack; give your pack its own id",
-        )
-        for pack in packs
-        if pack.meta.pack in taken
-    ]
-
-
-def _check_packs(session: Session, packs: list[ParsedPack], *, bundled: bool) -> None:
-    problems = pack_set_problems(packs) + bundled_id_problems(session, packs, bundled=bundled)
+def _check_packs(
+    session: Session, packs: list[ParsedPack], *, bundled: bool, bundled_keys: Collection[str]
+) -> None:
+    problems = parent_problems(packs) + bundled_id_problems(
+        session, packs, bundled=bundled, bundled_keys=bundled_keys
+    )
     if problems:
         raise PackErrors(problems)
-
-
-def pack_files(paths: list[Path]) -> tuple[list[Path], list[Located]]:
-    """The pack files named by ``paths`` (directories searched), and any path that is missing."""
-    from kvdrill.engine.packs.source import expand_pack_paths
-
-    return expand_pack_paths(paths)
-
-
-def load_packs(paths: list[Path], progress: Progress | None = None) -> list[ParsedPack]:
-    """Parse and check every pack under ``paths``; ``PackErrors`` lists every problem in all files.
-
-    ``progress`` hears (files done, files in all) as parsing goes.
-    """
-    from kvdrill.engine.packs.parser import parse_paths
-
-    files, problems = pack_files(paths)
-    packs: list[ParsedPack] = []
-    for done, file in enumerate(files, start=1):
-        parsed, file_problems = parse_paths([file])
-        problems.extend(file_problems)
-        for pack in parsed:
-            problems.extend(extra_checks(pack))
-        packs.extend(parsed)
-        if progress is not None:
-            progress(done, len(files))
-    problems.extend(pack_set_problems(packs))
-    if problems:
-        raise PackErrors(problems)
-    return packs
 
 
 # --- planning ---------------------------------------------------------------------------------
@@ -286,9 +249,11 @@ def _pack_row(session: Session, key: str) -> Pack | None:
     return session.scalars(select(Pack).where(Pack.key == key)).one_or_none()
 
 
-def plan_import(session: Session, packs: list[ParsedPack]) -> ImportPlan:
+def plan_import(
+    session: Session, packs: list[ParsedPack], *, bundled_keys: Collection[str] = ()
+) -> ImportPlan:
     """What importing ``packs`` as the learner's own would change, per pack; writes nothing."""
-    _check_packs(session, packs, bundled=False)
+    _check_packs(session, packs, bundled=False, bundled_keys=bundled_keys)
     plan = ImportPlan()
     for pack in packs:
         pack_row = _pack_row(session, pack.meta.pack)
@@ -304,17 +269,20 @@ def apply_import(
     session: Session,
     packs: list[ParsedPack],
     *,
+    now: datetime,
     bundled: bool = False,
+    bundled_keys: Collection[str] = (),
     progress: Progress | None = None,
 ) -> ImportPlan:
-    """Store ``packs`` in the session's transaction and return what changed.
+    """Store ``packs`` (parsed and checked: app/services/importing.py) in the session's
+    transaction at ``now`` and return what changed.
 
     Nothing is committed here: the caller's session commits all packs at once, or, on any
     error, rolls back and nothing is written. Only the bundled import (``bundled``) may store a
     pack under a bundled pack's id.
     """
-    _check_packs(session, packs, bundled=bundled)
-    now = now_from(os.environ).replace(microsecond=0)
+    _check_packs(session, packs, bundled=bundled, bundled_keys=bundled_keys)
+    now = now.replace(microsecond=0)
     plan = ImportPlan()
     for done, pack in enumerate(packs, start=1):
         plan.packs.append(_apply_pack(session, pack, bundled=bundled, now=now))
@@ -450,66 +418,19 @@ def _sync_topics(session: Session, pack_id: int, wanted: dict[int, set[tuple[str
 # --- bundled decks ----------------------------------------------------------------------------
 
 
-def bundled_pack_files(decks: Path = BUNDLED_DECKS) -> list[Path]:
-    """The bundled pack files: every ``.md`` under decks/ except the format's README."""
-    if not decks.is_dir():
-        return []
-    files, _ = pack_files([decks])
-    return files
+def recorded_bundled_hash(session: Session) -> str | None:
+    """The hash of the bundled decks last stored in this database (None: never)."""
+    recorded = session.get(Setting, BUNDLED_HASH_KEY)
+    return recorded.value if recorded is not None else None
 
 
-def bundled_pack_keys(decks: Path = BUNDLED_DECKS) -> set[str]:
-    """The pack ids of the bundled decks, read from their files."""
-    from kvdrill.engine.packs.parser import parse_pack
-
-    keys = set()
-    for path in bundled_pack_files(decks):
-        try:
-            keys.add(parse_pack(path).meta.pack)
-        except PackErrors:
-            continue  # a broken bundled file is reported by the bundled import itself
-    return keys
+def record_bundled_hash(session: Session, digest: str) -> None:
+    session.merge(Setting(key=BUNDLED_HASH_KEY, value=digest))
 
 
-def bundled_hash(files: list[Path], decks: Path = BUNDLED_DECKS) -> str:
-    """One sha256 over the bundled files' names and bytes (and the import format)."""
-    digest = hashlib.sha256(IMPORT_FORMAT.encode())
-    for path in files:
-        digest.update(b"\0" + path.relative_to(decks).as_posix().encode("utf-8") + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
-    return digest.hexdigest()
-
-
-def import_bundled(database: Database, decks: Path = BUNDLED_DECKS) -> ImportPlan | None:
-    """Import the bundled decks if they differ from the ones last imported; None if they don't.
-
-    Fast when nothing changed: the files are hashed, not parsed. A bundled pack that a release
-    dropped has its cards retired, history kept.
-    """
-    files = bundled_pack_files(decks)
-    if not files:
-        return None
-    digest = bundled_hash(files, decks)
-    with database.session() as session:
-        recorded = session.get(Setting, BUNDLED_HASH_KEY)
-        if recorded is not None and recorded.value == digest:
-            return None
-
-    packs = load_packs(files)
-    with database.session() as session:
-        # Under the write lock, so two kvdrill processes starting at once import once.
-        begin_write(session)
-        recorded = session.get(Setting, BUNDLED_HASH_KEY)
-        if recorded is not None and recorded.value == digest:
-            return None
-        plan = apply_import(session, packs, bundled=True)
-        plan.packs.extend(_retire_dropped_bundled(session, {pack.meta.pack for pack in packs}))
-        session.merge(Setting(key=BUNDLED_HASH_KEY, value=digest))
-    return plan
-
-
-def _retire_dropped_bundled(session: Session, keep: set[str]) -> list[PackPlan]:
-    now = now_from(os.environ).replace(microsecond=0)
+def retire_dropped_bundled(session: Session, keep: set[str], now: datetime) -> list[PackPlan]:
+    """Retire the cards of bundled packs a release dropped (not in ``keep``), history kept."""
+    now = now.replace(microsecond=0)
     plans = []
     dropped = session.scalars(select(Pack).where(Pack.bundled, Pack.key.not_in(keep)))
     for pack_row in dropped:

@@ -28,6 +28,14 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
+from kvdrill.engine.study.schedule import NEW_CARD_EASINESS_MILLI
+from kvdrill.engine.study.settings import (
+    DEFAULT_ANSWER_SECONDS,
+    DEFAULT_NEW_PER_DAY,
+    DEFAULT_REVIEWS_PER_DAY,
+    DEFAULT_ROLLOVER_HOUR,
+)
+
 # Named constraints: SQLite migrations rebuild tables (Alembic batch mode) and need the names.
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
@@ -51,10 +59,10 @@ class Profile(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(DateTime)
-    new_per_day: Mapped[int] = mapped_column(Integer, default=10)
-    reviews_per_day: Mapped[int] = mapped_column(Integer, default=200)
-    rollover_hour: Mapped[int] = mapped_column(Integer, default=4)
-    answer_seconds: Mapped[int] = mapped_column(Integer, default=60)
+    new_per_day: Mapped[int] = mapped_column(Integer, default=DEFAULT_NEW_PER_DAY)
+    reviews_per_day: Mapped[int] = mapped_column(Integer, default=DEFAULT_REVIEWS_PER_DAY)
+    rollover_hour: Mapped[int] = mapped_column(Integer, default=DEFAULT_ROLLOVER_HOUR)
+    answer_seconds: Mapped[int] = mapped_column(Integer, default=DEFAULT_ANSWER_SECONDS)
     theme: Mapped[str] = mapped_column(String(16), default="dark")
 
 
@@ -126,7 +134,8 @@ class CardTopic(Base):
 
 
 class CardState(Base):
-    """A card's SM-2 schedule for one profile. No row means the card is new to that profile."""
+    """A card's schedule (engine/study/schedule.py, one column per field) for one profile.
+    No row means the card is new to that profile."""
 
     __tablename__ = "card_states"
     __table_args__ = (Index("ix_card_states_due", "profile_id", "due_day"),)
@@ -134,7 +143,8 @@ class CardState(Base):
     profile_id: Mapped[int] = mapped_column(ForeignKey("profiles.id"), primary_key=True)
     card_id: Mapped[int] = mapped_column(ForeignKey("cards.id"), primary_key=True)
     repetitions: Mapped[int] = mapped_column(Integer, default=0)
-    easiness_milli: Mapped[int] = mapped_column(Integer, default=2500)  # EF x 1000, exact
+    # EF x 1000, exact
+    easiness_milli: Mapped[int] = mapped_column(Integer, default=NEW_CARD_EASINESS_MILLI)
     interval_days: Mapped[int] = mapped_column(Integer, default=0)
     due_day: Mapped[date | None] = mapped_column(Date)
     lapses: Mapped[int] = mapped_column(Integer, default=0)
@@ -146,7 +156,8 @@ class CardState(Base):
 
 
 class ReviewLog(Base):
-    """One row per answer given. ``prev_state`` lets undo restore the card state exactly."""
+    """One row per answer given. ``prev_state`` (a ``Schedule.to_dict()``) lets undo restore the
+    card state exactly."""
 
     __tablename__ = "review_log"
     __table_args__ = (

@@ -1,38 +1,24 @@
-"""Learner profiles and their settings (daily limits, rollover hour, answer time)."""
+"""Learner profiles and their stored settings (daily limits, rollover hour, answer time, theme).
+
+What the settings mean, their defaults and their bounds live in engine/study/settings.py; the
+settings service (app/services/settings.py) checks a change before it reaches ``set_settings``.
+"""
 
 from __future__ import annotations
 
-import os
 import re
-from dataclasses import dataclass, fields
+from datetime import datetime
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from kvdrill.engine.capacity.units import shorten
 from kvdrill.engine.errors import UserError
-from kvdrill.engine.study.clock import now_from
+from kvdrill.engine.study.settings import ProfileSettings
 from kvdrill.store.models import Profile
 
 DEFAULT_PROFILE = "default"
 PROFILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
-
-
-@dataclass(frozen=True)
-class ProfileSettings:
-    new_per_day: int = 10
-    reviews_per_day: int = 200
-    rollover_hour: int = 4
-    answer_seconds: int = 60
-
-
-# Inclusive bounds of each setting, and what it means, for a one-line error.
-SETTING_BOUNDS: dict[str, tuple[int, int, str]] = {
-    "new_per_day": (0, 1000, "new cards per day"),
-    "reviews_per_day": (0, 100_000, "reviews per day"),
-    "rollover_hour": (0, 23, "the hour a study day starts"),
-    "answer_seconds": (5, 3600, "seconds to answer"),
-}
 
 
 def check_profile_name(name: str) -> str:
@@ -48,17 +34,16 @@ def get_profile(session: Session, name: str) -> Profile | None:
     return session.scalars(select(Profile).where(Profile.name == name)).one_or_none()
 
 
-def get_or_create_profile(session: Session, name: str = DEFAULT_PROFILE) -> Profile:
-    """The profile called ``name``, created with default settings if it does not exist yet."""
+def get_or_create_profile(session: Session, name: str, now: datetime) -> Profile:
+    """The profile called ``name``, created at ``now`` with default settings if it is new."""
     check_profile_name(name)
     profile = get_profile(session, name)
     if profile is not None:
         return profile
-    defaults = ProfileSettings()
     values = {
         "name": name,
-        "created_at": now_from(os.environ).replace(microsecond=0),
-        **{field.name: getattr(defaults, field.name) for field in fields(defaults)},
+        "created_at": now.replace(microsecond=0),
+        **ProfileSettings().to_dict(),
     }
     if session.get_bind().dialect.name == "sqlite":
         # Another process may create the same profile at the same moment: let its row win.
@@ -73,26 +58,11 @@ def get_or_create_profile(session: Session, name: str = DEFAULT_PROFILE) -> Prof
 
 
 def profile_settings(profile: Profile) -> ProfileSettings:
-    return ProfileSettings(
-        new_per_day=profile.new_per_day,
-        reviews_per_day=profile.reviews_per_day,
-        rollover_hour=profile.rollover_hour,
-        answer_seconds=profile.answer_seconds,
-    )
+    return ProfileSettings.from_row(profile)
 
 
-def update_profile_settings(profile: Profile, **changes: int) -> ProfileSettings:
-    """Change some settings (by name); an unknown name or a value out of range is a UserError.
-
-    Nothing is changed unless every value is valid. The caller's session commits.
-    """
-    for name, value in changes.items():
-        if name not in SETTING_BOUNDS:
-            known = ", ".join(SETTING_BOUNDS)
-            raise UserError(f"there is no profile setting '{name}' (settings: {known})")
-        low, high, meaning = SETTING_BOUNDS[name]
-        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-            raise UserError(f"{name} ({meaning}) must be a whole number from {low} to {high}")
+def set_settings(profile: Profile, changes: dict[str, int]) -> ProfileSettings:
+    """Store already-checked setting changes on ``profile``; the caller's session commits."""
     for name, value in changes.items():
         setattr(profile, name, value)
     return profile_settings(profile)

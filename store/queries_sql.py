@@ -1,7 +1,7 @@
 """The SQL that opens a session and shows a card, written once as text. Standard library only.
 
 The store runs these statements through SQLAlchemy's ``text()`` (store/day_queue.py,
-store/drill.py); the fast-start helper (app/first_card.py) runs the very same text through
+store/cards.py); the fast-start helper (store/fast_start.py) runs the very same text through
 ``sqlite3`` before SQLAlchemy is even imported. Rows come back as the database stores them
 (SQLite: dates as ISO text, JSON as text, booleans as 0 and 1), so the readers below accept both
 the stored and the already-decoded forms.
@@ -10,12 +10,12 @@ the stored and the already-decoded forms.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from datetime import date
 from typing import Any
 
 from kvdrill.engine.study.queue import QueueCard
-from kvdrill.engine.study.sm2 import NEW_CARD_EASINESS_MILLI
+from kvdrill.engine.study.schedule import NEW_CARD_EASINESS_MILLI, Schedule
 
 # Every live card with the profile's schedule for it, in pack order; filters are added by
 # ``queue_cards_statement``.
@@ -75,7 +75,6 @@ def queue_cards_statement(
     pack: str | None = None,
     tag: str | None = None,
     lessons: Sequence[str] = (),
-    excluded_kinds: Collection[str] = (),
 ) -> tuple[str, dict[str, Any]]:
     """The queue query and its parameters; ``lessons`` are the spellings of one lesson number."""
     params: dict[str, Any] = {"profile_id": profile_id}
@@ -89,9 +88,6 @@ def queue_cards_statement(
     if lessons:
         values = _placeholders("lesson", list(lessons), params)
         filters.append(_IN_TOPIC.format(kind="lesson", values=values))
-    if excluded_kinds:
-        values = _placeholders("excluded", list(excluded_kinds), params)
-        filters.append(f"cards.kind NOT IN ({values})")
     text = _QUEUE_CARDS.format(filters="".join(f"\n  AND {item}" for item in filters))
     return text, params
 
@@ -134,7 +130,8 @@ def queue_cards_from_rows(
 
 def today_log_answers(
     rows: Iterable[Sequence[Any]],
-) -> Iterator[tuple[int, int, bool, Mapping[str, Any] | None]]:
+) -> Iterator[tuple[int, int, bool, Schedule | None]]:
     """The today-log query's rows as ``engine.queue.read_today_log`` takes them."""
     for card_id, quality, moved, prev_state in rows:
-        yield card_id, quality, bool(moved), stored_json(prev_state)
+        before = stored_json(prev_state)
+        yield card_id, quality, bool(moved), Schedule.from_dict(before) if before else None

@@ -1,19 +1,13 @@
-"""Card schedules and the review log: recording answers, undo, suspend, bury, notes.
+"""Card schedules and the review log, stored: answers, undo, suspend, bury, notes.
 
 Every function works inside the caller's session and never commits: the caller wraps one
-action in one transaction (``store.drill`` does, one per answer), so a card's state and its log
-row are written together or not at all.
+action in one transaction (the drill session does, one per answer), so a card's state and its
+log row are written together or not at all.
 
-Definitions used here and in the stats:
-
-- Only the first answer of a study day moves the SM-2 schedule; later answers that day (the
-  step-7 repeats) are logged with ``moved_schedule=False`` and leave the schedule alone.
-- A lapse is a schedule-moving answer below 3 on a card whose repetitions were above 0, i.e. a
-  card that had been learned and was forgotten. A first failure of a new card is no lapse.
-- A card with ``LEECH_LAPSES`` lapses or more is flagged a leech; it stays in the drills.
-- A card is new until it has been answered once (``reviews == 0`` or no state row).
-- ``prev_state`` in a log row is the card state before the answer as JSON (None: the card had no
-  state row), so undo puts back exactly what was there.
+What an answer does to a schedule (first answer of the day, lapses, leeches) is decided in
+engine/study/rules.py; this module stores the result. ``prev_state`` in a log row is the
+``Schedule`` before the answer as JSON (None: the card had no state row), so undo puts back
+exactly what was there.
 """
 
 from __future__ import annotations
@@ -28,10 +22,9 @@ from sqlalchemy.orm import Session
 from kvdrill.engine.errors import UserError
 from kvdrill.engine.problems.types import Variant, Verdict
 from kvdrill.engine.study.clock import study_day
-from kvdrill.engine.study.sm2 import PASSING_QUALITY, Sm2State, review
+from kvdrill.engine.study.rules import answer_schedule
+from kvdrill.engine.study.schedule import Schedule
 from kvdrill.store.models import Card, CardState, Note, Pack, ReviewLog
-
-LEECH_LAPSES = 8
 
 # Statements of the answer path, built once: building one costs more than running it.
 _STATES = CardState.__table__
@@ -54,58 +47,32 @@ class RecordedAnswer:
     due_day: date | None
 
 
-def load_state(session: Session, profile_id: int, card_id: int) -> CardState | None:
-    return session.get(CardState, (profile_id, card_id))
+def load_schedule(session: Session, profile_id: int, card_id: int) -> Schedule | None:
+    """The card's schedule for the profile; None when the card has no state row (it is new)."""
+    return Schedule.from_row(session.get(CardState, (profile_id, card_id)))
 
 
-def state_snapshot(state: Any) -> dict[str, Any] | None:
-    """A state (a ``CardState`` or a row of ``card_states``) as plain JSON values; None when
-    the card has no state row."""
-    if state is None:
-        return None
-    return {
-        "repetitions": state.repetitions,
-        "easiness_milli": state.easiness_milli,
-        "interval_days": state.interval_days,
-        "due_day": _iso(state.due_day),
-        "lapses": state.lapses,
-        "reviews": state.reviews,
-        "last_review_at": _iso(state.last_review_at),
-        "suspended": state.suspended,
-        "buried_until": _iso(state.buried_until),
-        "leech": state.leech,
-    }
-
-
-def restore_state(
-    session: Session, profile_id: int, card_id: int, snapshot: dict[str, Any] | None
+def restore_schedule(
+    session: Session, profile_id: int, card_id: int, schedule: Schedule | None
 ) -> None:
-    """Put a card's state back to ``snapshot`` (from ``state_snapshot``); None deletes the row."""
-    state = load_state(session, profile_id, card_id)
-    if snapshot is None:
+    """Put a card's state back to ``schedule``; None deletes the row."""
+    state = session.get(CardState, (profile_id, card_id))
+    if schedule is None:
         if state is not None:
             session.delete(state)
         return
     if state is None:
         state = CardState(profile_id=profile_id, card_id=card_id)
         session.add(state)
-    state.repetitions = snapshot["repetitions"]
-    state.easiness_milli = snapshot["easiness_milli"]
-    state.interval_days = snapshot["interval_days"]
-    state.due_day = _date(snapshot["due_day"])
-    state.lapses = snapshot["lapses"]
-    state.reviews = snapshot["reviews"]
-    state.last_review_at = _datetime(snapshot["last_review_at"])
-    state.suspended = snapshot["suspended"]
-    state.buried_until = _date(snapshot["buried_until"])
-    state.leech = snapshot["leech"]
+    for name, value in schedule.columns().items():
+        setattr(state, name, value)
 
 
 def ensure_state(session: Session, profile_id: int, card_id: int) -> CardState:
     """The card's state row, created (as a new card's) if missing."""
-    state = load_state(session, profile_id, card_id)
+    state = session.get(CardState, (profile_id, card_id))
     if state is None:
-        state = CardState(profile_id=profile_id, card_id=card_id, **_new_card_values())
+        state = CardState(profile_id=profile_id, card_id=card_id, **Schedule().columns())
         session.add(state)
     return state
 
@@ -124,66 +91,39 @@ def record_answer(
     variant: Variant | None = None,
     verdict: Verdict | None = None,
 ) -> RecordedAnswer:
-    """Apply one answer to the card's schedule and log it, with what undo needs.
+    """Apply one answer to the card's schedule (engine/study/rules.py) and log it, with what
+    undo needs.
 
     Written with Core statements rather than the ORM unit of work: this is the hot path
     between an answer and the next card (scripts/bench_answer.py).
     """
     if graded_by not in ("self", "auto"):
         raise ValueError(f"graded_by must be 'self' or 'auto', got {graded_by!r}")
-    today = study_day(now, rollover_hour)
     connection = session.connection()
     key = {"key_profile": profile_id, "key_card": card_id}
-    row = connection.execute(_STATE_BY_KEY, key).first()
-    prev = state_snapshot(row)
-    values = dict(prev) if prev is not None else _new_card_values()
-
-    already_today = (
-        row is not None
-        and row.last_review_at is not None
-        and study_day(row.last_review_at, rollover_hour) == today
-        and row.reviews > 0
-    )
-    moved = not already_today
-    lapsed = became_leech = False
-    changes: dict[str, Any] = {"reviews": values["reviews"] + 1, "last_review_at": now}
-    due_day = row.due_day if row is not None else None
-    if moved:
-        before = Sm2State(values["repetitions"], values["easiness_milli"], values["interval_days"])
-        after = review(before, quality)
-        lapsed = quality < PASSING_QUALITY and before.repetitions > 0
-        due_day = today + timedelta(days=after.interval)
-        changes |= {
-            "repetitions": after.repetitions,
-            "easiness_milli": after.easiness_milli,
-            "interval_days": after.interval,
-            "due_day": due_day,
-        }
-        if lapsed:
-            changes["lapses"] = values["lapses"] + 1
-            if changes["lapses"] >= LEECH_LAPSES and not values["leech"]:
-                changes["leech"] = became_leech = True
-    if row is None:
-        full = {**values, "due_day": None, "last_review_at": None, "buried_until": None}
+    before = Schedule.from_row(connection.execute(_STATE_BY_KEY, key).first())
+    answered = answer_schedule(before, quality, now, rollover_hour)
+    columns = answered.schedule.columns()
+    if before is None:
         connection.execute(
-            _STATES.insert(), {"profile_id": profile_id, "card_id": card_id, **full, **changes}
+            _STATES.insert(), {"profile_id": profile_id, "card_id": card_id} | columns
         )
     else:
-        connection.execute(_UPDATE_STATE, {**key, **changes})
+        connection.execute(_UPDATE_STATE, key | columns)
 
     log: dict[str, Any] = {
         "profile_id": profile_id,
         "card_id": card_id,
         "reviewed_at": now,
-        "study_day": today,
+        "study_day": study_day(now, rollover_hour),
         "quality": quality,
         "seconds": float(seconds),
         "graded_by": graded_by,
-        "moved_schedule": moved,
+        "moved_schedule": answered.moved_schedule,
         "typed_answer": typed_answer,
     }
-    if prev is not None:  # left out, the column is SQL NULL rather than JSON null
-        log["prev_state"] = prev
+    if before is not None:  # left out, the column is SQL NULL rather than JSON null
+        log["prev_state"] = before.to_dict()
     if variant is not None:
         log |= {
             "template_id": variant.template_id,
@@ -201,23 +141,11 @@ def record_answer(
     session.expire_all()
     return RecordedAnswer(
         log_id=result.inserted_primary_key[0],
-        moved_schedule=moved,
-        lapsed=lapsed,
-        became_leech=became_leech,
-        due_day=due_day,
+        moved_schedule=answered.moved_schedule,
+        lapsed=answered.lapsed,
+        became_leech=answered.became_leech,
+        due_day=answered.schedule.due_day,
     )
-
-
-def _new_card_values() -> dict[str, Any]:
-    return {
-        "repetitions": 0,
-        "easiness_milli": Sm2State().easiness_milli,
-        "interval_days": 0,
-        "lapses": 0,
-        "reviews": 0,
-        "suspended": False,
-        "leech": False,
-    }
 
 
 def undo_answer(session: Session, log_id: int) -> bool:
@@ -240,7 +168,8 @@ def undo_answer(session: Session, log_id: int) -> bool:
     )
     if later is not None:
         return False
-    restore_state(session, log.profile_id, log.card_id, log.prev_state)
+    before = Schedule.from_dict(log.prev_state) if log.prev_state else None
+    restore_schedule(session, log.profile_id, log.card_id, before)
     session.execute(delete(ReviewLog).where(ReviewLog.id == log_id))
     return True
 
@@ -255,11 +184,6 @@ def bury(session: Session, profile_id: int, card_id: int, today: date) -> None:
     ensure_state(session, profile_id, card_id).buried_until = today + timedelta(days=1)
 
 
-def get_note(session: Session, profile_id: int, card_id: int) -> str:
-    note = session.get(Note, (profile_id, card_id))
-    return note.text if note is not None else ""
-
-
 def set_note(session: Session, profile_id: int, card_id: int, text: str, now: datetime) -> None:
     """Save the learner's note on a card; an empty text deletes it."""
     note = session.get(Note, (profile_id, card_id))
@@ -272,18 +196,6 @@ def set_note(session: Session, profile_id: int, card_id: int, text: str, now: da
         session.add(note)
     note.text = text
     note.updated_at = now
-
-
-def _iso(value: date | datetime | None) -> str | None:
-    return value.isoformat() if value is not None else None
-
-
-def _date(text: str | None) -> date | None:
-    return date.fromisoformat(text) if text else None
-
-
-def _datetime(text: str | None) -> datetime | None:
-    return datetime.fromisoformat(text) if text else None
 
 
 def suspended_cards(session: Session, profile_id: int) -> list[tuple[str, str]]:

@@ -369,7 +369,16 @@ def forecast(session: Session, profile_id: int, today: date, use_rollups: bool) 
     ]
 
 
-def study_streak(session: Session, profile_id: int, today: date, use_rollups: bool) -> int:
+# Study days read back for a streak: ten years, more than any streak needs.
+STREAK_DAYS_READ = 3660
+
+
+def study_streak(
+    session: Session, profile_id: int, today: date, use_rollups: bool | None = None
+) -> int:
+    """Consecutive study days with a review, ending today (or yesterday)."""
+    if use_rollups is None:
+        use_rollups = uses_rollups(session)
     if use_rollups:
         query = select(TopicDay.study_day).where(
             TopicDay.profile_id == profile_id,
@@ -383,7 +392,9 @@ def study_streak(session: Session, profile_id: int, today: date, use_rollups: bo
             ReviewLog.profile_id == profile_id, ReviewLog.study_day <= today
         )
         day_column = ReviewLog.study_day
-    days = session.scalars(query.group_by(day_column).order_by(day_column.desc()).limit(3660)).all()
+    days = session.scalars(
+        query.group_by(day_column).order_by(day_column.desc()).limit(STREAK_DAYS_READ)
+    ).all()
     return streak(list(days), today)
 
 
@@ -424,18 +435,12 @@ def build_report(
 
 
 def load_report(database_url: str | None, profile_name: str, window_days: int = 30) -> StatsReport:
-    """Open the database and build the report for a profile's current study day."""
-    import os
+    """Old entry of the stats screen, kept only until it calls ``Services.stats_report``
+    (app/services/backend.py): forwards there. The store itself opens no database here."""
+    from kvdrill.app.services.backend import Services  # noqa: layer-shim (see tests/test_layers.py)
 
-    from kvdrill.engine.study.clock import now_from, study_day
-    from kvdrill.store.db import open_database
-    from kvdrill.store.profiles import get_or_create_profile
-
-    database = open_database(database_url)
+    services = Services(database_url, profile_name, bundled=False)
     try:
-        with database.session() as session:
-            profile = get_or_create_profile(session, profile_name)
-            today = study_day(now_from(os.environ), profile.rollover_hour)
-            return build_report(session, profile, today, window_days)
+        return services.stats_report(window_days)
     finally:
-        database.close()
+        services.close()

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,3 +23,77 @@ def isolated_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
 @pytest.fixture
 def db_url(tmp_path: Path) -> str:
     return f"sqlite:///{tmp_path / 'kvdrill.db'}"
+
+
+# --- small collections, for the scheduler's and the session's tests ----------------------------
+
+FIXTURE_PACKS = ROOT / "tests" / "fixtures" / "packs" / "sm2"
+
+CREATED = datetime(2026, 1, 1, 9, 0)
+
+
+def _add_pack(session, key: str = "sm2-test", cards: list[dict[str, Any]] | None = None) -> Any:
+    from kvdrill.store.models import Card, CardTopic, Pack
+
+    """A pack with ``cards`` (dicts of Card columns; ``key`` and ``kind`` default by position).
+
+    A card dict may name its parent by key with ``"parent": "<key>"``.
+    """
+    pack = Pack(key=key, title=f"Pack {key}", version="1", imported_at=CREATED)
+    session.add(pack)
+    session.flush()
+    by_key: dict[str, Card] = {}
+    for position, values in enumerate(cards or []):
+        values = dict(values)
+        parent_key = values.pop("parent", None)
+        card = Card(
+            pack_id=pack.id,
+            key=values.pop("key", f"c{position + 1}"),
+            kind=values.pop("kind", "recall"),
+            title=values.pop("title", f"Card {position + 1}"),
+            status=None,
+            position=position,
+            parent_id=by_key[parent_key].id if parent_key else None,
+            **values,
+        )
+        session.add(card)
+        session.flush()
+        by_key[card.key] = card
+        session.add(CardTopic(card_id=card.id, kind="pack", value=key))
+        for tag in card.tags or []:
+            session.add(CardTopic(card_id=card.id, kind="tag", value=tag))
+    session.flush()
+    return pack
+
+
+def _recall_cards(count: int, **extra: Any) -> list[dict[str, Any]]:
+    return [
+        {"prompt": f"Question {i}?", "answer": f"Answer {i}.", **extra} for i in range(1, count + 1)
+    ]
+
+
+def _import_fixture_pack(database) -> None:
+    """Import tests/fixtures/packs/sm2 through the real parser and importer."""
+    from kvdrill.engine.packs.parser import parse_paths
+    from kvdrill.store.importer import apply_import
+
+    packs, problems = parse_paths([FIXTURE_PACKS])
+    assert not problems, problems
+    with database.session() as session:
+        apply_import(session, now=datetime.now(), packs=packs)
+
+
+class Collection:
+    """Builders of small collections (the ``collection`` fixture)."""
+
+    add_pack = staticmethod(_add_pack)
+    recall_cards = staticmethod(_recall_cards)
+    import_fixture_pack = staticmethod(_import_fixture_pack)
+
+
+@pytest.fixture
+def collection() -> type[Collection]:
+    """``collection.add_pack(session, key, cards)`` straight through the models,
+    ``collection.recall_cards(n)``, ``collection.import_fixture_pack(database)`` (tests/fixtures/
+    packs/sm2 through the real parser and importer)."""
+    return Collection

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select, text
 
+from kvdrill.app.services.environment import database_url as resolve_url
 from kvdrill.engine.errors import UserError
-from kvdrill.store.db import HEAD_REVISION, MIGRATIONS_DIR, open_database, resolve_url
+from kvdrill.store.db import HEAD_REVISION, MIGRATIONS_DIR, open_database
 from kvdrill.store.models import Base, Pack, Profile, Setting
 
 
@@ -35,7 +36,7 @@ def build_at_revision(path: Path, revision: str) -> None:
 
 
 def test_default_database_lives_in_the_data_dir(tmp_path: Path) -> None:
-    database = open_database()
+    database = open_database(resolve_url(None))
     assert database.path == tmp_path / "data" / "kvdrill.db"
     assert database.path.exists()
 
@@ -232,33 +233,26 @@ def test_profiles_are_created_once_with_default_settings(db_url: str) -> None:
 
     database = open_database(db_url)
     with database.session() as session:
-        first = get_or_create_profile(session, "ana")
+        first = get_or_create_profile(session, "ana", datetime.now())
         assert profile_settings(first).new_per_day == 10
     with database.session() as session:
-        assert get_or_create_profile(session, "ana").id == first.id
-        assert get_or_create_profile(session, "bo").id != first.id
+        assert get_or_create_profile(session, "ana", datetime.now()).id == first.id
+        assert get_or_create_profile(session, "bo", datetime.now()).id != first.id
 
 
 def test_profile_settings_are_checked_and_kept(db_url: str) -> None:
-    from kvdrill.store.profiles import (
-        get_or_create_profile,
-        profile_settings,
-        update_profile_settings,
-    )
+    from kvdrill.app.services.settings import change_settings, load_settings
 
     database = open_database(db_url)
-    with database.session() as session:
-        profile = get_or_create_profile(session, "default")
-        update_profile_settings(profile, new_per_day=3, rollover_hour=6)
-    with database.session() as session:
-        settings = profile_settings(get_or_create_profile(session, "default"))
-        assert (settings.new_per_day, settings.rollover_hour) == (3, 6)
-        profile = get_or_create_profile(session, "default")
-        with pytest.raises(UserError, match="rollover_hour .* from 0 to 23"):
-            update_profile_settings(profile, new_per_day=5, rollover_hour=24)
-        assert profile.new_per_day == 3  # nothing changed when one value is bad
-        with pytest.raises(UserError, match="no profile setting 'colour'"):
-            update_profile_settings(profile, colour=1)
+    now = datetime.now()
+    change_settings(database, "default", now, new_per_day=3, rollover_hour=6)
+    settings = load_settings(database, "default", now)
+    assert (settings.new_per_day, settings.rollover_hour) == (3, 6)
+    with pytest.raises(UserError, match="rollover_hour .* from 0 to 23"):
+        change_settings(database, "default", now, new_per_day=5, rollover_hour=24)
+    assert load_settings(database, "default", now).new_per_day == 3  # nothing changed
+    with pytest.raises(UserError, match="no profile setting 'colour'"):
+        change_settings(database, "default", now, colour=1)
 
 
 def test_a_strange_profile_name_is_refused(db_url: str) -> None:
@@ -266,7 +260,7 @@ def test_a_strange_profile_name_is_refused(db_url: str) -> None:
 
     database = open_database(db_url)
     with pytest.raises(UserError, match="not a usable profile name"), database.session() as s:
-        get_or_create_profile(s, "../../etc")
+        get_or_create_profile(s, "../../etc", datetime.now())
 
 
 def test_an_in_memory_database_is_the_same_in_every_thread() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import sys
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -32,7 +33,7 @@ def example_db(db_url: str) -> str:
     packs, errors = parse_paths([EXAMPLE_PACK])
     assert not errors
     with database.session() as session:
-        apply_import(session, packs)
+        apply_import(session, now=datetime.now(), packs=packs)
     database.close()
     return db_url
 
@@ -41,7 +42,7 @@ def card_keys(db_url: str, lesson: str | None) -> list[str]:
     database = open_database(db_url)
     try:
         with database.session() as session:
-            profile = get_or_create_profile(session, "default")
+            profile = get_or_create_profile(session, "default", datetime.now())
             ids = [card.card_id for card in queue_cards(session, profile.id, lesson=lesson)]
             return [session.get(Card, card_id).key for card_id in ids]
     finally:
@@ -79,7 +80,7 @@ def test_plain_drill_of_one_lesson_asks_only_its_cards(
 ) -> None:
     monkeypatch.setenv("KVDRILL_NOW", "2026-03-10T09:00")
     # Bundled decks also draw on lesson 17: point the bundled import at nothing.
-    monkeypatch.setattr("kvdrill.store.importer.import_bundled", lambda database: None)
+    monkeypatch.setattr("kvdrill.app.services.importing.import_bundled", lambda database, now: None)
     monkeypatch.setattr(sys, "stdin", io.StringIO("\n4\n" * 10))
     assert main(["--db", example_db, "drill", "--plain", "--lesson", "17"]) == 0
     out = capsys.readouterr().out

@@ -7,13 +7,12 @@ import threading
 from datetime import datetime
 
 import pytest
-from drill_helpers import add_pack, import_fixture_pack, recall_cards
 from sqlalchemy import func, select
 from sqlalchemy.exc import OperationalError
 
+from kvdrill.app.services.drill import DrillSession, InvalidAnswer, WrongCardKind
 from kvdrill.engine.errors import UserError
 from kvdrill.store.db import open_database
-from kvdrill.store.drill import DrillSession, InvalidAnswer, WrongCardKind
 from kvdrill.store.models import ReviewLog
 
 DAY1 = datetime(2026, 3, 10, 9, 0)
@@ -22,9 +21,9 @@ DAY3 = datetime(2026, 3, 12, 9, 0)
 
 
 @pytest.fixture
-def db(db_url: str):
+def db(db_url: str, collection):
     database = open_database(db_url)
-    import_fixture_pack(database)
+    collection.import_fixture_pack(database)
     yield database
     database.close()
 
@@ -216,10 +215,10 @@ def test_summary_counts_cards_accuracy_time_due_and_missed_topics(db) -> None:
     assert dict(summary.topics_missed) == {"arith": 1, "choices": 1, "fixture": 2}
 
 
-def test_due_reviews_come_before_new_cards(db_url: str) -> None:
+def test_due_reviews_come_before_new_cards(db_url: str, collection) -> None:
     database = open_database(db_url)
     with database.session() as s:
-        add_pack(s, "later", recall_cards(3))
+        collection.add_pack(s, "later", collection.recall_cards(3))
     session = DrillSession.open(database, now=DAY1, pack="later", new_limit=1)
     session.grade(4, 1.0)
     day2 = DrillSession.open(database, now=DAY2, pack="later", new_limit=1)

@@ -9,14 +9,13 @@ from datetime import date, datetime
 from pathlib import Path
 
 import pytest
-from drill_helpers import import_fixture_pack
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
 from kvdrill.app.first_card import NeedsSession, card_state, fast_card_state, main
+from kvdrill.app.services.drill import DrillSession
 from kvdrill.store import reviews
 from kvdrill.store.db import open_database
-from kvdrill.store.drill import DrillSession
 from kvdrill.store.location import sqlite_file
 from kvdrill.store.models import Card
 from kvdrill.store.profiles import get_or_create_profile
@@ -28,12 +27,12 @@ HEAVY = ("sqlalchemy", "pydantic", "sympy", "pint", "textual", "alembic")
 
 
 @pytest.fixture
-def db(db_url: str, monkeypatch: pytest.MonkeyPatch):
+def db(db_url: str, monkeypatch: pytest.MonkeyPatch, collection):
     monkeypatch.setenv("KVDRILL_NOW", DAY1.isoformat())
     database = open_database(db_url)
-    import_fixture_pack(database)
+    collection.import_fixture_pack(database)
     with database.session() as session:
-        get_or_create_profile(session, "default")
+        get_or_create_profile(session, "default", datetime.now())
     yield database
     database.close()
 
@@ -93,7 +92,7 @@ def test_a_card_missed_today_comes_back_as_a_repeat(db, db_url: str) -> None:
 def test_a_follow_up_comes_after_its_parent(db, db_url: str) -> None:
     answer_day(db, DAY1, {"alpha": 4}, new_limit=1)
     with db.session() as session:
-        profile = get_or_create_profile(session, "default")
+        profile = get_or_create_profile(session, "default", datetime.now())
         reviews.set_suspended(session, profile.id, card_id(db, "alpha"), suspended=True)
     fast, real = both_states(db, db_url)
     card = json.loads(fast)["card"]
@@ -103,7 +102,7 @@ def test_a_follow_up_comes_after_its_parent(db, db_url: str) -> None:
 
 def test_a_note_suspended_and_buried_cards(db, db_url: str) -> None:
     with db.session() as session:
-        profile = get_or_create_profile(session, "default")
+        profile = get_or_create_profile(session, "default", datetime.now())
         reviews.set_suspended(session, profile.id, card_id(db, "alpha"), suspended=True)
         reviews.bury(session, profile.id, card_id(db, "beta"), date(2026, 3, 10))
         reviews.set_note(session, profile.id, card_id(db, "gamma"), "my own words", DAY1)
@@ -146,7 +145,7 @@ def test_a_lesson_drill_and_a_new_profile_go_through_the_store(db, db_url: str) 
 
 def test_a_problem_first_card_goes_through_the_store(db, db_url: str, capsys) -> None:
     with db.session() as session:
-        profile = get_or_create_profile(session, "default")
+        profile = get_or_create_profile(session, "default", datetime.now())
         state = reviews.ensure_state(session, profile.id, card_id(db, "kv-drawn"))
         state.reviews, state.repetitions, state.due_day = 1, 1, date(2026, 3, 9)
     assert DrillSession.open(db).current.key == "kv-drawn"

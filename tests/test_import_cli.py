@@ -12,8 +12,8 @@ from sqlalchemy import func, select
 
 from kvdrill.app.cli import main
 from kvdrill.app.commands.import_ import ProgressLine
+from kvdrill.app.services.importing import import_bundled
 from kvdrill.store.db import open_database
-from kvdrill.store.importer import import_bundled
 from kvdrill.store.models import Card, CardState, Pack, ReviewLog, Setting
 from kvdrill.store.profiles import get_or_create_profile
 
@@ -70,7 +70,7 @@ def test_reimport_of_an_edited_file_keeps_history_and_retires_the_removed_card(
     run("--db", db_url, "import", str(pack_dir / "alpha.md"))
     database = open_database(db_url)
     with database.session() as session:
-        profile = get_or_create_profile(session)
+        profile = get_or_create_profile(session, "default", datetime.now())
         card = session.scalars(select(Card).where(Card.key == "a1")).one()
         session.add(CardState(profile_id=profile.id, card_id=card.id, due_day=date(2026, 3, 2)))
         session.add(
@@ -187,13 +187,13 @@ def test_bundled_decks_import_once_then_only_when_they_change(db_url: str, tmp_p
     shutil.copytree(DECKS, decks)
     database = open_database(db_url)
 
-    first = import_bundled(database, decks)
+    first = import_bundled(database, datetime.now(), decks)
     assert first is not None and first.count("added") > 0
-    assert import_bundled(database, decks) is None
+    assert import_bundled(database, datetime.now(), decks) is None
 
     with database.session() as session:
         card = session.scalars(select(Card).order_by(Card.id)).first()
-        profile = get_or_create_profile(session)
+        profile = get_or_create_profile(session, "default", datetime.now())
         session.add(CardState(profile_id=profile.id, card_id=card.id, due_day=date(2026, 3, 2)))
         total = session.scalar(select(func.count()).select_from(Card))
         assert all(session.scalars(select(Pack.bundled)))
@@ -202,7 +202,7 @@ def test_bundled_decks_import_once_then_only_when_they_change(db_url: str, tmp_p
     # A later release edits a deck: picked up, the rest unchanged, history kept.
     pack_file = next(path for path in sorted(decks.glob("*.md")) if path.name != "README.md")
     pack_file.write_text(pack_file.read_text(encoding="utf-8") + "\n", encoding="utf-8")
-    again = import_bundled(database, decks)
+    again = import_bundled(database, datetime.now(), decks)
     assert again is not None
     assert again.count("added") == again.count("retired") == 0
     with database.session() as session:
@@ -211,7 +211,7 @@ def test_bundled_decks_import_once_then_only_when_they_change(db_url: str, tmp_p
 
 
 def test_bundled_decks_parse_cleanly() -> None:
-    from kvdrill.store.importer import bundled_pack_files, load_packs
+    from kvdrill.app.services.importing import bundled_pack_files, load_packs
 
     files = bundled_pack_files()
     assert files, "no bundled decks found"
@@ -222,14 +222,14 @@ def test_a_bundled_pack_dropped_by_a_release_is_retired(db_url: str, tmp_path: P
     decks = tmp_path / "decks"
     shutil.copytree(DECKS, decks)
     database = open_database(db_url)
-    import_bundled(database, decks)
+    import_bundled(database, datetime.now(), decks)
     dropped = sorted(path for path in decks.glob("*.md") if path.name != "README.md")[0]
     with database.session() as session:
         before = session.scalar(select(func.count()).select_from(Card).where(~Card.retired))
     dropped_cards = len(dropped.read_text(encoding="utf-8").split("\n## ")) - 1
     dropped.unlink()
 
-    plan = import_bundled(database, decks)
+    plan = import_bundled(database, datetime.now(), decks)
 
     assert plan is not None and plan.count("retired") >= dropped_cards
     with database.session() as session:
@@ -246,7 +246,7 @@ def test_two_processes_starting_at_once_import_the_bundled_decks_once(db_url: st
 
     def start(database) -> None:
         try:
-            results.append(import_bundled(database))
+            results.append(import_bundled(database, datetime.now()))
         except BaseException as exc:  # noqa: BLE001 - reported by the assert below
             errors.append(exc)
 
@@ -267,7 +267,7 @@ def test_a_pack_with_a_bundled_packs_id_is_refused_and_nothing_is_written(
     decks.mkdir()
     write_pack(decks / "shipped.md", "memory-and-capacity", {"s1": "Shipped.", "s2": "Too."})
     database = open_database(db_url)
-    import_bundled(database, decks)
+    import_bundled(database, datetime.now(), decks)
     database.close()
     mine = write_pack(tmp_path / "mine.md", "memory-and-capacity", {"m1": "Mine."})
     other = write_pack(tmp_path / "other.md", "other", {"o1": "Fine."})

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
+from kvdrill.app.services.importing import store_packs
 from kvdrill.engine.errors import PackErrors
 from kvdrill.engine.packs.model import Choice, KeyNumber, PackMeta, ParsedCard, ParsedPack
 from kvdrill.store.db import Database, open_database
@@ -35,7 +36,7 @@ def database(db_url: str) -> Database:
 
 def import_packs(database: Database, *packs: ParsedPack):
     with database.session() as session:
-        return apply_import(session, list(packs))
+        return apply_import(session, now=datetime.now(), packs=list(packs))
 
 
 def card_row(database: Database, key: str) -> Card:
@@ -46,7 +47,7 @@ def card_row(database: Database, key: str) -> Card:
 def give_history(database: Database, card_key: str) -> None:
     """One answer and a schedule for the card, as a drill session would leave them."""
     with database.session() as session:
-        profile = get_or_create_profile(session, "default")
+        profile = get_or_create_profile(session, "default", datetime.now())
         card = session.scalars(select(Card).where(Card.key == card_key)).one()
         session.add(
             CardState(
@@ -223,18 +224,12 @@ def test_a_failure_while_writing_rolls_back_every_pack(database: Database) -> No
         apply_import(
             session,
             [make_pack([recall("a", "changed")], key="first"), make_pack([recall("z")], "two")],
+            now=datetime.now(),
             progress=fail_after_first,
         )
     assert card_row(database, "a").answer == "An answer."
     with database.session() as session:
         assert session.scalars(select(Pack.key)).all() == ["first"]
-
-
-def test_the_same_pack_id_in_two_files_is_an_error(database: Database) -> None:
-    one = make_pack([recall("a")], key="dup")
-    two = ParsedPack(meta=one.meta, cards=[recall("b")], path="other.md", content_hash="y" * 64)
-    with pytest.raises(PackErrors, match="other.md:1: pack id 'dup' is also the id of dup.md"):
-        import_packs(database, one, two)
 
 
 def test_progress_is_reported_per_pack(database: Database) -> None:
@@ -243,6 +238,7 @@ def test_progress_is_reported_per_pack(database: Database) -> None:
         apply_import(
             session,
             [make_pack([recall("a")], key="p1"), make_pack([recall("a")], key="p2")],
+            now=datetime.now(),
             progress=lambda done, total: seen.append((done, total)),
         )
     assert seen == [(1, 2), (2, 2)]
@@ -263,10 +259,12 @@ def test_a_large_pack_imports_and_reimports(database: Database, tmp_path: Path) 
 
 def test_a_learners_pack_cannot_take_a_bundled_packs_id(database: Database) -> None:
     with database.session() as session:
-        apply_import(session, [make_pack([recall("shipped")])], bundled=True)
+        apply_import(
+            session, now=datetime.now(), packs=[make_pack([recall("shipped")])], bundled=True
+        )
     mine = make_pack([recall("mine")])  # the same pack id, "memory"
     for store_it in (
-        lambda session: apply_import(session, [mine]),
+        lambda session: apply_import(session, now=datetime.now(), packs=[mine]),
         lambda session: plan_import(session, [mine]),
     ):
         with pytest.raises(PackErrors) as caught, database.session() as session:
@@ -282,8 +280,8 @@ def test_a_learners_pack_cannot_take_a_bundled_packs_id(database: Database) -> N
 def test_a_fresh_database_still_refuses_a_bundled_packs_id(database: Database) -> None:
     """Before the bundled decks were ever imported, their files say which ids they own."""
     mine = make_pack([recall("mine")], key="memory-and-capacity")
-    with pytest.raises(PackErrors) as caught, database.session() as session:
-        apply_import(session, [mine])
+    with pytest.raises(PackErrors) as caught:
+        store_packs(database, [mine], datetime.now())
     assert "belongs to a bundled pack" in str(caught.value)
     with database.session() as session:
         assert session.scalar(select(func.count()).select_from(Card)) == 0
@@ -292,5 +290,10 @@ def test_a_fresh_database_still_refuses_a_bundled_packs_id(database: Database) -
 def test_the_bundled_import_still_updates_bundled_packs(database: Database) -> None:
     for answer in ("Old.", "New."):
         with database.session() as session:
-            apply_import(session, [make_pack([recall("shipped", answer)])], bundled=True)
+            apply_import(
+                session,
+                now=datetime.now(),
+                packs=[make_pack([recall("shipped", answer)])],
+                bundled=True,
+            )
     assert card_row(database, "shipped").answer == "New."

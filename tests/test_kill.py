@@ -13,7 +13,6 @@ import time
 from pathlib import Path
 
 import pytest
-from drill_helpers import add_pack, import_fixture_pack, recall_cards
 
 from kvdrill.store.db import open_database
 
@@ -93,9 +92,9 @@ def logged_keys(db_url: str) -> list[str]:
     return [key for (key,) in rows]
 
 
-def test_kill_while_typing_keeps_every_confirmed_answer(db_url: str) -> None:
+def test_kill_while_typing_keeps_every_confirmed_answer(db_url: str, collection) -> None:
     database = open_database(db_url)
-    import_fixture_pack(database)
+    collection.import_fixture_pack(database)
     database.close()
     drill = PlainProcess(db_url, "--pack", "sm2-fixture")
     drill.wait_for_card(1)
@@ -110,11 +109,11 @@ def test_kill_while_typing_keeps_every_confirmed_answer(db_url: str) -> None:
 
 @pytest.mark.parametrize("delays", [(0.1, 0.3)])
 def test_kill_at_any_moment_loses_at_most_the_answer_in_flight(
-    db_url: str, delays: tuple[float, ...]
+    db_url: str, delays: tuple[float, ...], collection
 ) -> None:
     database = open_database(db_url)
     with database.session() as session:
-        add_pack(session, "kill-test", recall_cards(400))
+        collection.add_pack(session, "kill-test", collection.recall_cards(400))
     database.close()
     keys = [f"c{i}" for i in range(1, 401)]
     confirmed = 0
@@ -134,10 +133,12 @@ def test_kill_at_any_moment_loses_at_most_the_answer_in_flight(
         confirmed = len(stored)
 
 
-def test_two_processes_on_one_database_neither_crash_nor_lose_answers(db_url: str) -> None:
+def test_two_processes_on_one_database_neither_crash_nor_lose_answers(
+    db_url: str, collection
+) -> None:
     database = open_database(db_url)
     with database.session() as session:
-        add_pack(session, "shared", recall_cards(60))
+        collection.add_pack(session, "shared", collection.recall_cards(60))
     database.close()
     first = PlainProcess(db_url, "--pack", "shared", "--new", "60")
     second = PlainProcess(db_url, "--pack", "shared", "--new", "60", profile="other")

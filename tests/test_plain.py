@@ -10,7 +10,6 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from drill_helpers import import_fixture_pack
 from sqlalchemy import select
 
 from kvdrill.app.cli import main
@@ -23,9 +22,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
-def fixture_db(db_url: str) -> str:
+def fixture_db(db_url: str, collection) -> str:
     database = open_database(db_url)
-    import_fixture_pack(database)
+    collection.import_fixture_pack(database)
     database.close()
     return db_url
 
@@ -40,7 +39,7 @@ def drill(
 ) -> tuple[int, str]:
     monkeypatch.setenv("KVDRILL_NOW", now)
     # These sessions are about the fixture pack; the bundled decks have their own test.
-    monkeypatch.setattr("kvdrill.store.importer.import_bundled", lambda database: None)
+    monkeypatch.setattr("kvdrill.app.services.importing.import_bundled", lambda database, now: None)
     monkeypatch.setattr(sys, "stdin", io.StringIO("".join(line + "\n" for line in lines)))
     code = main(["--db", db_url, "drill", "--plain", "--pack", "sm2-fixture", *options])
     out, err = capsys.readouterr()
@@ -180,7 +179,7 @@ def test_a_real_pipe_session_in_a_subprocess(fixture_db: str) -> None:
 
 
 def test_a_problem_in_plain_mode(monkeypatch, capsys, fixture_db) -> None:
-    from kvdrill.store.drill import DrillSession
+    from kvdrill.app.services.drill import DrillSession
 
     # The variant is drawn from a seed fixed by profile, card and day: peek at it first.
     database = open_database(fixture_db)
@@ -216,10 +215,10 @@ def test_a_broken_bundled_deck_warns_in_one_line_and_the_drill_goes_on(
 ) -> None:
     from kvdrill.engine.errors import Located, PackErrors
 
-    def broken(database) -> None:
+    def broken(database, now) -> None:
         raise PackErrors([Located("decks/x.md", 3, "bad claim"), Located("decks/x.md", 9, "more")])
 
-    monkeypatch.setattr("kvdrill.store.importer.import_bundled", broken)
+    monkeypatch.setattr("kvdrill.app.services.importing.import_bundled", broken)
     monkeypatch.setenv("KVDRILL_NOW", "2026-03-10T09:00")
     monkeypatch.setattr(sys, "stdin", io.StringIO("\n4\n"))
     assert main(["--db", fixture_db, "drill", "--plain", "--pack", "sm2-fixture"]) == 0
@@ -248,10 +247,8 @@ class FakeApp:
 def test_drill_without_plain_opens_the_ui_on_the_drill_with_the_options(
     monkeypatch, db_url: str
 ) -> None:
-    from kvdrill import app
-
     FakeApp.calls = []
-    monkeypatch.setattr(app.tui, "create_app", FakeApp)
+    monkeypatch.setattr("kvdrill.app.tui.create_app", FakeApp)
     monkeypatch.setattr(sys, "stdin", Terminal())
     monkeypatch.setattr(sys, "stdout", Terminal())
     assert main(["--db", db_url, "--profile", "ana", "drill", "--tag", "t", "--new", "3"]) == 0
@@ -294,10 +291,10 @@ def test_negative_counts_are_refused_by_the_parser(capsys) -> None:
 def test_an_answer_that_cannot_be_saved_says_why_and_the_card_stays(
     monkeypatch, capsys, fixture_db
 ) -> None:
-    from kvdrill import store
+    from kvdrill.app.services.drill import DrillSession
     from kvdrill.engine.errors import UserError
 
-    real = store.drill.DrillSession.grade
+    real = DrillSession.grade
     calls = []
 
     def grade_once_locked(self, quality, seconds=0.0):
@@ -306,7 +303,7 @@ def test_an_answer_that_cannot_be_saved_says_why_and_the_card_stays(
             raise UserError("the database stayed locked by another kvdrill process")
         return real(self, quality, seconds)
 
-    monkeypatch.setattr(store.drill.DrillSession, "grade", grade_once_locked)
+    monkeypatch.setattr(DrillSession, "grade", grade_once_locked)
     code, out = drill(monkeypatch, capsys, fixture_db, "2026-03-10T09:00", ["", "4", "", "4"])
     assert "kvdrill: the database stayed locked by another kvdrill process" in out
     assert out.count("Alpha prompt") == 2  # shown again, then graded

@@ -5,24 +5,23 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta
 
 import pytest
-from drill_helpers import add_pack, recall_cards
 from sqlalchemy import func, select
 
 from kvdrill.engine.problems.types import Variant, Verdict
 from kvdrill.store import reviews
 from kvdrill.store.db import open_database
-from kvdrill.store.models import CardState, ReviewLog
+from kvdrill.store.models import CardState, Note, ReviewLog
 from kvdrill.store.profiles import get_or_create_profile
 
 MORNING = datetime(2026, 3, 10, 9, 0)
 
 
 @pytest.fixture
-def db(db_url: str):
+def db(db_url: str, collection):
     database = open_database(db_url)
     with database.session() as session:
-        add_pack(session, cards=recall_cards(3))
-        get_or_create_profile(session, "default")
+        collection.add_pack(session, cards=collection.recall_cards(3))
+        get_or_create_profile(session, "default", datetime.now())
     yield database
     database.close()
 
@@ -44,7 +43,8 @@ def answer(db, quality: int, when: datetime = MORNING, card_id: int = 1, **extra
 
 def state_of(db, card_id: int = 1) -> dict | None:
     with db.session() as session:
-        return reviews.state_snapshot(reviews.load_state(session, 1, card_id))
+        schedule = reviews.load_schedule(session, 1, card_id)
+        return schedule.to_dict() if schedule is not None else None
 
 
 def log_count(db) -> int:
@@ -159,10 +159,10 @@ def test_notes_are_saved_replaced_and_deleted(db) -> None:
     with db.session() as session:
         reviews.set_note(session, 1, 1, "K and V: times two", MORNING)
     with db.session() as session:
-        assert reviews.get_note(session, 1, 1) == "K and V: times two"
+        assert session.get(Note, (1, 1)).text == "K and V: times two"
         reviews.set_note(session, 1, 1, "   ", MORNING)
     with db.session() as session:
-        assert reviews.get_note(session, 1, 1) == ""
+        assert session.get(Note, (1, 1)) is None
 
 
 def test_a_problem_answer_logs_template_seed_params_expected_and_diagnosis(db) -> None:

@@ -6,21 +6,22 @@ from fractions import Fraction
 
 import pytest
 
-from kvdrill.engine.study.sm2 import Sm2State, parse_grade, review
+from kvdrill.engine.study.schedule import Schedule
+from kvdrill.engine.study.sm2 import parse_grade, review
 
 
-def run(grades: list[int], state: Sm2State | None = None) -> list[tuple[int, int, int]]:
-    state = state or Sm2State()
+def run(grades: list[int], state: Schedule | None = None) -> list[tuple[int, int, int]]:
+    state = state or Schedule()
     seen = []
     for quality in grades:
         state = review(state, quality)
-        seen.append((state.repetitions, state.easiness_milli, state.interval))
+        seen.append((state.repetitions, state.easiness_milli, state.interval_days))
     return seen
 
 
 def test_a_new_card_is_zero_repetitions_easiness_two_and_a_half_no_interval() -> None:
-    assert Sm2State() == Sm2State(0, 2500, 0)
-    assert Sm2State().easiness == Fraction(5, 2)
+    assert Schedule() == Schedule(0, 2500, 0)
+    assert Schedule().easiness == Fraction(5, 2)
 
 
 def test_all_fours_keep_easiness_and_multiply_by_two_and_a_half() -> None:
@@ -80,17 +81,17 @@ def test_a_failure_restarts_repetitions_without_touching_easiness() -> None:
 
 @pytest.mark.parametrize("quality", [0, 1, 2])
 def test_every_failing_grade_gives_one_day_and_keeps_easiness(quality: int) -> None:
-    assert review(Sm2State(7, 1870, 120), quality) == Sm2State(0, 1870, 1)
+    assert review(Schedule(7, 1870, 120), quality) == Schedule(0, 1870, 1)
 
 
 def test_easiness_never_goes_below_1_3() -> None:
     # 1.40 - 0.14 = 1.26 -> 1.3; 100 * 1.3 = 130
-    assert review(Sm2State(5, 1400, 100), 3) == Sm2State(6, 1300, 130)
-    assert review(Sm2State(5, 1300, 100), 3) == Sm2State(6, 1300, 130)
+    assert review(Schedule(5, 1400, 100), 3) == Schedule(6, 1300, 130)
+    assert review(Schedule(5, 1300, 100), 3) == Schedule(6, 1300, 130)
 
 
 def test_per_grade_easiness_changes_match_the_published_table() -> None:
-    start = Sm2State(3, 2000, 10)
+    start = Schedule(3, 2000, 10)
     changes = {q: review(start, q).easiness_milli - 2000 for q in (3, 4, 5)}
     assert changes == {5: 100, 4: 0, 3: -140}
 
@@ -122,7 +123,7 @@ def test_a_mixed_long_run_stays_exact() -> None:
 @pytest.mark.parametrize("bad", [-1, 6, 2.5, True])
 def test_quality_outside_0_to_5_is_refused(bad: object) -> None:
     with pytest.raises(ValueError):
-        review(Sm2State(), bad)  # type: ignore[arg-type]
+        review(Schedule(), bad)  # type: ignore[arg-type]
 
 
 def test_grade_words_map_to_one_three_four_five() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,7 @@ def import_fixture(db_url: str, folder: str) -> str:
     packs, errors = parse_paths([FIXTURES / folder])
     assert not errors
     with database.session() as session:
-        apply_import(session, packs)
+        apply_import(session, now=datetime.now(), packs=packs)
     database.close()
     return db_url
 
@@ -544,8 +545,8 @@ async def test_a_note_written_after_a_wrong_answer_lands_on_that_card(problem_db
 
 
 async def test_home_names_the_weakest_topics_once_there_are_misses(drill_db: str) -> None:
+    from kvdrill.app.services.drill import DrillSession
     from kvdrill.store.db import open_database
-    from kvdrill.store.drill import DrillSession
 
     database = open_database(drill_db)
     session = DrillSession.open(database)

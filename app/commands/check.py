@@ -27,14 +27,13 @@ def register(subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from kvdrill.app.plain_text import plural
+    from kvdrill.app.services.importing import find_pack_files, read_files
     from kvdrill.engine.errors import PackErrors, printable
     from kvdrill.engine.packs.add_ids import add_ids_to_file
-    from kvdrill.engine.packs.checks import extra_checks
-    from kvdrill.engine.packs.parser import check_paths
-    from kvdrill.engine.packs.source import expand_pack_paths, paths_from_arguments
+    from kvdrill.engine.packs.source import paths_from_arguments
 
     paths = paths_from_arguments(args.paths, "nothing checked")
-    files, _ = expand_pack_paths(paths)
+    files, missing = find_pack_files(paths)
     if args.add_ids:
         for file in files:
             try:
@@ -44,14 +43,11 @@ def run(args: argparse.Namespace) -> int:
             for line, card_id in added:
                 print(printable(f"{file}:{line}: added id {{#{card_id}}}"))
 
-    checked = check_paths(paths)
-    problems = checked.problems
-    for pack in checked.packs:
-        problems.extend(extra_checks(pack))
-    for problem in sorted(problems):
+    read = read_files(files, missing)
+    for problem in sorted(read.problems):
         print(problem)
     print(
-        f"{plural(len(files), 'pack')}, {plural(checked.cards, 'card')}, "
-        f"{plural(len(problems), 'error')}"
+        f"{plural(len(files), 'pack')}, {plural(read.cards, 'card')}, "
+        f"{plural(len(read.problems), 'error')}"
     )
-    return 1 if problems else 0
+    return 1 if read.problems else 0

@@ -85,26 +85,21 @@ def run(args) -> int:
 def manage_suspended(args) -> int:
     """``--unsuspend PACK/CARD`` and ``--suspended``: no session, just the cards set aside."""
     from kvdrill.app.plain import literal
-    from kvdrill.store import reviews
-    from kvdrill.store.db import open_database
-    from kvdrill.store.profiles import get_or_create_profile
+    from kvdrill.app.services.backend import Services
 
-    database = open_database(args.db)
+    services = Services(args.db, args.profile, bundled=False)
     try:
-        with database.session() as session:
-            profile = get_or_create_profile(session, args.profile)
-            for reference in args.unsuspend or []:
-                card = reviews.find_card(session, reference)
-                reviews.set_suspended(session, profile.id, card.id, suspended=False)
-                print(f"Unsuspended: {reference} ({literal(card.title)})")
-            if args.suspended:
-                listed = reviews.suspended_cards(session, profile.id)
-                if not listed:
-                    print("No suspended cards.")
-                for reference, title in listed:
-                    print(f"{reference}  {literal(title)}")
+        for reference in args.unsuspend or []:
+            title = services.unsuspend(reference)
+            print(f"Unsuspended: {reference} ({literal(title)})")
+        if args.suspended:
+            listed = services.suspended_cards()
+            if not listed:
+                print("No suspended cards.")
+            for reference, title in listed:
+                print(f"{reference}  {literal(title)}")
     finally:
-        database.close()
+        services.close()
     return 0
 
 

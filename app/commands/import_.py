@@ -60,34 +60,35 @@ class ProgressLine:
 
 
 def run(args) -> int:
+    from kvdrill.app.services import environment
+    from kvdrill.app.services.importing import find_pack_files, plan_packs, read_files, store_packs
     from kvdrill.engine.errors import PackErrors
     from kvdrill.engine.packs.source import paths_from_arguments
-    from kvdrill.store.db import begin_write, open_database, resolve_url, sqlite_file
-    from kvdrill.store.importer import apply_import, load_packs, pack_files, plan_import
+    from kvdrill.store.db import open_database
+    from kvdrill.store.location import sqlite_file
 
     paths = paths_from_arguments(args.paths, "nothing imported")
-    files, _ = pack_files(paths)
+    files, missing = find_pack_files(paths)
     progress = ProgressLine(sys.stderr, len(files))
-    try:
-        packs = load_packs(paths, progress=progress.callback("parsing"))
-    except PackErrors as exc:
+    read = read_files(files, missing, progress=progress.callback("parsing"))
+    if read.problems:
         progress.clear()
-        return _nothing_imported(exc)
+        return _nothing_imported(PackErrors(read.problems))
 
-    url = resolve_url(args.db)
+    url = environment.database_url(args.db)
+    source = environment.url_source(args.db)
     if args.dry_run:
         path = sqlite_file(url)
         # A database that does not exist yet is not created by a dry run: plan against an empty one.
         url = "sqlite://" if path is not None and not path.exists() else url
-    database = open_database(url)
+    database = open_database(url, source)
     try:
-        with database.session() as session:
-            if args.dry_run:
-                plan = plan_import(session, packs)
-                session.rollback()
-            else:
-                begin_write(session)  # another kvdrill importing at once waits, then sees ours
-                plan = apply_import(session, packs, progress=progress.callback("importing"))
+        if args.dry_run:
+            plan = plan_packs(database, read.packs)
+        else:
+            plan = store_packs(
+                database, read.packs, environment.now(), progress.callback("importing")
+            )
     except PackErrors as exc:  # packs the database refuses, such as a bundled pack's id
         return _nothing_imported(exc)
     finally:

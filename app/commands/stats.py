@@ -30,9 +30,13 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if not 1 <= args.days <= 3650:
         raise UserError("--days takes a whole number of days from 1 to 3650.")
+    from kvdrill.app.services.backend import Services
     from kvdrill.app.stats_render import render_text
-    from kvdrill.store.stats import load_report
 
-    report = load_report(args.db, args.profile, args.days)
+    services = Services(args.db, args.profile, bundled=False)
+    try:
+        report = services.stats_report(args.days)
+    finally:
+        services.close()
     print(report.model_dump_json(indent=2) if args.json else render_text(report))
     return 0

@@ -13,7 +13,7 @@ import gc
 import hashlib
 import re
 import textwrap
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -25,6 +25,7 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 from pydantic import BaseModel, ConfigDict, StrictFloat, StrictInt, StrictStr, ValidationError
 
 from kvdrill.engine.errors import Located, PackErrors
+from kvdrill.engine.packs.card_view import MAX_CHOICES, MIN_CHOICES
 from kvdrill.engine.packs.headings import (
     CardHeading,
     id_problem,
@@ -50,7 +51,6 @@ from kvdrill.engine.packs.source import (
 )
 from kvdrill.engine.packs.yaml_blocks import YamlProblem, load_yaml
 
-MIN_CHOICES, MAX_CHOICES = 2, 8
 MAX_ERRORS_PER_FILE = 100
 MAX_LESSON_RANGE = 100
 
@@ -1028,30 +1028,46 @@ def parse_paths(paths: list[Path]) -> tuple[list[ParsedPack], list[Located]]:
 
 def check_paths(paths: list[Path]) -> CheckedPaths:
     """``parse_paths``, also counting the cards that parsed cleanly in files with errors."""
-    files, problems = expand_pack_paths(paths)
+    files, missing = expand_pack_paths(paths)
+    checked = check_files(files)
+    return CheckedPaths(checked.packs, missing + checked.problems, checked.cards)
+
+
+def check_files(
+    files: list[Path], progress: Callable[[int, int], None] | None = None
+) -> CheckedPaths:
+    """Parse pack files (already found by ``expand_pack_paths``): the packs, every problem
+    (a pack id used by two files included) and the cards that parsed. ``progress`` hears
+    (files done, files in all)."""
     packs: list[ParsedPack] = []
+    problems: list[Located] = []
     cards = 0
     first_file: dict[str, str] = {}
-    for file in files:
+    for done, file in enumerate(files, start=1):
         try:
-            pack = parse_pack(file)
-        except PackErrors as exc:
-            problems.extend(exc.problems)
-            if isinstance(exc, PackFileErrors):
-                cards += exc.sound_cards
-            continue
-        cards += len(pack.cards)
-        if pack.meta.pack in first_file:
-            problems.append(
-                Located(
-                    pack.path,
-                    _front_matter_line(pack, "pack"),
-                    f'pack id "{pack.meta.pack}" is already used by {first_file[pack.meta.pack]}',
+            try:
+                pack = parse_pack(file)
+            except PackErrors as exc:
+                problems.extend(exc.problems)
+                if isinstance(exc, PackFileErrors):
+                    cards += exc.sound_cards
+                continue
+            cards += len(pack.cards)
+            if pack.meta.pack in first_file:
+                problems.append(
+                    Located(
+                        pack.path,
+                        _front_matter_line(pack, "pack"),
+                        f'pack id "{pack.meta.pack}" is already used by {first_file[pack.meta.pack]}',
+                    )
                 )
-            )
-            continue
-        first_file[pack.meta.pack] = pack.path
-        packs.append(pack)
+                continue
+            first_file[pack.meta.pack] = pack.path
+            packs.append(pack)
+        finally:
+            if progress is not None:
+                progress(done, len(files))
+
     return CheckedPaths(packs, problems, cards)
 
 

@@ -1,19 +1,16 @@
-"""Study days and the clock.
+"""Study days, and reading a timestamp that sets the clock. Pure: the caller supplies the time.
 
 A study day starts at a local hour (04:00 by default), so a session at 01:30 still counts for the
 evening before. Due dates are whole study days. All datetimes here are naive local time.
-``KVDRILL_NOW`` (an ISO timestamp) sets the clock, so tests and demos can cross days.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from datetime import date, datetime, timedelta
 
 from kvdrill.engine.errors import UserError
+from kvdrill.engine.study.settings import DEFAULT_ROLLOVER_HOUR
 
-DEFAULT_ROLLOVER_HOUR = 4
-NOW_VARIABLE = "KVDRILL_NOW"
 # Day arithmetic (rollover, intervals, stats windows) runs off either end of the calendar near
 # years 1 and 9999, so the clock is held to years no learner will study in anyway.
 EARLIEST_YEAR = 1970
@@ -25,27 +22,19 @@ def study_day(moment: datetime, rollover_hour: int = DEFAULT_ROLLOVER_HOUR) -> d
     return (moment - timedelta(hours=rollover_hour)).date()
 
 
-def parse_now(text: str) -> datetime:
+def parse_now(text: str, source: str) -> datetime:
     """An ISO timestamp as naive local time; an aware one is converted to local time."""
     try:
         moment = datetime.fromisoformat(text.strip())
     except ValueError:
         raise UserError(
-            f"{NOW_VARIABLE} must be an ISO timestamp such as 2026-03-01T09:30, got {text!r}"
+            f"{source} must be an ISO timestamp such as 2026-03-01T09:30, got {text!r}"
         ) from None
     if not EARLIEST_YEAR <= moment.year <= LATEST_YEAR:
         raise UserError(
-            f"{NOW_VARIABLE} must be a time between the years {EARLIEST_YEAR} and "
+            f"{source} must be a time between the years {EARLIEST_YEAR} and "
             f"{LATEST_YEAR}, got {text.strip()!r}"
         )
     if moment.tzinfo is not None:
         moment = moment.astimezone().replace(tzinfo=None)
     return moment
-
-
-def now_from(environ: Mapping[str, str]) -> datetime:
-    """``KVDRILL_NOW`` from ``environ`` if set, else the real local time."""
-    text = environ.get(NOW_VARIABLE, "").strip()
-    if text:
-        return parse_now(text)
-    return datetime.now()

@@ -23,23 +23,25 @@ Suspended cards, cards buried until a later day and retired cards are left out.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-from kvdrill.engine.study.sm2 import NEW_CARD_EASINESS_MILLI, SESSION_REPEAT_BELOW
+from kvdrill.engine.study.schedule import NEW_CARD_EASINESS_MILLI, Schedule
+from kvdrill.engine.study.settings import DEFAULT_NEW_PER_DAY, DEFAULT_REVIEWS_PER_DAY
+from kvdrill.engine.study.sm2 import SESSION_REPEAT_BELOW
 
-DEFAULT_NEW_PER_DAY = 10
-DEFAULT_REVIEWS_PER_DAY = 200
 # A missed card comes back after this many other cards.
 REQUEUE_GAP = 3
 
 
 class QueueCard(NamedTuple):
-    """What the policy needs to know about one card for one profile.
+    """What the policy needs to know about one card for one profile: the card's place and kind
+    with the few fields of its ``Schedule`` the policy reads.
 
-    A named tuple: a session plans over every card of the collection, and these are made fast.
+    A named tuple, not a ``Schedule``: a session plans over every card of the collection, and
+    these are made fast, straight from the queue query's rows.
     """
 
     card_id: int
@@ -86,13 +88,8 @@ def with_seen_parents(cards: list[QueueCard], seen_parents: Iterable[int]) -> li
     return cards + extra
 
 
-def was_new(prev_state: Mapping[str, Any] | None) -> bool:
-    """Whether the answer logged with ``prev_state`` was a card's first answer ever."""
-    return prev_state is None or not prev_state.get("reviews")
-
-
 def read_today_log(
-    answers: Iterable[tuple[int, int, bool, Mapping[str, Any] | None]],
+    answers: Iterable[tuple[int, int, bool, Schedule | None]],
     new_per_day: int,
     reviews_per_day: int,
 ) -> tuple[DayCounts, set[int]]:
@@ -105,7 +102,7 @@ def read_today_log(
     last_quality: dict[int, int] = {}
     for card_id, quality, moved, prev_state in answers:
         if moved:
-            if was_new(prev_state):
+            if prev_state is None or prev_state.is_new:
                 new_done += 1
             else:
                 reviews_done += 1
@@ -128,10 +125,6 @@ class Plan:
     follow_ups: dict[int, tuple[int, ...]] = field(default_factory=dict)
     repeats: frozenset[int] = frozenset()  # cards missed earlier today
     new_cards: frozenset[int] = frozenset()
-
-    @property
-    def size(self) -> int:
-        return len(self.cards) + sum(len(held) for held in self.follow_ups.values())
 
 
 def is_available(card: QueueCard, today: date) -> bool:
@@ -217,7 +210,6 @@ class SessionQueue:
         self._pending: list[int] = list(plan.cards)
         self._held: dict[int, list[int]] = {k: list(v) for k, v in plan.follow_ups.items()}
         self._missed: set[int] = set(plan.repeats)
-        self._new: frozenset[int] = plan.new_cards
         self._gap = gap
 
     @property
@@ -232,9 +224,6 @@ class SessionQueue:
     def is_repeat(self, card_id: int) -> bool:
         """The card was graded below 4 earlier today and is shown again (step 7)."""
         return card_id in self._missed
-
-    def is_new(self, card_id: int) -> bool:
-        return card_id in self._new
 
     def answered(self, quality: int) -> None:
         """The current card got ``quality``: release its follow-ups, requeue it if below 4."""

@@ -17,10 +17,12 @@ The 1987 text leaves some choices open; kvdrill reads it as follows.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from fractions import Fraction
+from dataclasses import replace
 
-NEW_CARD_EASINESS_MILLI = 2500
+from kvdrill.engine.study.schedule import NEW_CARD_EASINESS_MILLI, Schedule
+
+__all__ = ["NEW_CARD_EASINESS_MILLI", "Schedule", "review", "parse_grade"]
+
 MIN_EASINESS_MILLI = 1300
 PASSING_QUALITY = 3
 # Step 7: below this a card comes back later in the same session.
@@ -29,32 +31,20 @@ SESSION_REPEAT_BELOW = 4
 GRADE_LABELS = {"again": 1, "hard": 3, "good": 4, "easy": 5}
 
 
-@dataclass(frozen=True)
-class Sm2State:
-    """A card's schedule: repetitions in a row, easiness in thousandths, interval in days."""
-
-    repetitions: int = 0
-    easiness_milli: int = NEW_CARD_EASINESS_MILLI
-    interval: int = 0
-
-    @property
-    def easiness(self) -> Fraction:
-        """The easiness factor as an exact fraction (2500 thousandths is 5/2)."""
-        return Fraction(self.easiness_milli, 1000)
-
-
 def easiness_change_milli(quality: int) -> int:
     """How much one review with ``quality`` moves EF, in thousandths (before the 1.3 floor)."""
     misses = 5 - quality
     return 100 - misses * (80 + misses * 20)
 
 
-def review(state: Sm2State, quality: int) -> Sm2State:
-    """The schedule after one review of quality 0..5 (see the module docstring for the rules)."""
+def review(state: Schedule, quality: int) -> Schedule:
+    """The schedule after one review of quality 0..5 (see the module docstring for the rules).
+
+    Only repetitions, easiness and interval change; the rest of ``state`` is kept."""
     if not isinstance(quality, int) or isinstance(quality, bool) or not 0 <= quality <= 5:
         raise ValueError(f"SM-2 quality must be an integer 0..5, got {quality!r}")
     if quality < PASSING_QUALITY:
-        return Sm2State(repetitions=0, easiness_milli=state.easiness_milli, interval=1)
+        return replace(state, repetitions=0, interval_days=1)
     easiness = max(MIN_EASINESS_MILLI, state.easiness_milli + easiness_change_milli(quality))
     repetitions = state.repetitions + 1
     if repetitions == 1:
@@ -63,8 +53,8 @@ def review(state: Sm2State, quality: int) -> Sm2State:
         interval = 6
     else:
         # ceil(previous * easiness / 1000) in integers.
-        interval = -(-state.interval * easiness // 1000)
-    return Sm2State(repetitions=repetitions, easiness_milli=easiness, interval=interval)
+        interval = -(-state.interval_days * easiness // 1000)
+    return replace(state, repetitions=repetitions, easiness_milli=easiness, interval_days=interval)
 
 
 def parse_grade(text: str) -> int | None:

@@ -26,8 +26,8 @@ Interface::
     session.summary() -> SessionSummary
 
 ``now`` is a datetime (the clock starts there and runs with real time, so ``KVDRILL_NOW`` can
-set the day), a zero-argument callable returning the time, or None (``KVDRILL_NOW`` or the wall
-clock). A wrong kind of call for the current card (``grade`` on a problem, say) raises
+set the day), a zero-argument callable returning the time, or None (app/services/environment.py:
+``KVDRILL_NOW`` or the wall clock). The store is handed the time of every write. A wrong kind of call for the current card (``grade`` on a problem, say) raises
 ``WrongCardKind``; unreadable multiple-choice letters raise ``InvalidAnswer`` (a ``UserError``
 whose message is the one-line reason), and the card stays current.
 
@@ -38,35 +38,29 @@ anything else 1 (Again). A problem's quality comes from engine/problems/checker.
 from __future__ import annotations
 
 import hashlib
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
-from functools import cache
 from typing import Any
 
-from sqlalchemy import TextClause, func, select, text
-from sqlalchemy.exc import OperationalError
-from sqlalchemy.orm import Session
-
+from kvdrill.app.services import environment
 from kvdrill.engine.errors import UserError
+from kvdrill.engine.packs.card_view import CHOICE_LETTERS, CardView
 from kvdrill.engine.problems.types import Variant, Verdict
-from kvdrill.engine.study.clock import now_from, study_day
+from kvdrill.engine.study.clock import study_day
 from kvdrill.engine.study.queue import SessionQueue, plan_day
+from kvdrill.engine.study.rules import LEECH_LAPSES
+from kvdrill.engine.study.schedule import Schedule
 from kvdrill.engine.study.sm2 import PASSING_QUALITY
 from kvdrill.store import reviews
-from kvdrill.store.card_view import (  # noqa: F401 - CardView and ChoiceView are part of this interface
-    CardView,
-    ChoiceView,
-    card_view,
-    excluded_kinds,
-    problem_spec,
-)
+from kvdrill.store.card_rows import card_view, problem_spec
+from kvdrill.store.cards import card_view_row, due_by
 from kvdrill.store.day_queue import check_filters, queue_cards, today_log
-from kvdrill.store.models import Card, CardState
+from kvdrill.store.db import Database, Session, write_transaction
 from kvdrill.store.profiles import get_or_create_profile
-from kvdrill.store.queries_sql import CARD_VIEW_SQL
+
+__all__ = ["CardView", "DrillSession", "InvalidAnswer", "LEECH_LAPSES", "WrongCardKind"]
 
 CHOICE_RIGHT_QUALITY = 4
 CHOICE_WRONG_QUALITY = 1
@@ -99,7 +93,7 @@ class SessionSummary:
     seconds: float  # time spent answering
     due_tomorrow: int  # reviews tomorrow's session will hold (before its caps)
     topics_missed: list[tuple[str, int]]  # tag (or pack title) -> answers below 3, most first
-    new_leeches: list[str]  # titles of cards that became leeches in this session
+    new_leeches: list[str]  # titles of cards that became leeches (LEECH_LAPSES) in this session
 
     @property
     def accuracy(self) -> float | None:
@@ -120,7 +114,7 @@ class _Answer:
 class _Undoable:
     card_id: int
     log_id: int | None  # None: a suspend or bury
-    prev_state: dict[str, Any] | None
+    prev_state: Schedule | None
     queue: object
     view: CardView | None
     answers: int
@@ -129,7 +123,7 @@ class _Undoable:
 def _make_clock(now: datetime | Callable[[], datetime] | None) -> Callable[[], datetime]:
     if callable(now):
         return now
-    start = now if now is not None else now_from(os.environ)
+    start = now if now is not None else environment.now()
     started = time.monotonic()
     return lambda: start + timedelta(seconds=time.monotonic() - started)
 
@@ -146,7 +140,7 @@ class DrillSession:
 
     def __init__(
         self,
-        database: Any,
+        database: Database,
         profile_id: int,
         rollover_hour: int,
         answer_seconds: int,
@@ -169,7 +163,7 @@ class DrillSession:
     @classmethod
     def open(
         cls,
-        database: Any,
+        database: Database,
         profile: str = "default",
         now: datetime | Callable[[], datetime] | None = None,
         pack: str | None = None,
@@ -185,19 +179,11 @@ class DrillSession:
         _check_count("--limit", limit, least=1)  # --new 0, not --limit 0, skips new cards
         clock = _make_clock(now)
         with database.session() as session:
-            row = get_or_create_profile(session, profile)
+            row = get_or_create_profile(session, profile, clock())
             today = study_day(clock(), row.rollover_hour)
             check_filters(session, pack, tag, lesson)
             counts, missed = today_log(session, row, today)
-            cards = queue_cards(
-                session,
-                row.id,
-                missed,
-                pack=pack,
-                tag=tag,
-                lesson=lesson,
-                excluded_kinds=excluded_kinds(),
-            )
+            cards = queue_cards(session, row.id, missed, pack=pack, tag=tag, lesson=lesson)
             profile_id, rollover, seconds = row.id, row.rollover_hour, row.answer_seconds
         plan = plan_day(cards, today, counts, new_limit=new_limit, limit=limit)
         return cls(database, profile_id, rollover, seconds, clock, today, SessionQueue(plan))
@@ -223,15 +209,7 @@ class DrillSession:
         return len(self._answers)
 
     def _build_view(self, card_id: int) -> CardView | None:
-        # One plain read, no ORM session: this sits between an answer and the next card.
-        with self._database.engine.connect() as connection:
-            row = (
-                connection.execute(
-                    _view_statement(), {"card_id": card_id, "profile_id": self.profile_id}
-                )
-                .mappings()
-                .one()
-            )
+        row = card_view_row(self._database, card_id, self.profile_id)
         variant = None
         if row["kind"] == "problem":
             variant = self._make_variant(row)
@@ -338,23 +316,14 @@ class DrillSession:
         self._view = None
 
     def _write(self, action: Callable[[Session], Any]) -> Any:
-        """Run ``action`` in one write transaction; retry once if another process held the lock."""
-        from kvdrill.store.db import begin_write
-
-        for attempt in (1, 2):
-            try:
-                with self._database.session() as session:
-                    begin_write(session)
-                    return action(session)
-            except OperationalError as exc:
-                if "locked" not in str(exc) and "busy" not in str(exc):
-                    raise
-                if attempt == 2:
-                    raise UserError(
-                        "the database stayed locked by another kvdrill process; "
-                        "nothing was saved for this card, try again"
-                    ) from None
-        raise AssertionError("unreachable")
+        """Run ``action`` in one write transaction (retried once if another process held the
+        lock); a database that stays locked is a UserError and nothing is saved."""
+        return write_transaction(
+            self._database,
+            action,
+            locked_message="the database stayed locked by another kvdrill process; "
+            "nothing was saved for this card, try again",
+        )
 
     # --- actions ---------------------------------------------------------------------------
 
@@ -363,15 +332,15 @@ class DrillSession:
         if not self._history:
             return False
         entry = self._history[-1]
-
-        def write(session: Session) -> bool:
-            if entry.log_id is not None:
-                return reviews.undo_answer(session, entry.log_id)
-            reviews.restore_state(session, self.profile_id, entry.card_id, entry.prev_state)
-            return True
-
-        if not self._write(write):
-            return False
+        log_id = entry.log_id
+        if log_id is None:  # a suspend or bury: its state goes back as it was
+            self._write(
+                lambda s: reviews.restore_schedule(
+                    s, self.profile_id, entry.card_id, entry.prev_state
+                )
+            )
+        elif not self._write(lambda s: reviews.undo_answer(s, log_id)):
+            return False  # another process answered the card since
         self._history.pop()
         del self._answers[entry.answers :]
         self._queue.restore(entry.queue)
@@ -393,10 +362,8 @@ class DrillSession:
         if view is None:
             return
 
-        def write(session: Session) -> dict[str, Any] | None:
-            prev = reviews.state_snapshot(
-                reviews.load_state(session, self.profile_id, view.card_id)
-            )
+        def write(session: Session) -> Schedule | None:
+            prev = reviews.load_schedule(session, self.profile_id, view.card_id)
             change(session, view.card_id)
             return prev
 
@@ -433,40 +400,22 @@ class DrillSession:
             if answer.quality < PASSING_QUALITY:
                 for topic in answer.topics:
                     missed[topic] = missed.get(topic, 0) + 1
-        tomorrow = self.today + timedelta(days=1)
         with self._database.session() as session:
-            due_tomorrow = session.scalar(
-                select(func.count())
-                .select_from(CardState)
-                .join(Card, Card.id == CardState.card_id)
-                .where(
-                    CardState.profile_id == self.profile_id,
-                    CardState.reviews > 0,
-                    CardState.suspended.is_(False),
-                    CardState.due_day <= tomorrow,
-                    Card.retired.is_(False),
-                )
-            )
+            due_tomorrow = due_by(session, self.profile_id, self.today + timedelta(days=1))
         return SessionSummary(
             cards_done=len(first),
             answers=len(self._answers),
             first_try_right=sum(1 for q in first.values() if q >= PASSING_QUALITY),
             seconds=sum(answer.seconds for answer in self._answers),
-            due_tomorrow=int(due_tomorrow or 0),
+            due_tomorrow=due_tomorrow,
             topics_missed=sorted(missed.items(), key=lambda item: (-item[1], item[0])),
             new_leeches=[a.leech_title for a in self._answers if a.leech_title is not None],
         )
 
 
-@cache
-def _view_statement() -> TextClause:
-    """The card-view query, prepared once (this sits on the answer path)."""
-    return text(CARD_VIEW_SQL)
-
-
 def _read_letters(text: str, count: int) -> str:
     """``"b"``, ``"A C"``, ``"a,c"`` -> sorted unique letters; InvalidAnswer when unreadable."""
-    valid = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[:count]
+    valid = CHOICE_LETTERS[:count]
     letters = [ch for ch in text.upper() if ch not in " ,;/+"]
     if not letters:
         raise InvalidAnswer(f"type a letter from {valid[0]} to {valid[-1]}")

@@ -1,0 +1,173 @@
+"""``Services``: the store opened once, and every use case the TUI and the CLI call on it.
+
+Thread-safe for the TUI's worker threads: the database opens on first use under a lock. Heavy
+imports (SQLAlchemy through the store, the pack parser, sympy) happen inside the methods, so a
+screen can hold a ``Services`` before any of them is loaded.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from kvdrill.app.services import environment
+from kvdrill.app.services.importing import ImportScan
+from kvdrill.app.services.overview import Overview
+
+
+class Services:
+    """The use cases on one database and profile."""
+
+    def __init__(self, database_url: str | None, profile: str, bundled: bool = True) -> None:
+        self.database_url = database_url
+        self.profile = profile
+        self.bundled = bundled
+        self._database: Any = None
+        self._bundled_checked = not bundled
+        self._lock = threading.Lock()
+
+    @property
+    def database(self) -> Any:
+        """The open database. On first launch (no pack at all) the bundled decks go in first."""
+        with self._lock:
+            if self._database is None:
+                from kvdrill.store.db import open_database
+                from kvdrill.store.overview import has_packs
+
+                database = open_database(
+                    environment.database_url(self.database_url),
+                    environment.url_source(self.database_url),
+                )
+                with database.session() as session:
+                    empty = not has_packs(session)
+                if not self._bundled_checked and empty:
+                    self._import_bundled(database)
+                self._database = database
+            return self._database
+
+    def close(self) -> None:
+        with self._lock:
+            if self._database is not None:
+                self._database.close()
+                self._database = None
+
+    # --- the bundled decks and importing -------------------------------------------------------
+
+    def sync_bundled(self) -> bool:
+        """Import the bundled decks if a release changed them; True if anything was written.
+
+        Off the start path: the importer loads the pack parser (pydantic), which the first
+        card does not need.
+        """
+        database = self.database
+        with self._lock:
+            if self._bundled_checked:
+                return False
+            return self._import_bundled(database)
+
+    def _import_bundled(self, database: Any) -> bool:
+        from kvdrill.app.services.importing import import_bundled
+
+        self._bundled_checked = True
+        plan = import_bundled(database, environment.now())
+        return plan is not None and any(pack.writes for pack in plan.packs)
+
+    def scan(self, path_text: str) -> ImportScan:
+        """Parse the packs under ``path_text`` and plan their import; writes nothing."""
+        from kvdrill.app.services.importing import scan
+
+        return scan(self.database, path_text)
+
+    def apply(self, scan: ImportScan, progress: Callable[[int, int], None]) -> None:
+        """Store the scanned packs in one transaction, reporting (done, total) as it goes."""
+        from kvdrill.app.services.importing import store_packs
+
+        store_packs(self.database, scan.packs, environment.now(), progress)
+
+    # --- drilling ------------------------------------------------------------------------------
+
+    def open_session(
+        self,
+        pack: str | None = None,
+        tag: str | None = None,
+        new_limit: int | None = None,
+        limit: int | None = None,
+        lesson: str | None = None,
+    ) -> Any:
+        """A ``DrillSession`` (app/services/drill.py) on today's queue."""
+        from kvdrill.app.services.drill import DrillSession
+
+        return DrillSession.open(
+            self.database,
+            profile=self.profile,
+            now=environment.now(),
+            pack=pack,
+            tag=tag,
+            lesson=lesson,
+            new_limit=new_limit,
+            limit=limit,
+        )
+
+    def set_note_on(self, profile_id: int, card_id: int, text: str) -> None:
+        """Save a note on a card already answered (the session's ``set_note`` covers the
+        current card only, and after an answer the session has moved on)."""
+        from kvdrill.store.db import begin_write
+        from kvdrill.store.reviews import set_note
+
+        with self.database.session() as session:
+            begin_write(session)
+            set_note(session, profile_id, card_id, text, environment.now())
+
+    def unsuspend(self, reference: str) -> str:
+        """Bring the card ``pack/card`` back into the drills; its title."""
+        from kvdrill.store import reviews
+        from kvdrill.store.profiles import get_or_create_profile
+
+        with self.database.session() as session:
+            profile = get_or_create_profile(session, self.profile, environment.now())
+            card = reviews.find_card(session, reference)
+            reviews.set_suspended(session, profile.id, card.id, suspended=False)
+            return card.title
+
+    def suspended_cards(self) -> list[tuple[str, str]]:
+        """The profile's suspended cards as (``pack/card``, title)."""
+        from kvdrill.store import reviews
+        from kvdrill.store.profiles import get_or_create_profile
+
+        with self.database.session() as session:
+            profile = get_or_create_profile(session, self.profile, environment.now())
+            return reviews.suspended_cards(session, profile.id)
+
+    # --- home, stats and settings --------------------------------------------------------------
+
+    def overview(self) -> Overview:
+        from kvdrill.app.services.overview import load_overview
+
+        return load_overview(self.database, self.profile, environment.now())
+
+    def stats_report(self, window_days: int = 30) -> Any:
+        """The ``StatsReport`` of today's study day over the last ``window_days`` days."""
+        from kvdrill.app.services.stats import load_report
+
+        return load_report(self.database, self.profile, environment.now(), window_days)
+
+    def settings(self) -> Any:
+        from kvdrill.app.services.settings import load_settings
+
+        return load_settings(self.database, self.profile, environment.now())
+
+    def change_settings(self, **changes: int) -> Any:
+        from kvdrill.app.services.settings import change_settings
+
+        return change_settings(self.database, self.profile, environment.now(), **changes)
+
+    def saved_theme(self) -> str:
+        from kvdrill.app.services.settings import saved_theme
+
+        return saved_theme(self.database, self.profile, environment.now())
+
+    def save_theme(self, theme: str) -> None:
+        from kvdrill.app.services.settings import save_theme
+
+        save_theme(self.database, self.profile, environment.now(), theme)

@@ -1,0 +1,71 @@
+"""Every ``KVDRILL_*`` environment variable, read here and nowhere else. Standard library only.
+
+- ``KVDRILL_NOW``: an ISO timestamp that sets the clock (tests and demos cross days with it).
+- ``KVDRILL_DB``: the database URL when ``--db`` is not given.
+- ``KVDRILL_DATA_DIR``: where kvdrill keeps its files (default: the platform's data dir).
+- ``KVDRILL_FAST_START``: ``0`` turns off the fast-start helper process (benchmarks compare).
+- ``KVDRILL_FIRST_CARD_FILE``: a file the TUI writes when the first card is painted
+  (scripts/bench_start.py measures with it).
+
+The store is handed what these say (a URL, a time); it never reads the environment itself.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from pathlib import Path
+
+from kvdrill.engine.study.clock import parse_now
+
+NOW_VARIABLE = "KVDRILL_NOW"
+DB_VARIABLE = "KVDRILL_DB"
+DATA_DIR_VARIABLE = "KVDRILL_DATA_DIR"
+FAST_START_VARIABLE = "KVDRILL_FAST_START"
+FIRST_CARD_FILE_VARIABLE = "KVDRILL_FIRST_CARD_FILE"
+DB_FILENAME = "kvdrill.db"
+
+
+def _read(name: str) -> str:
+    return os.environ.get(name, "").strip()
+
+
+def now() -> datetime:
+    """The app's idea of now: ``KVDRILL_NOW`` if set, else the real local time."""
+    text = _read(NOW_VARIABLE)
+    return parse_now(text, NOW_VARIABLE) if text else datetime.now()
+
+
+def clock_is_set() -> bool:
+    """Whether ``KVDRILL_NOW`` fixes the time (then countdowns stand still, for snapshots)."""
+    return bool(_read(NOW_VARIABLE))
+
+
+def data_dir() -> Path:
+    """The directory for kvdrill's own files: $KVDRILL_DATA_DIR, else the platform's choice."""
+    override = _read(DATA_DIR_VARIABLE)
+    if override:
+        return Path(override).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("kvdrill", appauthor=False))
+
+
+def database_url(cli_url: str | None) -> str:
+    """The database URL: ``--db``, then $KVDRILL_DB, then a SQLite file in the data dir."""
+    if cli_url:
+        return cli_url
+    return _read(DB_VARIABLE) or f"sqlite:///{data_dir() / DB_FILENAME}"
+
+
+def url_source(cli_url: str | None) -> str:
+    """Where ``database_url(cli_url)`` came from, for an error message ("" for --db or default)."""
+    return f"${DB_VARIABLE}" if not cli_url and _read(DB_VARIABLE) else ""
+
+
+def fast_start_enabled() -> bool:
+    return _read(FAST_START_VARIABLE) != "0"
+
+
+def first_card_file() -> str | None:
+    return _read(FIRST_CARD_FILE_VARIABLE) or None

@@ -1,0 +1,242 @@
+"""Importing packs: one orchestration of find, parse and check for ``kvdrill check``,
+``kvdrill import``, the TUI's import screen and the bundled decks.
+
+``read_packs`` finds the files once, parses each once and runs every check that needs no
+database (the parser's, then ``extra_checks``: templates and claims). Storing goes through
+store/importer.py, which adds the one check that needs the database (a learner's pack may not
+take a bundled pack's id).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kvdrill.engine.errors import Located, PackErrors, UserError
+
+if TYPE_CHECKING:
+    from kvdrill.store.db import Database
+
+# The decks ship inside the package (kvdrill.decks); an installed wheel keeps them as plain files.
+BUNDLED_DECKS = Path(str(resources.files("kvdrill.decks")))
+# Part of the bundled hash: bump it when the importer stores cards differently, so the bundled
+# decks are stored again on the next start.
+IMPORT_FORMAT = "kvdrill-import-1"
+
+Progress = Callable[[int, int], None]  # (done, in all)
+
+
+@dataclass(frozen=True)
+class ReadPacks:
+    """Packs read from files: those that parsed, every problem, and counts for a summary."""
+
+    files: list[Path]
+    packs: list[Any]  # ParsedPack
+    problems: list[Located]
+    cards: int  # cards that parsed, in clean files and in files with errors
+
+
+@dataclass(frozen=True)
+class PackDiff:
+    """What importing one pack would change."""
+
+    key: str
+    title: str
+    path: str
+    added: int
+    changed: int
+    retired: int
+    unchanged: int
+
+
+@dataclass(frozen=True)
+class ImportScan:
+    """The dry run of an import: parsed packs, their diffs, and every error found."""
+
+    paths: list[str]
+    packs: list[Any]
+    diffs: list[PackDiff]
+    errors: list[str]  # each ``path:line: message``
+
+
+def find_pack_files(paths: list[Path]) -> tuple[list[Path], list[Located]]:
+    """The pack files named by ``paths`` (directories searched), and any path that is missing."""
+    from kvdrill.engine.packs.source import expand_pack_paths
+
+    return expand_pack_paths(paths)
+
+
+def read_files(
+    files: list[Path], missing: list[Located] = (), progress: Progress | None = None
+) -> ReadPacks:
+    """Parse and check ``files`` (found once by ``find_pack_files``)."""
+    from kvdrill.engine.packs.checks import extra_checks
+    from kvdrill.engine.packs.parser import check_files
+
+    checked = check_files(files, progress=progress)
+    problems = [*missing, *checked.problems]
+    for pack in checked.packs:
+        problems.extend(extra_checks(pack))
+    return ReadPacks(files, checked.packs, problems, checked.cards)
+
+
+def read_packs(paths: list[Path], progress: Progress | None = None) -> ReadPacks:
+    files, missing = find_pack_files(paths)
+    return read_files(files, missing, progress)
+
+
+def load_packs(paths: list[Path], progress: Progress | None = None) -> list[Any]:
+    """Every pack under ``paths``, parsed and checked; ``PackErrors`` lists every problem."""
+    read = read_packs(paths, progress)
+    if read.problems:
+        raise PackErrors(read.problems)
+    return read.packs
+
+
+# --- the bundled decks --------------------------------------------------------------------------
+
+
+def bundled_pack_files(decks: Path = BUNDLED_DECKS) -> list[Path]:
+    """The bundled pack files: every ``.md`` under decks/ except the format's README."""
+    if not decks.is_dir():
+        return []
+    files, _ = find_pack_files([decks])
+    return files
+
+
+def bundled_hash(files: list[Path], decks: Path = BUNDLED_DECKS) -> str:
+    """One sha256 over the bundled files' names and bytes (and the import format)."""
+    digest = hashlib.sha256(IMPORT_FORMAT.encode())
+    for path in files:
+        digest.update(b"\0" + path.relative_to(decks).as_posix().encode("utf-8") + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+@cache
+def _bundled_keys(decks: Path, digest: str) -> frozenset[str]:
+    """The pack ids of the bundled decks with hash ``digest``, parsed once per process."""
+    from kvdrill.engine.packs.parser import parse_pack
+
+    keys = set()
+    for path in bundled_pack_files(decks):
+        try:
+            keys.add(parse_pack(path).meta.pack)
+        except PackErrors:
+            continue  # a broken bundled file is reported by the bundled import itself
+    return frozenset(keys)
+
+
+def unstored_bundled_keys(session: Any, decks: Path = BUNDLED_DECKS) -> frozenset[str]:
+    """The bundled decks' pack ids when this database has not stored the current bundled decks
+    (then the files say which ids are taken); empty when it has (the packs table says)."""
+    from kvdrill.store.importer import recorded_bundled_hash
+
+    files = bundled_pack_files(decks)
+    if not files:
+        return frozenset()
+    digest = bundled_hash(files, decks)
+    if recorded_bundled_hash(session) == digest:
+        return frozenset()
+    return _bundled_keys(decks, digest)
+
+
+def import_bundled(database: Database, now: datetime, decks: Path = BUNDLED_DECKS) -> Any:
+    """Import the bundled decks if they differ from the ones last stored; None if they don't.
+
+    Fast when nothing changed: the files are hashed, not parsed. A bundled pack that a release
+    dropped has its cards retired, history kept.
+    """
+    from kvdrill.store.db import begin_write
+    from kvdrill.store.importer import (
+        apply_import,
+        record_bundled_hash,
+        recorded_bundled_hash,
+        retire_dropped_bundled,
+    )
+
+    files = bundled_pack_files(decks)
+    if not files:
+        return None
+    digest = bundled_hash(files, decks)
+    with database.session() as session:
+        if recorded_bundled_hash(session) == digest:
+            return None
+
+    read = read_files(files)
+    if read.problems:
+        raise PackErrors(read.problems)
+    with database.session() as session:
+        # Under the write lock, so two kvdrill processes starting at once import once.
+        begin_write(session)
+        if recorded_bundled_hash(session) == digest:
+            return None
+        plan = apply_import(session, read.packs, now=now, bundled=True)
+        keep = {pack.meta.pack for pack in read.packs}
+        plan.packs.extend(retire_dropped_bundled(session, keep, now))
+        record_bundled_hash(session, digest)
+    return plan
+
+
+# --- the learner's packs ------------------------------------------------------------------------
+
+
+def plan_packs(database: Database, packs: list[Any]) -> Any:
+    """What importing ``packs`` would change (an ``ImportPlan``); writes nothing."""
+    from kvdrill.store.importer import plan_import
+
+    with database.session() as session:
+        plan = plan_import(session, packs, bundled_keys=unstored_bundled_keys(session))
+        session.rollback()
+    return plan
+
+
+def store_packs(
+    database: Database, packs: list[Any], now: datetime, progress: Progress | None = None
+) -> Any:
+    """Store ``packs`` in one transaction (all or nothing); the ``ImportPlan`` of what changed."""
+    from kvdrill.store.db import begin_write
+    from kvdrill.store.importer import apply_import
+
+    with database.session() as session:
+        begin_write(session)  # another kvdrill importing at once waits, then sees ours
+        return apply_import(
+            session,
+            packs,
+            now=now,
+            bundled_keys=unstored_bundled_keys(session),
+            progress=progress,
+        )
+
+
+def scan(database: Database, path_text: str) -> ImportScan:
+    """Parse the packs under ``path_text`` and plan their import; writes nothing."""
+    path = Path(path_text).expanduser()
+    if not path.exists():
+        raise UserError(f"{path} does not exist: type the path of a pack file or a directory")
+    try:
+        packs = load_packs([path])
+        plan = plan_packs(database, packs)
+    except PackErrors as exc:
+        return ImportScan([str(path)], [], [], [str(problem) for problem in exc.problems])
+    titles = {pack.meta.pack: pack.meta.title for pack in packs}
+    diffs = [_pack_diff(item, titles) for item in plan.packs]
+    return ImportScan([str(path)], packs, diffs, [])
+
+
+def _pack_diff(item: Any, titles: dict[str, str]) -> PackDiff:
+    return PackDiff(
+        key=item.pack_key,
+        title=titles.get(item.pack_key, item.pack_key),
+        path=item.path,
+        added=len(item.added) + len(item.revived),
+        changed=len(item.changed),
+        retired=len(item.retired),
+        unchanged=len(item.unchanged),
+    )

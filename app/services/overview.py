@@ -1,0 +1,76 @@
+"""The home screen's overview: due and new cards per pack, today's reviews, streak, weak topics."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import TYPE_CHECKING
+
+from kvdrill.engine.study.clock import study_day
+
+if TYPE_CHECKING:
+    from kvdrill.store.db import Database
+
+# The home screen's glance at weak topics: the stats screen's ranking, top few, last 30 days.
+WEAK_WINDOW_DAYS = 30
+WEAK_TOPICS_SHOWN = 3
+
+
+@dataclass(frozen=True)
+class PackLine:
+    """One pack on the home screen."""
+
+    key: str
+    title: str
+    due: int
+    new: int
+    total: int
+
+
+@dataclass(frozen=True)
+class Overview:
+    """Everything the home screen shows."""
+
+    profile: str
+    today: date
+    packs: list[PackLine]
+    reviewed_today: int
+    new_today: int  # new cards today's session will still bring (the daily limit applied)
+    streak_days: int
+    answer_seconds: int
+    weak_topics: list[str] = field(default_factory=list)
+
+
+def topic_name(kind: str, value: str) -> str:
+    """``lesson 17``, ``#kv-cache``, or the pack id."""
+    return {"lesson": f"lesson {value}", "tag": f"#{value}"}.get(kind, value)
+
+
+def load_overview(database: Database, profile_name: str, now: datetime) -> Overview:
+    """Due and new cards per pack, today's reviews and the streak, for the home screen."""
+    from kvdrill.store.day_queue import today_log
+    from kvdrill.store.overview import pack_counts, reviews_on
+    from kvdrill.store.profiles import get_or_create_profile
+    from kvdrill.store.stats import study_streak, topic_stats
+
+    with database.session() as session:
+        profile = get_or_create_profile(session, profile_name, now)
+        today = study_day(now, profile.rollover_hour)
+        packs = [PackLine(*counts) for counts in pack_counts(session, profile.id, today)]
+        weak = [
+            topic_name(topic.kind, topic.topic)
+            for topic in topic_stats(session, profile.id, today, WEAK_WINDOW_DAYS)
+            if topic.score is not None and topic.score > 0
+        ][:WEAK_TOPICS_SHOWN]
+        counts, _ = today_log(session, profile, today)
+        new_left = max(0, counts.new_per_day - counts.new_done_today)
+        return Overview(
+            profile=profile.name,
+            today=today,
+            packs=packs,
+            reviewed_today=reviews_on(session, profile.id, today),
+            new_today=min(new_left, sum(line.new for line in packs)),
+            streak_days=study_streak(session, profile.id, today),
+            weak_topics=weak,
+            answer_seconds=profile.answer_seconds,
+        )

@@ -1,0 +1,27 @@
+"""The stats report of a profile's current study day (``kvdrill stats`` and the stats screen)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from kvdrill.engine.study.clock import study_day
+from kvdrill.engine.study.stats_report import StatsReport
+
+if TYPE_CHECKING:
+    from kvdrill.store.db import Database
+
+DEFAULT_WINDOW_DAYS = 30
+
+
+def load_report(
+    database: Database, profile_name: str, now: datetime, window_days: int = DEFAULT_WINDOW_DAYS
+) -> StatsReport:
+    """Weak topics, mistakes, heatmap, forecast and retention for the study day of ``now``."""
+    from kvdrill.store.profiles import get_or_create_profile
+    from kvdrill.store.stats import build_report
+
+    with database.session() as session:
+        profile = get_or_create_profile(session, profile_name, now)
+        today = study_day(now, profile.rollover_hour)
+        return build_report(session, profile, today, window_days)

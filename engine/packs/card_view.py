@@ -1,0 +1,106 @@
+"""What a drill shows of a card: the one shape a card has from the store to every screen, to
+plain mode and to the fast-start helper's JSON. Standard library only (the fast start imports it).
+
+The store builds it (store/card_rows.py); ``to_dict``/``from_dict`` carry it across the
+fast-start helper's pipe unchanged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from string import ascii_uppercase
+from typing import Any
+
+from kvdrill.engine.problems.types import Variant
+
+MIN_CHOICES, MAX_CHOICES = 2, 8
+# A choice's letter is its position in the pack; one letter per possible choice.
+CHOICE_LETTERS = ascii_uppercase[:MAX_CHOICES]
+
+
+@dataclass(frozen=True)
+class ChoiceView:
+    letter: str  # A, B, C... in the order written
+    text: str
+    correct: bool
+
+
+@dataclass(frozen=True)
+class CardView:
+    """What a screen shows of the current card. Text comes from a pack: show it literally."""
+
+    card_id: int
+    key: str  # the card's id in its pack, e.g. "kv-bytes-per-token" or "<parent>/follow-up"
+    kind: str  # recall | choice | problem | followup
+    pack_key: str
+    pack_title: str
+    title: str
+    prompt: str  # for a problem: the variant's prompt
+    answer: str = ""
+    key_numbers: list[str] = field(default_factory=list)
+    tip: str = ""
+    choices: list[ChoiceView] = field(default_factory=list)
+    explanation: str = ""
+    related: list[str] = field(default_factory=list)  # prompts of related questions
+    note: str = ""  # the learner's own note on this card
+    variant: Variant | None = None  # problems only
+    parent_title: str | None = None  # follow-ups: the card they follow
+    tags: list[str] = field(default_factory=list)
+    is_new: bool = False  # first time this card is shown to the profile
+    is_repeat: bool = False  # missed earlier today, shown again (SM-2 step 7)
+    leech: bool = False
+
+    @property
+    def correct_letters(self) -> str:
+        return "".join(choice.letter for choice in self.choices if choice.correct)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-able values."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> CardView:
+        """The inverse of ``to_dict``."""
+        values = {item.name: data[item.name] for item in fields(cls) if item.name in data}
+        values["choices"] = [ChoiceView(**choice) for choice in values.get("choices") or []]
+        variant = values.get("variant")
+        values["variant"] = Variant(**variant) if variant is not None else None
+        return cls(**values)
+
+
+def choice_views(choices: list[dict[str, Any]]) -> list[ChoiceView]:
+    """Stored choices (``{"text", "correct"}``) lettered in the order written."""
+    return [
+        ChoiceView(CHOICE_LETTERS[index], str(choice.get("text", "")), bool(choice.get("correct")))
+        for index, choice in enumerate(choices)
+    ]
+
+
+@dataclass(frozen=True)
+class DrillState:
+    """Where a drill session stands: its current card (None: over) and its counts.
+
+    The fast-start helper sends one through a pipe (``to_dict`` as JSON, then ``from_dict``)."""
+
+    card: CardView | None
+    remaining: int
+    done: int
+    answer_seconds: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "card": self.card.to_dict() if self.card is not None else None,
+            "remaining": self.remaining,
+            "done": self.done,
+            "answer_seconds": self.answer_seconds,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> DrillState:
+        card = data.get("card")
+        return cls(
+            card=CardView.from_dict(card) if card is not None else None,
+            remaining=int(data["remaining"]),
+            done=int(data["done"]),
+            answer_seconds=int(data["answer_seconds"]),
+        )

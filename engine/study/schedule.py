@@ -1,0 +1,83 @@
+"""A card's schedule for one profile: the one shape it has from the rules to the store. Pure.
+
+The store keeps it as a ``card_states`` row and, in the review log, as the JSON of the state
+before an answer (``to_dict``), so undo puts back exactly what was there (``from_dict``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from datetime import date, datetime
+from fractions import Fraction
+from typing import Any
+
+NEW_CARD_EASINESS_MILLI = 2500
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """Repetitions in a row, easiness in thousandths, interval in days, and the card's status."""
+
+    repetitions: int = 0
+    easiness_milli: int = NEW_CARD_EASINESS_MILLI
+    interval_days: int = 0
+    due_day: date | None = None
+    lapses: int = 0
+    reviews: int = 0
+    last_review_at: datetime | None = None
+    suspended: bool = False
+    buried_until: date | None = None
+    leech: bool = False
+
+    @property
+    def easiness(self) -> Fraction:
+        """The easiness factor as an exact fraction (2500 thousandths is 5/2)."""
+        return Fraction(self.easiness_milli, 1000)
+
+    @property
+    def is_new(self) -> bool:
+        """Never answered yet."""
+        return not self.reviews
+
+    def columns(self) -> dict[str, Any]:
+        """Field name -> value, as the store's columns take them."""
+        return asdict(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON values (dates as ISO text)."""
+        return {name: _iso(value) for name, value in asdict(self).items()}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Schedule:
+        """The inverse of ``to_dict``; dates may also come as date objects."""
+        return cls(
+            repetitions=data["repetitions"],
+            easiness_milli=data["easiness_milli"],
+            interval_days=data["interval_days"],
+            due_day=_day(data["due_day"]),
+            lapses=data["lapses"],
+            reviews=data["reviews"],
+            last_review_at=_moment(data["last_review_at"]),
+            suspended=bool(data["suspended"]),
+            buried_until=_day(data["buried_until"]),
+            leech=bool(data["leech"]),
+        )
+
+    @classmethod
+    def from_row(cls, row: Any) -> Schedule | None:
+        """The schedule in a stored row (anything with these attributes); None for no row."""
+        if row is None:
+            return None
+        return cls(**{field.name: getattr(row, field.name) for field in fields(cls)})
+
+
+def _iso(value: Any) -> Any:
+    return value.isoformat() if isinstance(value, date) else value
+
+
+def _day(value: date | str | None) -> date | None:
+    return date.fromisoformat(value) if isinstance(value, str) and value else value or None
+
+
+def _moment(value: datetime | str | None) -> datetime | None:
+    return datetime.fromisoformat(value) if isinstance(value, str) and value else value or None

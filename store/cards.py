@@ -1,0 +1,48 @@
+"""Reads of single cards for a running session: the card view's row, and what is due by a day."""
+
+from __future__ import annotations
+
+from datetime import date
+from functools import cache
+from typing import Any
+
+from sqlalchemy import TextClause, func, select, text
+from sqlalchemy.orm import Session
+
+from kvdrill.store.db import Database
+from kvdrill.store.models import Card, CardState
+from kvdrill.store.queries_sql import CARD_VIEW_SQL
+
+
+@cache
+def _view_statement() -> TextClause:
+    """The card-view query, prepared once (this sits on the answer path)."""
+    return text(CARD_VIEW_SQL)
+
+
+def card_view_row(database: Database, card_id: int, profile_id: int) -> Any:
+    """The ``CARD_VIEW_SQL`` row of one card for a profile (store/card_rows.py reads it)."""
+    # One plain read, no ORM session: this sits between an answer and the next card.
+    with database.engine.connect() as connection:
+        return (
+            connection.execute(_view_statement(), {"card_id": card_id, "profile_id": profile_id})
+            .mappings()
+            .one()
+        )
+
+
+def due_by(session: Session, profile_id: int, day: date) -> int:
+    """Seen, live, unsuspended cards due on ``day`` or before."""
+    count = session.scalar(
+        select(func.count())
+        .select_from(CardState)
+        .join(Card, Card.id == CardState.card_id)
+        .where(
+            CardState.profile_id == profile_id,
+            CardState.reviews > 0,
+            CardState.suspended.is_(False),
+            CardState.due_day <= day,
+            Card.retired.is_(False),
+        )
+    )
+    return int(count or 0)

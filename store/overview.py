@@ -1,0 +1,55 @@
+"""The counts of the home screen: cards due and new per pack, and today's reviews."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from kvdrill.engine.study.queue import QueueCard, is_available
+from kvdrill.store.day_queue import queue_cards
+from kvdrill.store.models import Card, Pack, ReviewLog
+
+
+def pack_counts(
+    session: Session, profile_id: int, today: date
+) -> list[tuple[str, str, int, int, int]]:
+    """Per pack with live cards, by title: key, title, due today, new, all live cards."""
+    pack_of = dict(session.execute(select(Card.id, Card.pack_id).where(~Card.retired)).all())
+    due: dict[int, int] = {}
+    new: dict[int, int] = {}
+    total: dict[int, int] = {}
+    card: QueueCard
+    for card in queue_cards(session, profile_id):
+        pack_id = pack_of.get(card.card_id)
+        if pack_id is None:
+            continue
+        total[pack_id] = total.get(pack_id, 0) + 1
+        if not is_available(card, today):
+            continue
+        if not card.seen:
+            new[pack_id] = new.get(pack_id, 0) + 1
+        elif card.due_day is not None and card.due_day <= today:
+            due[pack_id] = due.get(pack_id, 0) + 1
+    return [
+        (key, title, due.get(pack_id, 0), new.get(pack_id, 0), total[pack_id])
+        for pack_id, key, title in session.execute(
+            select(Pack.id, Pack.key, Pack.title).order_by(Pack.title)
+        )
+        if total.get(pack_id)
+    ]
+
+
+def reviews_on(session: Session, profile_id: int, day: date) -> int:
+    """Answers the profile logged on study day ``day``."""
+    count = session.scalar(
+        select(func.count())
+        .select_from(ReviewLog)
+        .where(ReviewLog.profile_id == profile_id, ReviewLog.study_day == day)
+    )
+    return int(count or 0)
+
+
+def has_packs(session: Session) -> bool:
+    return session.scalar(select(Pack.id).limit(1)) is not None
