@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kvdrill.engine.capacity.units import parse_unit
-from kvdrill.engine.problems.answers import AnswerError, read_answer, read_typed_answer
+from kvdrill.engine.problems.answers import AnswerError, read_typed_answer
 
 
 @pytest.mark.parametrize(
@@ -46,8 +45,7 @@ from kvdrill.engine.problems.answers import AnswerError, read_answer, read_typed
     ],
 )
 def test_answers_that_read(typed: str, expected_unit: str, value: float, in_unit: str) -> None:
-    quantity = read_answer(typed, expected_unit)
-    assert quantity.to(parse_unit(in_unit)).magnitude == pytest.approx(value)
+    assert read_typed_answer(typed, expected_unit).value_in(in_unit) == pytest.approx(value)
 
 
 @pytest.mark.parametrize(
@@ -89,7 +87,7 @@ def test_answers_that_read(typed: str, expected_unit: str, value: float, in_unit
 )
 def test_answers_that_do_not_read(typed: str, expected_unit: str, message: str) -> None:
     with pytest.raises(AnswerError, match=message) as caught:
-        read_answer(typed, expected_unit)
+        read_typed_answer(typed, expected_unit)
     assert "\n" not in str(caught.value)
 
 

@@ -34,9 +34,7 @@ from kvdrill.engine.capacity.units import (
     convert,
     describe_dimension,
     normalise_unit_text,
-    parse_unit,
     read_number,
-    registry,
     scale_number,
     shorten,
     unit_after_number,
@@ -44,9 +42,9 @@ from kvdrill.engine.capacity.units import (
 )
 
 if TYPE_CHECKING:
-    import pint
+    pass
 
-__all__ = ["AnswerError", "TypedAnswer", "read_answer", "read_typed_answer"]
+__all__ = ["AnswerError", "TypedAnswer", "read_typed_answer"]
 
 _BILLION = re.compile(rf"{BILLION_SUFFIX}(?:\s+|$)")
 _INFORMATION = "[information]"
@@ -106,9 +104,3 @@ def _billions(number: ReadNumber, cleaned: str) -> ReadNumber:
         return number
     scaled = scale_number(number, 1e9, cleaned)
     return ReadNumber(scaled.value, scaled.significant_figures, number.rest[match.end() :], True)
-
-
-def read_answer(text: str, expected_unit: str) -> pint.Quantity:
-    """The typed answer as a pint Quantity in the unit typed (or ``expected_unit`` if bare)."""
-    answer = read_typed_answer(text, expected_unit)
-    return registry().Quantity(answer.value, parse_unit(answer.unit))
