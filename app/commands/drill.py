@@ -9,6 +9,7 @@ import argparse
 import sys
 
 from kvdrill.engine.errors import UserError
+from kvdrill.engine.study.settings import DEFAULT_NEW_PER_DAY
 
 
 def _count(text: str, least: int = 0) -> int:
@@ -45,7 +46,8 @@ def register(subparsers) -> None:
     )
     parser.add_argument(
         "--new", metavar="N", type=_count, help="up to N new cards this session; 0 for reviews "
-        "only (default: the profile's daily limit, 10, minus those already started today)",
+        f"only (default: the profile's daily limit, {DEFAULT_NEW_PER_DAY} by default, minus "
+        "those already started today)",
     )  # fmt: skip
     parser.add_argument(
         "--limit",
