@@ -286,3 +286,25 @@ def test_a_pack_with_a_bundled_packs_id_is_refused_and_nothing_is_written(
     with database.session() as session:
         assert not any(session.scalars(select(Card.retired)))
     database.close()
+
+
+def test_a_learners_import_parses_no_bundled_deck_once_the_database_stored_them(
+    db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kvdrill.app.services.importing import unstored_bundled_keys
+
+    decks = tmp_path / "decks"
+    decks.mkdir()
+    write_pack(decks / "shipped.md", "shipped-pack", {"s1": "Shipped."})
+    database = open_database(db_url)
+    with database.session() as session:
+        assert unstored_bundled_keys(session, decks) == {"shipped-pack"}  # the files say
+    import_bundled(database, datetime.now(), decks)
+
+    def parse_pack(path):
+        raise AssertionError(f"{path} was parsed again")
+
+    monkeypatch.setattr("kvdrill.engine.packs.parser.parse_pack", parse_pack)
+    with database.session() as session:
+        assert unstored_bundled_keys(session, decks) == frozenset()  # the packs table says
+    database.close()
