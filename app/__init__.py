@@ -1,1 +1,1 @@
-"""kvdrill's person-facing layer: the Textual TUI, the plain line mode and the CLI."""
+"""kvdrill's person-facing layer: the use-case services, the Textual TUI, plain mode and the CLI."""

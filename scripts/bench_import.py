@@ -22,8 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from kvdrill.app.services.importing import import_bundled, load_packs, store_packs  # noqa: E402
 from kvdrill.store.db import open_database  # noqa: E402
-from kvdrill.store.importer import apply_import, import_bundled, load_packs  # noqa: E402
 
 
 def timed(action: Callable[[], object]) -> tuple[float, object]:
@@ -71,21 +71,22 @@ def main() -> None:
         print(f"open_database, up to date:                    {describe(samples)}")
 
         database = open_database(url)
-        ms, plan = timed(lambda: import_bundled(database))
+        ms, plan = timed(lambda: import_bundled(database, datetime.now()))
         cards = plan.count("added") if plan else 0
         print(f"import_bundled, first start ({cards} cards):        {ms:7.1f} ms")
-        samples = [timed(lambda: import_bundled(database))[0] for _ in range(args.repeat)]
+        samples = [
+            timed(lambda: import_bundled(database, datetime.now()))[0] for _ in range(args.repeat)
+        ]
         print(f"import_bundled, nothing changed:              {describe(samples)}")
 
         pack_file = big_pack(work / "big.md", 2000)
         parse_ms, packs = timed(lambda: load_packs([pack_file]))
 
-        def store_packs():
-            with database.session() as session:
-                return apply_import(session, now=datetime.now(), packs=packs)
+        def store_big_pack():
+            return store_packs(database, packs, datetime.now())
 
-        first_ms, _ = timed(store_packs)
-        again_ms, _ = timed(store_packs)
+        first_ms, _ = timed(store_big_pack)
+        again_ms, _ = timed(store_big_pack)
         print(f"2,000-card pack: parse + checks               {parse_ms:7.1f} ms")
         print(f"2,000-card pack: first import                 {first_ms:7.1f} ms")
         print(f"2,000-card pack: re-import, nothing changed   {again_ms:7.1f} ms")

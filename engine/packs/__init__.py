@@ -1,1 +1,1 @@
-"""Markdown packs: reading, checking, card ids and claims."""
+"""Markdown packs: reading, checking, card ids, claims, and the CardView a drill shows."""

@@ -1,1 +1,2 @@
-"""Study scheduling: SM-2, the daily queue, the clock and the stats report."""
+"""Study scheduling: the Schedule type, SM-2, the answer rules, the daily queue, the clock,
+profile settings and the stats report."""
