@@ -41,9 +41,10 @@ class Services:
                 )
                 with database.session() as session:
                     empty = not has_packs(session)
+                # Kept even if the bundled import below fails: the database itself is fine.
+                self._database = database
                 if not self._bundled_checked and empty:
                     self._import_bundled(database)
-                self._database = database
             return self._database
 
     def close(self) -> None:
