@@ -41,7 +41,7 @@ def report(name: str, times: list[float]) -> None:
 async def screen_time(url: str) -> float:
     from textual.app import App
 
-    from kvdrill.app.screens.stats import StatsScreen
+    from kvdrill.app.tui.screens.stats import StatsScreen
 
     class Harness(App):
         def on_mount(self) -> None:

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 from test_stats_screen import open_stats, stats_db  # noqa: F401 - stats_db is a fixture
-from test_tui import make_app, settle
 from textual.widgets import DataTable
+from tui_helpers import make_app, settle
 
 from kvdrill.app.cli import main
 from kvdrill.engine.errors import UserError

@@ -58,8 +58,8 @@ def test_vietnamese_pack_checks_imports_drills_and_shows_in_stats(db_url: str) -
 async def test_the_full_screen_drill_shows_the_vietnamese_prompt(
     db_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from test_tui import make_app, settle
     from textual.widgets import Markdown
+    from tui_helpers import make_app, settle
 
     monkeypatch.setenv("KVDRILL_NOW", NOW)
     assert main(["--db", db_url, "import", str(VI_PACK)]) == 0

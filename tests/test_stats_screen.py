@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 from test_stats import build_scenario
-from test_tui import make_app, settle, steady
 from textual.widgets import DataTable, Static
+from tui_helpers import make_app, settle, steady
 
 from kvdrill.store.db import open_database
 from kvdrill.store.models import Card, CardTopic, Pack

@@ -2,32 +2,13 @@
 
 from __future__ import annotations
 
-import io
-from datetime import datetime
 from pathlib import Path
 
 import pytest
-from rich.console import Console
-from textual.content import Content
-from textual.widgets import Input, Markdown, Static
+from textual.widgets import Input
+from tui_helpers import FIXTURES, NOW, import_fixture, make_app, settle, text_of
 
 ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = Path(__file__).parent / "fixtures" / "packs" / "tui"
-NOW = "2026-03-02T09:00:00"
-
-
-def import_fixture(db_url: str, folder: str) -> str:
-    from kvdrill.engine.packs.parser import parse_paths
-    from kvdrill.store.db import open_database
-    from kvdrill.store.importer import apply_import
-
-    database = open_database(db_url)
-    packs, errors = parse_paths([FIXTURES / folder])
-    assert not errors
-    with database.session() as session:
-        apply_import(session, now=datetime.now(), packs=packs)
-    database.close()
-    return db_url
 
 
 @pytest.fixture
@@ -42,49 +23,6 @@ def problem_db(db_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
     """One problem template whose only variant is Llama 3.1 8B in BF16: 128 KiB per token."""
     monkeypatch.setenv("KVDRILL_NOW", NOW)
     return import_fixture(db_url, "problems")
-
-
-def make_app(db_url: str, start: str = "drill", **options):
-    from kvdrill.app.tui import create_app
-
-    return create_app(db_url, start=start, options={"bundled": False, **options})
-
-
-async def settle(pilot) -> None:
-    """Let workers finish and the screen catch up."""
-    for _ in range(3):
-        await pilot.pause()
-        await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-
-
-async def steady(pilot, rounds: int = 50) -> None:
-    """Settle, then wait until two screenshots 20 ms apart are the same.
-
-    Some layout work (a DataTable sizing its columns to new rows) happens when the app is next
-    idle; on a loaded machine a snapshot could be taken before it. Comparing pictures waits for
-    whatever is still pending, whatever it is."""
-    await settle(pilot)
-    previous = None
-    for _ in range(rounds):
-        await pilot.pause(0.02)
-        shot = pilot.app.export_screenshot()
-        if shot == previous:
-            return
-        previous = shot
-
-
-def text_of(app, selector: str) -> str:
-    widget = app.screen.query_one(selector)
-    if isinstance(widget, Markdown):
-        return widget.source
-    if isinstance(widget, Static) and not isinstance(widget.content, str | Content):
-        console = Console(width=200, record=True, file=io.StringIO())
-        console.print(widget.content)  # a Rich renderable such as a table
-        return console.export_text()
-    if isinstance(widget, Static):
-        return str(widget.visual) if widget.visual is not None else ""
-    return str(widget.render())
 
 
 def card_title(app) -> str:
@@ -568,7 +506,7 @@ async def test_home_names_the_weakest_topics_once_there_are_misses(drill_db: str
 
 
 async def test_countdown_pauses_and_says_when_time_is_up(drill_db: str) -> None:
-    from kvdrill.app.widgets.countdown import Countdown
+    from kvdrill.app.tui.widgets.countdown import Countdown
 
     now = [0.0]
     app = make_app(drill_db, answer_seconds=60)

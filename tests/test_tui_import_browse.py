@@ -7,8 +7,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from test_tui import FIXTURES, make_app, settle, text_of
 from textual.widgets import DirectoryTree, Input
+from tui_helpers import FIXTURES, make_app, settle, text_of
 
 
 @pytest.fixture

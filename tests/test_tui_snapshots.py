@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_tui import import_fixture, make_app, settle, steady
 from textual.widgets import Input
+from tui_helpers import import_fixture, make_app, settle, steady
 
 ROOT = Path(__file__).resolve().parent.parent
 NOW = "2026-03-02T09:00:00"

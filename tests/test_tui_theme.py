@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from test_tui import NOW, import_fixture, make_app, settle
+from tui_helpers import NOW, import_fixture, make_app, settle
 
-from kvdrill.app.tui import DARK_THEME, LIGHT_THEME
+from kvdrill.app.tui.app import DARK_THEME, LIGHT_THEME
 
 
 @pytest.fixture

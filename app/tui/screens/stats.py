@@ -12,6 +12,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
@@ -22,6 +23,7 @@ from kvdrill.app.stats_render import (
     mistake_sentences,
     topic_row,
 )
+from kvdrill.app.tui.messages import CallFailed, ReportLoaded, failures_reported
 from kvdrill.engine.study.stats_report import topic_order
 
 if TYPE_CHECKING:
@@ -73,12 +75,20 @@ class StatsScreen(Screen[tuple[str, str] | None]):
             table.add_column(header, key=header)
         self.load_report()
 
-    @work(thread=True, exclusive=True)
+    @work(thread=True, exclusive=True, exit_on_error=False)
     def load_report(self) -> None:
         from kvdrill.store.stats import load_report
 
-        report = load_report(self.database_url, self.profile, self.days)
-        self.app.call_from_thread(self.show_report, report)
+        with failures_reported(self):
+            self.post_message(ReportLoaded(load_report(self.database_url, self.profile, self.days)))
+
+    def on_call_failed(self, message: CallFailed) -> None:
+        self.query_one("#stats-summary", Static).update(
+            Content.from_markup("[b]Could not load the stats:[/b] $e", e=str(message.error))
+        )
+
+    def on_report_loaded(self, message: ReportLoaded) -> None:
+        self.show_report(message.report)
 
     def show_report(self, report: StatsReport) -> None:
         self.report = report

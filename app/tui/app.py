@@ -2,6 +2,7 @@
 
 Only Textual is imported here. The store (SQLAlchemy), the formula engine (sympy) and units
 (pint) are loaded by worker threads after the first screen has painted; see app/tui_data.py.
+Workers answer with the typed messages of app/tui/messages.py.
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from kvdrill.app.screens.drill import DrillScreen
-from kvdrill.app.screens.help import HelpScreen
-from kvdrill.app.screens.home import HomeScreen
-from kvdrill.app.screens.import_ import ImportScreen
+from kvdrill.app.tui.messages import ThemeLoaded, ThemeNotSaved
+from kvdrill.app.tui.screens.drill import DrillScreen
+from kvdrill.app.tui.screens.help import HelpScreen
+from kvdrill.app.tui.screens.home import HomeScreen
+from kvdrill.app.tui.screens.import_ import ImportScreen
 from kvdrill.app.tui_data import Backend
 
 LIGHT_THEME = "textual-light"
@@ -91,11 +93,8 @@ class KvdrillApp(App[None]):
             self.push_screen(ImportScreen(self.options.get("import_path", "")))
 
     def action_open_stats(self) -> None:
-        try:
-            from kvdrill.app.screens.stats import StatsScreen
-        except ImportError:
-            self.notify("The stats screen is not available in this build.", title="Stats")
-            return
+        # Imported here: the stats report loads pydantic, which the first screen does without.
+        from kvdrill.app.tui.screens.stats import StatsScreen
 
         def drill_topic(choice: tuple[str, str] | None) -> None:
             if choice is None:
@@ -140,12 +139,12 @@ class KvdrillApp(App[None]):
             saved = self.backend.saved_theme()
         except Exception:  # noqa: BLE001 - the screens report a database they cannot open
             return
-        self.call_from_thread(self._apply_saved_theme, saved)
+        self.post_message(ThemeLoaded(saved))
 
-    def _apply_saved_theme(self, saved: str) -> None:
+    def on_theme_loaded(self, message: ThemeLoaded) -> None:
         if not self.theme_settled:
             self.theme_settled = True
-            self.theme = LIGHT_THEME if saved == "light" else DARK_THEME
+            self.theme = LIGHT_THEME if message.theme == "light" else DARK_THEME
 
     @work(thread=True, group="theme-save", exit_on_error=False)
     def save_theme(self) -> None:
@@ -154,9 +153,10 @@ class KvdrillApp(App[None]):
             with self._theme_write_lock:
                 self.backend.save_theme(self.theme_name)
         except Exception as error:  # noqa: BLE001 - shown to the learner, never a traceback
-            self.call_from_thread(
-                self.notify, f"The theme was not saved: {error}", title="Theme", severity="warning"
-            )
+            self.post_message(ThemeNotSaved(error))
+
+    def on_theme_not_saved(self, message: ThemeNotSaved) -> None:
+        self.notify(f"The theme was not saved: {message.error}", title="Theme", severity="warning")
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield SystemCommand("Drill today's cards", "Start today's session", self.action_start_drill)

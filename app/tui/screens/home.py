@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -13,8 +11,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-if TYPE_CHECKING:
-    from kvdrill.app.tui_data import Overview
+from kvdrill.app.tui.messages import CallFailed, OverviewLoaded, failures_reported
 
 KEYS = [
     ("d / Enter", "drill today's cards"),
@@ -61,24 +58,21 @@ class HomeScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="overview", exit_on_error=False)
     def refresh_overview(self) -> None:
-        try:
-            overview = self.app.backend.overview()
-        except Exception as error:  # noqa: BLE001 - shown to the learner, never a traceback
-            self.app.call_from_thread(self.show_failure, error)
-            return
-        self.app.call_from_thread(self.show_overview, overview)
-        try:
+        """The counts now, then again if the bundled decks had to be brought up to date."""
+        with failures_reported(self):
+            self.post_message(OverviewLoaded(self.app.backend.overview()))
             if self.app.backend.sync_bundled():
-                self.app.call_from_thread(self.show_overview, self.app.backend.overview())
-        except Exception as error:  # noqa: BLE001
-            self.app.call_from_thread(self.show_failure, error)
+                self.post_message(OverviewLoaded(self.app.backend.overview()))
 
-    def show_failure(self, error: Exception) -> None:
+    def on_call_failed(self, message: CallFailed) -> None:
         self.query_one("#home-today", Static).update(
-            Content.from_markup("[b]Could not open the collection:[/b] $error", error=str(error))
+            Content.from_markup(
+                "[b]Could not open the collection:[/b] $error", error=str(message.error)
+            )
         )
 
-    def show_overview(self, overview: Overview) -> None:
+    def on_overview_loaded(self, message: OverviewLoaded) -> None:
+        overview = message.overview
         due = sum(pack.due for pack in overview.packs)
         self.query_one("#home-title", Static).update(
             Content.from_markup(

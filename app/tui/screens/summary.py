@@ -11,7 +11,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from kvdrill.app.screens.card_text import field
+from kvdrill.app.tui.screens.card_text import field
 
 KEYS = [
     ("Enter / h", "back home"),

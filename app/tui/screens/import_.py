@@ -17,6 +17,14 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, ProgressBar, Static
 
+from kvdrill.app.tui.messages import (
+    CallFailed,
+    ImportDone,
+    ImportProgress,
+    ImportScanned,
+    failures_reported,
+)
+
 if TYPE_CHECKING:
     from kvdrill.app.tui_data import ImportScan
 
@@ -93,7 +101,7 @@ class ImportScreen(Screen[None]):
     def action_browse(self) -> None:
         if self.working:
             return
-        from kvdrill.app.screens.path_picker import PathPickerScreen
+        from kvdrill.app.tui.screens.path_picker import PathPickerScreen
 
         self.app.push_screen(
             PathPickerScreen(self.query_one("#import-path", Input).value), self.picked
@@ -121,19 +129,16 @@ class ImportScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="import", exit_on_error=False)
     def run_scan(self, path: str) -> None:
-        try:
-            scan = self.app.backend.scan(path)
-        except Exception as error:  # noqa: BLE001 - shown to the learner, never a traceback
-            self.app.call_from_thread(self.failed, error)
-            return
-        self.app.call_from_thread(self.show_scan, scan)
+        with failures_reported(self):
+            self.post_message(ImportScanned(self.app.backend.scan(path)))
 
-    def failed(self, error: Exception) -> None:
+    def on_call_failed(self, message: CallFailed) -> None:
         self.working = False
-        self.set_status(Content.from_markup("[b $error]Not imported:[/] $e", e=str(error)))
+        self.set_status(Content.from_markup("[b $error]Not imported:[/] $e", e=str(message.error)))
         self.refresh_bindings()
 
-    def show_scan(self, scan: ImportScan) -> None:
+    def on_import_scanned(self, message: ImportScanned) -> None:
+        scan = message.scan
         self.working = False
         self.scan = scan
         table = self.query_one("#import-diff", DataTable)
@@ -186,19 +191,19 @@ class ImportScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="import", exit_on_error=False)
     def run_import(self, scan: ImportScan) -> None:
-        bar = self.query_one("#import-progress", ProgressBar)
-
         def progress(done: int, total: int) -> None:
-            self.app.call_from_thread(bar.update, total=total, progress=done)
+            self.post_message(ImportProgress(done, total))
 
-        try:
+        with failures_reported(self):
             self.app.backend.apply(scan, progress)
-        except Exception as error:  # noqa: BLE001
-            self.app.call_from_thread(self.failed, error)
-            return
-        self.app.call_from_thread(self.imported, scan)
+            self.post_message(ImportDone(scan))
 
-    def imported(self, scan: ImportScan) -> None:
+    def on_import_progress(self, message: ImportProgress) -> None:
+        bar = self.query_one("#import-progress", ProgressBar)
+        bar.update(total=message.total, progress=message.done)
+
+    def on_import_done(self, message: ImportDone) -> None:
+        scan = message.scan
         self.working = False
         self.scan = None
         added = sum(diff.added for diff in scan.diffs)

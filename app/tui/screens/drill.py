@@ -11,7 +11,6 @@ import dataclasses
 import os
 import threading
 import time
-from dataclasses import dataclass
 from typing import Any
 
 from textual import on, work
@@ -22,14 +21,31 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Markdown, ProgressBar, Static
 
-from kvdrill.app.screens.card_text import (
+from kvdrill.app.tui.messages import (
+    AnswerSaved,
+    AnswerUndone,
+    BundledDecksUpdated,
+    CallFailed,
+    CardSetAside,
+    ChoiceChecked,
+    FirstCardRead,
+    NoteLoaded,
+    NoteSaved,
+    ProblemChecked,
+    SessionFailed,
+    SessionOpened,
+    SessionState,
+    SummaryReady,
+    failures_reported,
+)
+from kvdrill.app.tui.screens.card_text import (
     choice_markdown,
     correct_letters,
     field,
     reveal_markdown,
     verdict_markdown,
 )
-from kvdrill.app.widgets.countdown import Countdown
+from kvdrill.app.tui.widgets.countdown import Countdown
 
 # The four labelled grades and the SM-2 quality each stands for.
 LABELLED_GRADES = {1: ("Again", 1), 2: ("Hard", 3), 3: ("Good", 4), 4: ("Easy", 5)}
@@ -53,15 +69,6 @@ KEYS = [
     ("ctrl+t", "light / dark theme"),
     ("?", "this list"),
 ]
-
-
-@dataclass(frozen=True)
-class SessionState:
-    """What the screen needs after every session call, read in the worker thread."""
-
-    card: Any  # CardView | None
-    remaining: int
-    done: int
 
 
 def _frozen_clock() -> float:
@@ -134,62 +141,102 @@ class DrillScreen(Screen[None]):
     def on_mount(self) -> None:
         for selector in ("#drill-choices", "#drill-input", "#drill-verdict", "#drill-reveal"):
             self.query_one(selector).display = False
-        self.load_session(self.app.options.pop("first_card", None))
+        self.open_session(self.app.options.pop("first_card", None))
 
-    # --- session calls, in worker threads ---------------------------------------------------
+    # --- session calls, in worker threads: each posts one message, handled below -------------
+    # The caller sets ``busy`` first; the handler of the message clears it.
 
     @work(thread=True, group="load", exit_on_error=False)
-    def load_session(self, first_card: Any = None) -> None:
+    def open_session(self, first_card: Any = None) -> None:
         """Open today's session; with a fast-start helper, show its first card meanwhile."""
         if first_card is not None:
             early = first_card.read()
             if early is not None:
-                self.app.call_from_thread(self.show_early_card, early)
+                self.post_message(FirstCardRead(early))
                 # Importing the store holds the GIL for long stretches: let the card paint first.
                 self.card_painted.wait(timeout=2)
         try:
             session = self.app.backend.open_session(**self.narrow)
-            state = self._read_state(session)
+            state = session_state(session)
         except Exception as error:  # noqa: BLE001 - shown to the learner, never a traceback
-            self.app.call_from_thread(self.show_failure, error)
+            self.post_message(SessionFailed(error))
             return
         seconds = self.app.options.get("answer_seconds") or session.answer_seconds
-        self.app.call_from_thread(self.session_ready, session, state, int(seconds))
-        self._sync_bundled()
-
-    def _sync_bundled(self) -> None:
-        try:
-            changed = self.app.backend.sync_bundled()
-        except Exception as error:  # noqa: BLE001
-            self.app.call_from_thread(self.call_failed, error)
-            return
-        if changed:
-            self.app.call_from_thread(
-                self.notify, "The bundled decks were updated: new cards join your next session."
-            )
-
-    @staticmethod
-    def _read_state(session: Any) -> SessionState:
-        return SessionState(session.current, session.remaining, session.done)
-
-    def _call(self, method: str, *args: Any, then: str = "after_answer") -> None:
-        """Run ``session.<method>(*args)`` in a worker; ``then(result, state)`` on the UI side."""
-        self.busy = True
-        self._run_call(method, args, then)
+        self.post_message(SessionOpened(session, state, int(seconds)))
+        with failures_reported(self):
+            if self.app.backend.sync_bundled():
+                self.post_message(BundledDecksUpdated())
 
     @work(thread=True, group="session", exit_on_error=False)
-    def _run_call(self, method: str, args: tuple[Any, ...], then: str) -> None:
-        try:
-            result = getattr(self.session, method)(*args)
-            state = self._read_state(self.session)
-        except Exception as error:  # noqa: BLE001 - shown to the learner, never a traceback
-            self.app.call_from_thread(self.call_failed, error)
-            return
-        self.app.call_from_thread(getattr(self, then), result, state)
+    def save_grade(self, quality: int, seconds: float) -> None:
+        with failures_reported(self):
+            self.session.grade(quality, seconds)
+            self.post_message(AnswerSaved(session_state(self.session)))
+
+    @work(thread=True, group="session", exit_on_error=False)
+    def check_choice(self, letters: str, seconds: float) -> None:
+        with failures_reported(self):
+            result = self.session.answer_choice(letters, seconds)
+            self.post_message(ChoiceChecked(result, session_state(self.session)))
+
+    @work(thread=True, group="session", exit_on_error=False)
+    def check_problem(self, typed: str, seconds: float) -> None:
+        with failures_reported(self):
+            verdict = self.session.answer_problem(typed, seconds)
+            self.post_message(ProblemChecked(verdict, session_state(self.session)))
+
+    @work(thread=True, group="session", exit_on_error=False)
+    def solve_problem(self, seconds: float) -> None:
+        """Give up: the problem counts as missed and the worked solution shows."""
+        with failures_reported(self):
+            verdict = self.session.give_up(seconds)
+            self.post_message(ProblemChecked(verdict, session_state(self.session)))
+
+    @work(thread=True, group="session", exit_on_error=False)
+    def undo_last_answer(self) -> None:
+        with failures_reported(self):
+            undone = self.session.undo()
+            self.post_message(AnswerUndone(undone, session_state(self.session)))
+
+    @work(thread=True, group="session", exit_on_error=False)
+    def set_card_aside(self, bury: bool) -> None:
+        """Bury the card until tomorrow, or suspend it until the learner brings it back."""
+        with failures_reported(self):
+            if bury:
+                self.session.bury()
+            else:
+                self.session.suspend()
+            self.post_message(CardSetAside(session_state(self.session)))
+
+    @work(thread=True, exclusive=True, group="session", exit_on_error=False)
+    def load_note(self) -> None:
+        with failures_reported(self):
+            self.post_message(NoteLoaded(self.session.note() or ""))
+
+    @work(thread=True, group="session", exit_on_error=False)
+    def save_note(self, text: str) -> None:
+        """The note on the current card (the one the session still holds)."""
+        with failures_reported(self):
+            self.session.set_note(text)
+            self.post_message(NoteSaved(self.session.current))
+
+    @work(thread=True, group="session", exit_on_error=False)
+    def save_answered_note(self, text: str) -> None:
+        """The note on the card just answered: the session has moved on, the screen has not."""
+        with failures_reported(self):
+            self.app.backend.set_note_on(self.session.profile_id, self.card.card_id, text)
+            self.post_message(NoteSaved(dataclasses.replace(self.card, note=text)))
+
+    @work(thread=True, exclusive=True, group="session", exit_on_error=False)
+    def summarise(self) -> None:
+        with failures_reported(self):
+            summary = self.session.summary() if self.session is not None else None
+            self.post_message(SummaryReady(summary))
 
     # --- UI side ------------------------------------------------------------------------------
 
-    def show_failure(self, error: Exception) -> None:
+    def on_session_failed(self, message: SessionFailed) -> None:
+        error = message.error
         self.phase = "over"
         self.busy = False
         self.query_one("#drill-where", Static).update(Content("Could not start the drill"))
@@ -199,22 +246,27 @@ class DrillScreen(Screen[None]):
         self.query_one("#drill-verdict", Static).update(Content(str(error)))
         self.set_hint("q: back home")
 
-    def call_failed(self, error: Exception) -> None:
+    def on_call_failed(self, message: CallFailed) -> None:
         self.busy = False
-        self.notify(str(error), title="Not done", severity="error", markup=False)
+        self.notify(str(message.error), title="Not done", severity="error", markup=False)
 
-    def show_early_card(self, early: dict[str, Any]) -> None:
+    def on_bundled_decks_updated(self, message: BundledDecksUpdated) -> None:
+        self.notify("The bundled decks were updated: new cards join your next session.")
+
+    def on_first_card_read(self, message: FirstCardRead) -> None:
         """The fast-start helper's first card, shown until the session is open (then checked)."""
         if self.session is not None:
             return
+        early = message.early
         self.answer_seconds = int(early.get("answer_seconds") or 60)
         self.show_state(SessionState(early["card"], early["remaining"], early["done"]))
         self.busy = True  # answers wait for the real session; reading and revealing do not
 
-    def session_ready(self, session: Any, state: SessionState, seconds: int) -> None:
-        self.session = session
+    def on_session_opened(self, message: SessionOpened) -> None:
+        self.session = message.session
+        state = message.state
         self.app.restore_theme()
-        self.answer_seconds = seconds
+        self.answer_seconds = message.answer_seconds
         shown = self.card
         if shown is not None and state.card is not None and _same_card(shown, state.card):
             self.card = state.card  # keep the screen as it is (maybe revealed already)
@@ -299,18 +351,12 @@ class DrillScreen(Screen[None]):
         self.phase = "over"
         self.query_one(Countdown).stop()
         self.busy = True
-        self._summarise()
+        self.summarise()
 
-    @work(thread=True, exclusive=True, group="session", exit_on_error=False)
-    def _summarise(self) -> None:
-        from kvdrill.app.screens.summary import SummaryScreen
+    def on_summary_ready(self, message: SummaryReady) -> None:
+        from kvdrill.app.tui.screens.summary import SummaryScreen
 
-        try:
-            summary = self.session.summary() if self.session is not None else None
-        except Exception as error:  # noqa: BLE001
-            self.app.call_from_thread(self.call_failed, error)
-            return
-        self.app.call_from_thread(self.app.switch_screen, SummaryScreen(summary))
+        self.app.switch_screen(SummaryScreen(message.summary))
 
     # --- bindings -----------------------------------------------------------------------------
 
@@ -396,11 +442,11 @@ class DrillScreen(Screen[None]):
         if self.waiting_for_session() or self.busy or self.phase != "revealed":
             return
         quality = digit if self.raw_grade else LABELLED_GRADES[digit][1]
-        seconds = self.query_one(Countdown).spent
-        self._call("grade", quality, seconds, then="after_grade")
+        self.busy = True
+        self.save_grade(quality, self.query_one(Countdown).spent)
 
-    def after_grade(self, result: Any, state: SessionState) -> None:
-        self.show_state(state)
+    def on_answer_saved(self, message: AnswerSaved) -> None:
+        self.show_state(message.state)
 
     def action_choose(self, letter: str) -> None:
         if self.waiting_for_session() or self.busy or self.phase != "prompt":
@@ -422,12 +468,14 @@ class DrillScreen(Screen[None]):
             return
         letters = "".join(sorted(self.selected)).upper()
         self.query_one(Countdown).stop()
-        self._call("answer_choice", letters, self.query_one(Countdown).spent, then="after_choice")
+        self.busy = True
+        self.check_choice(letters, self.query_one(Countdown).spent)
 
-    def after_choice(self, result: Any, state: SessionState) -> None:
+    def on_choice_checked(self, message: ChoiceChecked) -> None:
+        result = message.result
         self.busy = False
         self.phase = "answered"
-        self.next_state = state
+        self.next_state = message.state
         self.query_one("#drill-choices", Markdown).update(
             choice_markdown(self.card, self.selected, reveal=True)
         )
@@ -456,15 +504,17 @@ class DrillScreen(Screen[None]):
         if not typed:
             self.notify("Type an answer with its unit, or press ctrl+g to see the solution.")
             return
-        seconds = self.query_one(Countdown).spent
-        self._call("answer_problem", typed, seconds, then="after_problem")
+        self.busy = True
+        self.check_problem(typed, self.query_one(Countdown).spent)
 
     def action_give_up(self) -> None:
         if self.busy or self.phase != "prompt":
             return
-        self._call("give_up", self.query_one(Countdown).spent, then="after_problem")
+        self.busy = True
+        self.solve_problem(self.query_one(Countdown).spent)
 
-    def after_problem(self, verdict: Any, state: SessionState) -> None:
+    def on_problem_checked(self, message: ProblemChecked) -> None:
+        verdict = message.verdict
         self.busy = False
         box = self.query_one("#drill-verdict", Static)
         box.display = True
@@ -481,7 +531,7 @@ class DrillScreen(Screen[None]):
             self.query_one("#drill-input", Input).focus()
             return
         self.phase = "answered"
-        self.next_state = state
+        self.next_state = message.state
         self.query_one(Countdown).stop()
         answer_box = self.query_one("#drill-input", Input)
         typed = answer_box.value.strip()
@@ -516,32 +566,35 @@ class DrillScreen(Screen[None]):
     def action_undo(self) -> None:
         if self.busy or self.session is None:
             return
-        self._call("undo", then="after_undo")
+        self.busy = True
+        self.undo_last_answer()
 
-    def after_undo(self, undone: Any, state: SessionState) -> None:
-        if not undone:
+    def on_answer_undone(self, message: AnswerUndone) -> None:
+        if not message.undone:
             self.busy = False
             self.notify("Nothing to undo in this session.", timeout=3)
             return
-        self.show_state(state)
+        self.show_state(message.state)
         self.notify("Last answer undone: the card is back.", timeout=3)
 
     def action_suspend(self) -> None:
         if self.busy or self.phase not in ("prompt", "revealed"):
             return
-        self._call("suspend", then="after_set_aside")
+        self.busy = True
+        self.set_card_aside(bury=False)
 
     def action_bury(self) -> None:
         if self.busy or self.phase not in ("prompt", "revealed"):
             return
-        self._call("bury", then="after_set_aside")
+        self.busy = True
+        self.set_card_aside(bury=True)
 
     def action_bury_key(self) -> None:
         self.action_bury()
 
-    def after_set_aside(self, result: Any, state: SessionState) -> None:
+    def on_card_set_aside(self, message: CardSetAside) -> None:
         title = str(field(self.card, "title", "card"))
-        self.show_state(state)
+        self.show_state(message.state)
         self.notify(f"Set aside: {title}", timeout=3, markup=False)
 
     def action_edit_note(self) -> None:
@@ -552,19 +605,13 @@ class DrillScreen(Screen[None]):
             self._open_note_editor(str(field(self.card, "note", "") or ""))
             return
         self.busy = True
-        self._load_note()
+        self.load_note()
 
-    @work(thread=True, exclusive=True, group="session", exit_on_error=False)
-    def _load_note(self) -> None:
-        try:
-            text = self.session.note()
-        except Exception as error:  # noqa: BLE001
-            self.app.call_from_thread(self.call_failed, error)
-            return
-        self.app.call_from_thread(self._open_note_editor, text or "")
+    def on_note_loaded(self, message: NoteLoaded) -> None:
+        self._open_note_editor(message.text)
 
     def _open_note_editor(self, text: str) -> None:
-        from kvdrill.app.screens.note import NoteScreen
+        from kvdrill.app.tui.screens.note import NoteScreen
 
         self.busy = False
         timer = self.query_one(Countdown)
@@ -577,27 +624,17 @@ class DrillScreen(Screen[None]):
                 timer.toggle_pause()
             if new_text is None or new_text == text:
                 return
+            self.busy = True
             if self.phase == "answered":
-                self.busy = True
-                self._save_answered_note(new_text)
+                self.save_answered_note(new_text)
             else:
-                self._call("set_note", new_text, then="after_note")
+                self.save_note(new_text)
 
         self.app.push_screen(NoteScreen(str(field(self.card, "title", "")), text), saved)
 
-    @work(thread=True, group="session", exit_on_error=False)
-    def _save_answered_note(self, text: str) -> None:
-        try:
-            self.app.backend.set_note_on(self.session.profile_id, self.card.card_id, text)
-        except Exception as error:  # noqa: BLE001
-            self.app.call_from_thread(self.call_failed, error)
-            return
-        card = dataclasses.replace(self.card, note=text)
-        self.app.call_from_thread(self.after_note, None, SessionState(card, 0, 0))
-
-    def after_note(self, result: Any, state: SessionState) -> None:
+    def on_note_saved(self, message: NoteSaved) -> None:
         self.busy = False
-        self.card = state.card if state.card is not None else self.card
+        self.card = message.card if message.card is not None else self.card
         if self.phase in ("revealed", "answered"):
             self.show_reveal()
         self.notify("Note saved.", timeout=2)
@@ -611,6 +648,11 @@ class DrillScreen(Screen[None]):
             return
         # Every answer is committed as it is given: leaving loses nothing.
         self.app.action_go_home()
+
+
+def session_state(session: Any) -> SessionState:
+    """Read in the worker thread, right after the call that changed it."""
+    return SessionState(session.current, session.remaining, session.done)
 
 
 def _same_card(shown: Any, card: Any) -> bool:

@@ -1,0 +1,189 @@
+"""What worker threads send back to the screen (or the app) that started them.
+
+Every call that may touch the database runs in a ``@work(thread=True)`` worker. When it is done,
+the worker posts one of these messages to its own screen with ``self.post_message(...)`` (safe
+from any thread), and the screen's ``on_<message_name>`` handler updates the widgets. So a key
+press reads, in code: ``action_x`` -> worker -> service call -> message -> ``on_...`` handler.
+
+Only Textual and the standard library are imported here at run time: the first screen paints
+before the store is loaded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from textual.message import Message
+from textual.message_pump import MessagePump
+
+if TYPE_CHECKING:
+    from kvdrill.app.tui_data import ImportScan, Overview
+    from kvdrill.engine.problems.types import Verdict
+    from kvdrill.engine.study.stats_report import StatsReport
+    from kvdrill.store.card_view import CardView
+    from kvdrill.store.drill import ChoiceResult, DrillSession, SessionSummary
+
+
+class WorkerResult(Message):
+    """A worker's answer to the screen that started it: handled there, never bubbled on."""
+
+    def __init_subclass__(cls, **options: Any) -> None:
+        super().__init_subclass__(**{"bubble": False, **options})
+
+
+@dataclass(frozen=True)
+class SessionState:
+    """Where the drill is after a session call, read in the worker thread."""
+
+    card: CardView | None
+    remaining: int
+    done: int
+
+
+# --- any screen -----------------------------------------------------------------------------
+
+
+@dataclass
+class CallFailed(WorkerResult):
+    """A call raised; the screen shows ``error`` in one sentence, never a traceback."""
+
+    error: Exception
+
+
+@contextmanager
+def failures_reported(screen: MessagePump) -> Iterator[None]:
+    """Run a worker's body; an exception in it reaches ``screen`` as ``CallFailed``."""
+    try:
+        yield
+    except Exception as error:  # noqa: BLE001 - shown to the learner, never a traceback
+        screen.post_message(CallFailed(error))
+
+
+# --- the app --------------------------------------------------------------------------------
+
+
+@dataclass
+class ThemeLoaded(WorkerResult):
+    """The profile's saved theme, ``"light"`` or ``"dark"``."""
+
+    theme: str
+
+
+@dataclass
+class ThemeNotSaved(WorkerResult):
+    error: Exception
+
+
+# --- home -----------------------------------------------------------------------------------
+
+
+@dataclass
+class OverviewLoaded(WorkerResult):
+    overview: Overview
+
+
+# --- drill ----------------------------------------------------------------------------------
+
+
+@dataclass
+class FirstCardRead(WorkerResult):
+    """The fast-start helper's first card (JSON), to show while the session opens."""
+
+    early: dict[str, Any]
+
+
+@dataclass
+class SessionOpened(WorkerResult):
+    session: DrillSession
+    state: SessionState
+    answer_seconds: int
+
+
+@dataclass
+class SessionFailed(WorkerResult):
+    """Today's session could not be opened (an unknown pack, an unreadable database...)."""
+
+    error: Exception
+
+
+class BundledDecksUpdated(WorkerResult):
+    """A release changed the bundled decks and they were imported again."""
+
+
+@dataclass
+class AnswerSaved(WorkerResult):
+    """A recall card was graded; ``state`` holds the next card."""
+
+    state: SessionState
+
+
+@dataclass
+class ChoiceChecked(WorkerResult):
+    result: ChoiceResult
+    state: SessionState
+
+
+@dataclass
+class ProblemChecked(WorkerResult):
+    """A typed answer was checked (or the learner gave up); unreadable answers are not graded."""
+
+    verdict: Verdict
+    state: SessionState
+
+
+@dataclass
+class AnswerUndone(WorkerResult):
+    undone: bool  # False: nothing to undo in this session
+    state: SessionState
+
+
+@dataclass
+class CardSetAside(WorkerResult):
+    """The card was suspended or buried."""
+
+    state: SessionState
+
+
+@dataclass
+class NoteLoaded(WorkerResult):
+    text: str
+
+
+@dataclass
+class NoteSaved(WorkerResult):
+    card: CardView | None  # the card with its new note (None: keep the one shown)
+
+
+@dataclass
+class SummaryReady(WorkerResult):
+    summary: SessionSummary | None
+
+
+# --- import ---------------------------------------------------------------------------------
+
+
+@dataclass
+class ImportScanned(WorkerResult):
+    scan: ImportScan
+
+
+@dataclass
+class ImportProgress(WorkerResult):
+    done: int
+    total: int
+
+
+@dataclass
+class ImportDone(WorkerResult):
+    scan: ImportScan
+
+
+# --- stats ----------------------------------------------------------------------------------
+
+
+@dataclass
+class ReportLoaded(WorkerResult):
+    report: StatsReport

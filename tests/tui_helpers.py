@@ -1,0 +1,74 @@
+"""Driving the TUI in tests: build the app on a fixture pack, wait for workers, read widgets.
+
+Shared by the TUI tests (a helper module, so no test module imports another).
+"""
+
+from __future__ import annotations
+
+import io
+from datetime import datetime
+from pathlib import Path
+
+from rich.console import Console
+from textual.content import Content
+from textual.widgets import Markdown, Static
+
+FIXTURES = Path(__file__).parent / "fixtures" / "packs" / "tui"
+NOW = "2026-03-02T09:00:00"  # a Monday morning
+
+
+def import_fixture(db_url: str, folder: str) -> str:
+    from kvdrill.engine.packs.parser import parse_paths
+    from kvdrill.store.db import open_database
+    from kvdrill.store.importer import apply_import
+
+    database = open_database(db_url)
+    packs, errors = parse_paths([FIXTURES / folder])
+    assert not errors
+    with database.session() as session:
+        apply_import(session, now=datetime.now(), packs=packs)
+    database.close()
+    return db_url
+
+
+def make_app(db_url: str, start: str = "drill", **options):
+    from kvdrill.app.tui import create_app
+
+    return create_app(db_url, start=start, options={"bundled": False, **options})
+
+
+async def settle(pilot) -> None:
+    """Let workers finish, their messages be handled, and the screen catch up."""
+    for _ in range(3):
+        await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def steady(pilot, rounds: int = 50) -> None:
+    """Settle, then wait until two screenshots 20 ms apart are the same.
+
+    Some layout work (a DataTable sizing its columns to new rows) happens when the app is next
+    idle; on a loaded machine a snapshot could be taken before it. Comparing pictures waits for
+    whatever is still pending, whatever it is."""
+    await settle(pilot)
+    previous = None
+    for _ in range(rounds):
+        await pilot.pause(0.02)
+        shot = pilot.app.export_screenshot()
+        if shot == previous:
+            return
+        previous = shot
+
+
+def text_of(app, selector: str) -> str:
+    widget = app.screen.query_one(selector)
+    if isinstance(widget, Markdown):
+        return widget.source
+    if isinstance(widget, Static) and not isinstance(widget.content, str | Content):
+        console = Console(width=200, record=True, file=io.StringIO())
+        console.print(widget.content)  # a Rich renderable such as a table
+        return console.export_text()
+    if isinstance(widget, Static):
+        return str(widget.visual) if widget.visual is not None else ""
+    return str(widget.render())
