@@ -7,6 +7,7 @@ from test_stats import build_scenario
 from textual.widgets import DataTable, Static
 from tui_helpers import make_app, settle, steady
 
+from kvdrill.app.stats_render import TOPIC_HEADERS
 from kvdrill.store.db import open_database
 from kvdrill.store.models import Card, CardTopic, Pack
 
@@ -85,3 +86,19 @@ def test_stats_screen_snapshot(snap_compare, stats_db: str) -> None:
     assert snap_compare(
         make_app(stats_db, start="home"), run_before=open_stats, terminal_size=(100, 36)
     )
+
+
+async def test_the_header_lines_up_with_the_rows_after_each_sort(stats_db: str) -> None:
+    app = make_app(stats_db, start="home")
+    async with app.run_test(size=(100, 36)) as pilot:
+        await open_stats(pilot)
+        table = app.screen.query_one("#topics", DataTable)
+        for _ in range(len(TOPIC_HEADERS)):
+            header, first_row = (table.render_line(y).text for y in (0, 1))
+            starts = [header.index(f" {name} ") + 1 for name in TOPIC_HEADERS]
+            cells = [str(cell) for cell in table.get_row_at(0)]
+            assert [
+                first_row.index(cell, start) for cell, start in zip(cells, starts, strict=True)
+            ] == starts
+            await pilot.press("o")
+            await steady(pilot)

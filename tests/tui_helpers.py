@@ -50,7 +50,8 @@ async def steady(pilot, rounds: int = 50) -> None:
 
     Some layout work (a DataTable sizing its columns to new rows) happens when the app is next
     idle; on a loaded machine a snapshot could be taken before it. Comparing pictures waits for
-    whatever is still pending, whatever it is."""
+    whatever is still pending, whatever it is. A screen that never stops changing fails here
+    rather than being photographed at some moment."""
     await settle(pilot)
     previous = None
     for _ in range(rounds):
@@ -59,6 +60,7 @@ async def steady(pilot, rounds: int = 50) -> None:
         if shot == previous:
             return
         previous = shot
+    raise AssertionError(f"the screen was still changing after {rounds} looks 20 ms apart")
 
 
 def text_of(app, selector: str) -> str:

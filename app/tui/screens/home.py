@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -12,6 +11,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from kvdrill.app.tui.messages import CallFailed, OverviewLoaded, failures_reported
+from kvdrill.app.tui.widgets.tables import fill_table
 
 KEYS = [
     ("d / Enter", "drill today's cards"),
@@ -21,6 +21,8 @@ KEYS = [
     ("?", "this list"),
     ("q", "quit (every answer is already saved)"),
 ]
+
+PACK_COLUMNS = [("Pack", "pack"), ("Due", "due"), ("Unseen", "new"), ("Cards", "total")]
 
 
 class HomeScreen(Screen[None]):
@@ -93,24 +95,13 @@ class HomeScreen(Screen[None]):
                 days=days,
             )
         )
-        table = self.query_one("#home-packs", DataTable)
-        # Columns are rebuilt with the rows: after clear() alone, a second overview could leave
-        # the header sized for the old rows while the rows were sized for the new ones.
-        table.clear(columns=True)
-        table.add_column("Pack", key="pack")
-        table.add_column("Due", key="due")
-        table.add_column("Unseen", key="new")
-        table.add_column("Cards", key="total")
-        for pack in overview.packs:
-            table.add_row(
-                Text(pack.title),  # literal: DataTable reads a str as markup
-                str(pack.due),
-                str(pack.new),
-                str(pack.total),
-                key=pack.key,
-            )
+        rows: list[tuple[list[str], str | None]] = [
+            ([pack.title, str(pack.due), str(pack.new), str(pack.total)], pack.key)
+            for pack in overview.packs
+        ]
         if not overview.packs:
-            table.add_row(Text("No packs yet: press i to import one."), "", "", "")
+            rows.append((["No packs yet: press i to import one.", "", "", ""], None))
+        fill_table(self.query_one("#home-packs", DataTable), PACK_COLUMNS, rows)
         weak = self.query_one("#home-weak", Static)
         weak.display = bool(overview.weak_topics)
         weak.update(

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -24,6 +23,7 @@ from kvdrill.app.tui.messages import (
     ImportScanned,
     failures_reported,
 )
+from kvdrill.app.tui.widgets.tables import fill_table
 
 if TYPE_CHECKING:
     from kvdrill.app.tui_data import ImportScan
@@ -35,6 +35,10 @@ KEYS = [
     ("Tab", "move between the path box and the diff"),
     ("Escape", "back home"),
     ("?", "this list"),
+]
+
+DIFF_COLUMNS = [
+    (label, label.lower()) for label in ("Pack", "Added", "Changed", "Retired", "Unchanged")
 ]
 
 
@@ -77,10 +81,7 @@ class ImportScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one("#import-diff", DataTable)
-        for label in ("Pack", "Added", "Changed", "Retired", "Unchanged"):
-            table.add_column(label, key=label.lower())
-        table.display = False
+        self.query_one("#import-diff", DataTable).display = False
         self.query_one("#import-progress").display = False
         self.query_one("#import-path", Input).focus()
 
@@ -142,16 +143,20 @@ class ImportScreen(Screen[None]):
         self.working = False
         self.scan = scan
         table = self.query_one("#import-diff", DataTable)
-        table.clear()
-        for diff in scan.diffs:
-            table.add_row(
-                Text(f"{diff.title} ({diff.key})"),  # literal: DataTable reads a str as markup
-                str(diff.added),
-                str(diff.changed),
-                str(diff.retired),
-                str(diff.unchanged),
-                key=diff.key,
+        rows = [
+            (
+                [
+                    f"{diff.title} ({diff.key})",
+                    str(diff.added),
+                    str(diff.changed),
+                    str(diff.retired),
+                    str(diff.unchanged),
+                ],
+                diff.key,
             )
+            for diff in scan.diffs
+        ]
+        fill_table(table, DIFF_COLUMNS, rows)
         table.display = bool(scan.diffs)
         errors = self.query_one("#import-errors", Static)
         if scan.errors:

@@ -24,6 +24,7 @@ from kvdrill.app.stats_render import (
     topic_row,
 )
 from kvdrill.app.tui.messages import CallFailed, ReportLoaded, failures_reported
+from kvdrill.app.tui.widgets.tables import fill_table
 from kvdrill.engine.study.stats_report import topic_order
 
 if TYPE_CHECKING:
@@ -70,9 +71,6 @@ class StatsScreen(Screen[tuple[str, str] | None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one("#topics", DataTable)
-        for header in TOPIC_HEADERS:
-            table.add_column(header, key=header)
         self.load_report()
 
     @work(thread=True, exclusive=True, exit_on_error=False)
@@ -97,7 +95,7 @@ class StatsScreen(Screen[tuple[str, str] | None]):
             f"{report.streak_days} day(s) · window {report.window_days} days · "
             f"sorted by {self.sort_names[self.sort_index]} (o to change)"
         )
-        self.fill_table()
+        self.show_topics()
         mistakes = mistake_sentences(report) or ["No diagnosed mistakes yet."]
         self.query_one("#mistakes", Static).update("Mistakes\n" + "\n".join(mistakes))
         self.query_one("#heatmap", Static).update(
@@ -108,13 +106,17 @@ class StatsScreen(Screen[tuple[str, str] | None]):
             f"Due next 30 days: {due}\n{bar_line(report.forecast)}"
         )
 
-    def fill_table(self) -> None:
+    def show_topics(self) -> None:
         assert self.report is not None
-        table = self.query_one("#topics", DataTable)
-        table.clear()
         key = SORT_KEYS[self.sort_names[self.sort_index]]
-        for topic in sorted(self.report.topics, key=key):
-            table.add_row(*topic_row(topic), key=f"{topic.kind}\t{topic.topic}")
+        fill_table(
+            self.query_one("#topics", DataTable),
+            [(header, header) for header in TOPIC_HEADERS],
+            [
+                (topic_row(topic), f"{topic.kind}\t{topic.topic}")
+                for topic in sorted(self.report.topics, key=key)
+            ],
+        )
 
     def action_cycle_sort(self) -> None:
         self.sort_index = (self.sort_index + 1) % len(self.sort_names)
