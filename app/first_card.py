@@ -54,12 +54,6 @@ class FirstCard:
             return None
         return state if state.card is not None else None
 
-    def read(self, timeout: float = READ_TIMEOUT_SECONDS) -> dict[str, Any] | None:
-        """``read_state`` as a mapping (card, remaining, done, answer_seconds); the card is
-        the typed ``CardView``. Kept for the drill screen until it takes ``read_state``."""
-        state = self.read_state(timeout)
-        return None if state is None else dict(vars(state))
-
     def cancel(self) -> None:
         if self.process.poll() is None:
             self.process.kill()
@@ -89,9 +83,7 @@ def start(database_url: str | None, profile: str, options: dict[str, Any]) -> Fi
 
 def card_state(session: Any) -> dict[str, Any]:
     """A drill session's current state as plain JSON-able data."""
-    return DrillState(
-        session.current, session.remaining, session.done, session.answer_seconds
-    ).to_dict()
+    return session.state.to_dict()
 
 
 def fast_card_state(request: dict[str, Any]) -> dict[str, Any] | None:

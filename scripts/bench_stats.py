@@ -41,12 +41,14 @@ def report(name: str, times: list[float]) -> None:
 async def screen_time(url: str) -> float:
     from textual.app import App
 
+    from kvdrill.app.services.backend import Services
     from kvdrill.app.tui.screens.stats import StatsScreen
 
     class Harness(App):
         def on_mount(self) -> None:
+            self.backend = Services(url, "default", bundled=False)
             self.started = time.perf_counter()
-            self.push_screen(StatsScreen(url, "default"))
+            self.push_screen(StatsScreen())
 
     app = Harness()
     async with app.run_test(size=(120, 40)) as pilot:

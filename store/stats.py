@@ -432,15 +432,3 @@ def build_report(
         forecast=forecast(session, profile.id, today, use_rollups),
         retention=retention,
     )
-
-
-def load_report(database_url: str | None, profile_name: str, window_days: int = 30) -> StatsReport:
-    """Old entry of the stats screen, kept only until it calls ``Services.stats_report``
-    (app/services/backend.py): forwards there. The store itself opens no database here."""
-    from kvdrill.app.services.backend import Services  # noqa: layer-shim (see tests/test_layers.py)
-
-    services = Services(database_url, profile_name, bundled=False)
-    try:
-        return services.stats_report(window_days)
-    finally:
-        services.close()

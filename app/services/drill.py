@@ -1,6 +1,6 @@
 """The drill session service: the one place a daily session's logic lives.
 
-Plain mode (app/plain.py) and the TUI (app/screens/drill.py) drive a session through this class;
+Plain mode (app/plain.py) and the TUI (app/tui/screens/drill.py) drive a session through this class;
 neither touches the queue or the database directly. Each answer is written in its own
 transaction (card state and log row together) and committed before ``current`` moves on, so
 killing the process loses at most the answer being typed.
@@ -46,7 +46,7 @@ from typing import Any
 
 from kvdrill.app.services import environment
 from kvdrill.engine.errors import UserError
-from kvdrill.engine.packs.card_view import CHOICE_LETTERS, CardView
+from kvdrill.engine.packs.card_view import CHOICE_LETTERS, CardView, DrillState
 from kvdrill.engine.problems.types import Variant, Verdict
 from kvdrill.engine.study.clock import study_day
 from kvdrill.engine.study.queue import SessionQueue, plan_day
@@ -207,6 +207,11 @@ class DrillSession:
     @property
     def done(self) -> int:
         return len(self._answers)
+
+    @property
+    def state(self) -> DrillState:
+        """Where the session stands: the current card, the counts and the answer time."""
+        return DrillState(self.current, self.remaining, self.done, self.answer_seconds)
 
     def _build_view(self, card_id: int) -> CardView | None:
         row = card_view_row(self._database, card_id, self.profile_id)

@@ -1,13 +1,12 @@
 """The Textual app: one factory, ``create_app``, shared by the CLI and the tests.
 
 Only Textual is imported here. The store (SQLAlchemy), the formula engine (sympy) and units
-(pint) are loaded by worker threads after the first screen has painted; see app/tui_data.py.
+(pint) are loaded by worker threads, through app/services/, after the first screen has painted.
 Workers answer with the typed messages of app/tui/messages.py.
 """
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Iterable
 from typing import Any
@@ -17,18 +16,16 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
+from kvdrill.app.services import environment
+from kvdrill.app.services.backend import Services
 from kvdrill.app.tui.messages import ThemeLoaded, ThemeNotSaved
 from kvdrill.app.tui.screens.drill import DrillScreen
 from kvdrill.app.tui.screens.help import HelpScreen
 from kvdrill.app.tui.screens.home import HomeScreen
 from kvdrill.app.tui.screens.import_ import ImportScreen
-from kvdrill.app.tui_data import Backend
 
 LIGHT_THEME = "textual-light"
 DARK_THEME = "textual-dark"
-# Set by scripts/bench_start.py: once the first card has painted, the app writes the wall
-# clock and its own CPU time to this file, then exits.
-FIRST_CARD_FILE_VARIABLE = "KVDRILL_FIRST_CARD_FILE"
 
 
 class KvdrillApp(App[None]):
@@ -53,8 +50,10 @@ class KvdrillApp(App[None]):
         self.profile = profile
         self.database_url = database_url
         self.start = start
-        self.backend = Backend(database_url, profile, bundled=self.options.get("bundled", True))
-        self.first_card_file = os.environ.get(FIRST_CARD_FILE_VARIABLE)
+        self.backend = Services(database_url, profile, bundled=self.options.get("bundled", True))
+        # Set by scripts/bench_start.py: once the first card has painted, the app writes the
+        # wall clock and its own CPU time to this file, then exits.
+        self.first_card_file = environment.first_card_file()
         self.first_card_source: str | None = None
         self.theme = LIGHT_THEME if self.options.get("theme") == "light" else DARK_THEME
         # The profile's saved theme applies once, when the data first loads, unless the
@@ -105,7 +104,7 @@ class KvdrillApp(App[None]):
             else:
                 self.notify(f"Drilling by {kind} is not supported; try a pack, tag or lesson.")
 
-        self.push_screen(StatsScreen(self.database_url, self.profile), drill_topic)
+        self.push_screen(StatsScreen(), drill_topic)
 
     def action_go_home(self) -> None:
         """Back to the home screen (it refreshes its counts when it shows again)."""

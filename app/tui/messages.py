@@ -20,11 +20,12 @@ from textual.message import Message
 from textual.message_pump import MessagePump
 
 if TYPE_CHECKING:
-    from kvdrill.app.tui_data import ImportScan, Overview
+    from kvdrill.app.services.drill import ChoiceResult, DrillSession, SessionSummary
+    from kvdrill.app.services.importing import ImportScan
+    from kvdrill.app.services.overview import Overview
+    from kvdrill.engine.packs.card_view import CardView, DrillState
     from kvdrill.engine.problems.types import Verdict
     from kvdrill.engine.study.stats_report import StatsReport
-    from kvdrill.store.card_view import CardView
-    from kvdrill.store.drill import ChoiceResult, DrillSession, SessionSummary
 
 
 class WorkerResult(Message):
@@ -32,15 +33,6 @@ class WorkerResult(Message):
 
     def __init_subclass__(cls, **options: Any) -> None:
         super().__init_subclass__(**{"bubble": False, **options})
-
-
-@dataclass(frozen=True)
-class SessionState:
-    """Where the drill is after a session call, read in the worker thread."""
-
-    card: CardView | None
-    remaining: int
-    done: int
 
 
 # --- any screen -----------------------------------------------------------------------------
@@ -90,16 +82,15 @@ class OverviewLoaded(WorkerResult):
 
 @dataclass
 class FirstCardRead(WorkerResult):
-    """The fast-start helper's first card (JSON), to show while the session opens."""
+    """The fast-start helper's first card, to show while the session opens."""
 
-    early: dict[str, Any]
+    state: DrillState
 
 
 @dataclass
 class SessionOpened(WorkerResult):
     session: DrillSession
-    state: SessionState
-    answer_seconds: int
+    state: DrillState
 
 
 @dataclass
@@ -117,13 +108,13 @@ class BundledDecksUpdated(WorkerResult):
 class AnswerSaved(WorkerResult):
     """A recall card was graded; ``state`` holds the next card."""
 
-    state: SessionState
+    state: DrillState
 
 
 @dataclass
 class ChoiceChecked(WorkerResult):
     result: ChoiceResult
-    state: SessionState
+    state: DrillState
 
 
 @dataclass
@@ -131,20 +122,20 @@ class ProblemChecked(WorkerResult):
     """A typed answer was checked (or the learner gave up); unreadable answers are not graded."""
 
     verdict: Verdict
-    state: SessionState
+    state: DrillState
 
 
 @dataclass
 class AnswerUndone(WorkerResult):
     undone: bool  # False: nothing to undo in this session
-    state: SessionState
+    state: DrillState
 
 
 @dataclass
 class CardSetAside(WorkerResult):
     """The card was suspended or buried."""
 
-    state: SessionState
+    state: DrillState
 
 
 @dataclass

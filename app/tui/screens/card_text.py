@@ -6,86 +6,71 @@ literally), so no string built here is ever parsed as Rich/Textual markup.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
-LETTERS = "abcdefgh"
-
-
-def field(item: Any, name: str, default: Any = None) -> Any:
-    """``item.name`` or ``item[name]``: session objects are dataclasses, stored JSON is dicts."""
-    if item is None:
-        return default
-    if isinstance(item, dict):
-        return item.get(name, default)
-    return getattr(item, name, default)
+if TYPE_CHECKING:
+    from kvdrill.engine.packs.card_view import CardView
+    from kvdrill.engine.problems.types import Verdict
 
 
-def item_text(item: Any, name: str = "text") -> str:
-    """The display text of a list item that is either a string or a mapping/object."""
-    if isinstance(item, str):
-        return item
-    return str(field(item, name, "") or "")
+def correct_letters(card: CardView) -> set[str]:
+    """The letters of the right choices, lower case as the keys that pick them."""
+    return {letter.lower() for letter in card.correct_letters}
 
 
-def correct_letters(card: Any) -> set[str]:
-    choices = field(card, "choices", []) or []
-    return {LETTERS[i] for i, choice in enumerate(choices) if field(choice, "correct", False)}
-
-
-def choice_markdown(card: Any, selected: set[str], reveal: bool = False) -> str:
+def choice_markdown(card: CardView, selected: set[str], reveal: bool = False) -> str:
     """The choices, lettered; after answering, each marked right or wrong."""
-    right = correct_letters(card)
     lines = []
-    for index, choice in enumerate(field(card, "choices", []) or []):
-        letter = LETTERS[index]
+    for choice in card.choices:
+        letter = choice.letter.lower()
         mark = ""
         if reveal:
-            if letter in right:
+            if choice.correct:
                 mark = "✓ "
             elif letter in selected:
                 mark = "✗ "
         elif letter in selected:
             mark = "▸ "
-        lines.append(f"- {mark}**{letter.upper()}.** {_one_line(item_text(choice))}")
-    if len(right) > 1 and not reveal:
+        lines.append(f"- {mark}**{choice.letter}.** {_one_line(choice.text)}")
+    if len(card.correct_letters) > 1 and not reveal:
         lines.append("")
         lines.append("*Several choices are correct: pick each, then press Enter.*")
     return "\n".join(lines)
 
 
-def reveal_markdown(card: Any) -> str:
+def reveal_markdown(card: CardView) -> str:
     """Answer, key numbers, explanation, related questions, tip and the learner's note."""
     parts: list[str] = []
-    answer = str(field(card, "answer", "") or "").strip()
+    answer = card.answer.strip()
     if answer:
         parts.append("## Answer\n\n" + answer)
-    numbers = [item_text(n) for n in field(card, "key_numbers", []) or []]
-    if numbers:
-        parts.append("## Key numbers\n\n" + "\n".join(f"- {_one_line(n)}" for n in numbers))
-    explanation = str(field(card, "explanation", "") or "").strip()
+    if card.key_numbers:
+        parts.append(
+            "## Key numbers\n\n" + "\n".join(f"- {_one_line(n)}" for n in card.key_numbers)
+        )
+    explanation = card.explanation.strip()
     if explanation:
         parts.append("## Explanation\n\n" + explanation)
-    related = [item_text(r, "prompt") for r in field(card, "related", []) or []]
-    if related:
-        parts.append("## Related questions\n\n" + "\n".join(f"- {_one_line(r)}" for r in related))
-    tip = str(field(card, "tip", "") or "").strip()
+    if card.related:
+        parts.append(
+            "## Related questions\n\n" + "\n".join(f"- {_one_line(r)}" for r in card.related)
+        )
+    tip = card.tip.strip()
     if tip:
         parts.append("## Tip\n\n" + tip)
-    note = str(field(card, "note", "") or "").strip()
+    note = card.note.strip()
     parts.append("## Your note\n\n" + (note if note else "*No note yet: press n to write one.*"))
     return "\n\n".join(parts)
 
 
-def verdict_markdown(verdict: Any) -> str:
+def verdict_markdown(verdict: Verdict) -> str:
     """The checked answer: the expected value, the diagnosis and the worked solution."""
     parts = []
-    expected = str(field(verdict, "expected_text", "") or "")
-    if expected and expected not in str(field(verdict, "headline", "")):
-        parts.append(f"**Expected:** {expected}")
-    diagnosis = field(verdict, "diagnosis", None)
-    if diagnosis:
-        parts.append(f"**What went wrong:** {diagnosis}")
-    solution = str(field(verdict, "worked_solution", "") or "").strip()
+    if verdict.expected_text and verdict.expected_text not in verdict.headline:
+        parts.append(f"**Expected:** {verdict.expected_text}")
+    if verdict.diagnosis:
+        parts.append(f"**What went wrong:** {verdict.diagnosis}")
+    solution = verdict.worked_solution.strip()
     if solution:
         parts.append("## Worked solution\n\n" + solution)
     return "\n\n".join(parts) + ("\n\n" if parts else "")

@@ -8,10 +8,9 @@ through the Markdown widget or as literal ``Content``: it is never read as Rich/
 from __future__ import annotations
 
 import dataclasses
-import os
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -21,6 +20,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Markdown, ProgressBar, Static
 
+from kvdrill.app.services import environment
 from kvdrill.app.tui.messages import (
     AnswerSaved,
     AnswerUndone,
@@ -34,28 +34,36 @@ from kvdrill.app.tui.messages import (
     ProblemChecked,
     SessionFailed,
     SessionOpened,
-    SessionState,
     SummaryReady,
     failures_reported,
 )
 from kvdrill.app.tui.screens.card_text import (
     choice_markdown,
     correct_letters,
-    field,
     reveal_markdown,
     verdict_markdown,
 )
 from kvdrill.app.tui.widgets.countdown import Countdown
+from kvdrill.engine.packs.card_view import CHOICE_LETTERS, CardView, DrillState
+from kvdrill.engine.study.settings import DEFAULT_ANSWER_SECONDS
+
+if TYPE_CHECKING:
+    from kvdrill.app.first_card import FirstCard
+    from kvdrill.app.services.drill import DrillSession
 
 # The four labelled grades and the SM-2 quality each stands for.
 LABELLED_GRADES = {1: ("Again", 1), 2: ("Hard", 3), 3: ("Good", 4), 4: ("Easy", 5)}
-LETTERS = "abcdefgh"
+# The keys that pick a choice: one per possible choice.
+LETTERS = CHOICE_LETTERS.lower()
 
 KEYS = [
     ("space", "reveal the answer (recall cards)"),
     ("1 2 3 4", "grade Again / Hard / Good / Easy (SM-2 quality 1 / 3 / 4 / 5)"),
     ("g then 0-5", "grade with an exact SM-2 quality 0..5"),
-    ("a-h", "multiple choice: pick a letter (Enter submits when several are correct)"),
+    (
+        f"{LETTERS[0]}-{LETTERS[-1]}",
+        "multiple choice: pick a letter (Enter submits when several are correct)",
+    ),
     ("Enter", "problem: check the typed answer; after a verdict: next card"),
     ("ctrl+g", "problem: give up and see the worked solution"),
     ("p", "pause / resume the countdown"),
@@ -105,27 +113,31 @@ class DrillScreen(Screen[None]):
         Binding("q,escape", "leave", "Home"),
     ]
 
-    def __init__(self, narrow: dict[str, Any] | None = None) -> None:
+    def __init__(self, narrow: dict[str, str | int | None] | None = None) -> None:
         super().__init__()
         self.narrow = {key: value for key, value in (narrow or {}).items() if value is not None}
-        self.session: Any = None
-        self.card: Any = None
+        self.session: DrillSession | None = None
+        self.card: CardView | None = None
         self.phase = "loading"  # loading | prompt | revealed | answered | over
         self.busy = True
         self.raw_grade = False
         self.selected: set[str] = set()
-        self.next_state: SessionState | None = None
-        self.answer_seconds = 60
+        self.next_state: DrillState | None = None
+        self.answer_seconds = DEFAULT_ANSWER_SECONDS
         self.painted_first_card = False
         self.reveal_extra = ""  # the verdict's Markdown, shown above the answer
         self.card_painted = threading.Event()
 
     def compose(self) -> ComposeResult:
-        frozen = bool(os.environ.get("KVDRILL_NOW"))
+        frozen = environment.clock_is_set()
         with Horizontal(id="drill-top"):
             yield Static(Content("Loading today's cards…"), id="drill-where")
             yield Static(Content(""), id="drill-left")
-            yield Countdown(60, clock=_frozen_clock if frozen else time.monotonic, id="drill-timer")
+            yield Countdown(
+                DEFAULT_ANSWER_SECONDS,
+                clock=_frozen_clock if frozen else time.monotonic,
+                id="drill-timer",
+            )
         yield ProgressBar(total=1, id="drill-progress", show_eta=False, show_percentage=False)
         with VerticalScroll(id="drill-body"):
             yield Markdown("", id="drill-prompt")
@@ -147,22 +159,24 @@ class DrillScreen(Screen[None]):
     # The caller sets ``busy`` first; the handler of the message clears it.
 
     @work(thread=True, group="load", exit_on_error=False)
-    def open_session(self, first_card: Any = None) -> None:
+    def open_session(self, first_card: FirstCard | None = None) -> None:
         """Open today's session; with a fast-start helper, show its first card meanwhile."""
         if first_card is not None:
-            early = first_card.read()
+            early = first_card.read_state()
             if early is not None:
                 self.post_message(FirstCardRead(early))
                 # Importing the store holds the GIL for long stretches: let the card paint first.
                 self.card_painted.wait(timeout=2)
         try:
             session = self.app.backend.open_session(**self.narrow)
-            state = session_state(session)
+            state = session.state
         except Exception as error:  # noqa: BLE001 - shown to the learner, never a traceback
             self.post_message(SessionFailed(error))
             return
-        seconds = self.app.options.get("answer_seconds") or session.answer_seconds
-        self.post_message(SessionOpened(session, state, int(seconds)))
+        seconds = self.app.options.get("answer_seconds")
+        if seconds:
+            state = dataclasses.replace(state, answer_seconds=int(seconds))
+        self.post_message(SessionOpened(session, state))
         with failures_reported(self):
             if self.app.backend.sync_bundled():
                 self.post_message(BundledDecksUpdated())
@@ -171,32 +185,32 @@ class DrillScreen(Screen[None]):
     def save_grade(self, quality: int, seconds: float) -> None:
         with failures_reported(self):
             self.session.grade(quality, seconds)
-            self.post_message(AnswerSaved(session_state(self.session)))
+            self.post_message(AnswerSaved(self.session.state))
 
     @work(thread=True, group="session", exit_on_error=False)
     def check_choice(self, letters: str, seconds: float) -> None:
         with failures_reported(self):
             result = self.session.answer_choice(letters, seconds)
-            self.post_message(ChoiceChecked(result, session_state(self.session)))
+            self.post_message(ChoiceChecked(result, self.session.state))
 
     @work(thread=True, group="session", exit_on_error=False)
     def check_problem(self, typed: str, seconds: float) -> None:
         with failures_reported(self):
             verdict = self.session.answer_problem(typed, seconds)
-            self.post_message(ProblemChecked(verdict, session_state(self.session)))
+            self.post_message(ProblemChecked(verdict, self.session.state))
 
     @work(thread=True, group="session", exit_on_error=False)
     def solve_problem(self, seconds: float) -> None:
         """Give up: the problem counts as missed and the worked solution shows."""
         with failures_reported(self):
             verdict = self.session.give_up(seconds)
-            self.post_message(ProblemChecked(verdict, session_state(self.session)))
+            self.post_message(ProblemChecked(verdict, self.session.state))
 
     @work(thread=True, group="session", exit_on_error=False)
     def undo_last_answer(self) -> None:
         with failures_reported(self):
             undone = self.session.undo()
-            self.post_message(AnswerUndone(undone, session_state(self.session)))
+            self.post_message(AnswerUndone(undone, self.session.state))
 
     @work(thread=True, group="session", exit_on_error=False)
     def set_card_aside(self, bury: bool) -> None:
@@ -206,7 +220,7 @@ class DrillScreen(Screen[None]):
                 self.session.bury()
             else:
                 self.session.suspend()
-            self.post_message(CardSetAside(session_state(self.session)))
+            self.post_message(CardSetAside(self.session.state))
 
     @work(thread=True, exclusive=True, group="session", exit_on_error=False)
     def load_note(self) -> None:
@@ -257,16 +271,15 @@ class DrillScreen(Screen[None]):
         """The fast-start helper's first card, shown until the session is open (then checked)."""
         if self.session is not None:
             return
-        early = message.early
-        self.answer_seconds = int(early.get("answer_seconds") or 60)
-        self.show_state(SessionState(early["card"], early["remaining"], early["done"]))
+        self.answer_seconds = message.state.answer_seconds
+        self.show_state(message.state)
         self.busy = True  # answers wait for the real session; reading and revealing do not
 
     def on_session_opened(self, message: SessionOpened) -> None:
         self.session = message.session
         state = message.state
         self.app.restore_theme()
-        self.answer_seconds = message.answer_seconds
+        self.answer_seconds = state.answer_seconds
         shown = self.card
         if shown is not None and state.card is not None and _same_card(shown, state.card):
             self.card = state.card  # keep the screen as it is (maybe revealed already)
@@ -274,7 +287,7 @@ class DrillScreen(Screen[None]):
             return
         self.show_state(state)
 
-    def show_state(self, state: SessionState) -> None:
+    def show_state(self, state: DrillState) -> None:
         """Show ``state.card`` fresh (prompt phase), or the summary when the session is over."""
         self.busy = False
         self.raw_grade = False
@@ -287,20 +300,20 @@ class DrillScreen(Screen[None]):
             self.finish()
             return
         card = state.card
-        kind = field(card, "kind", "recall")
+        kind = card.kind
         self.phase = "prompt"
         # Badges first: a long title is cut at the right edge.
         parts = []
         if kind == "followup":
             parts.append("follow-up")
-        if field(card, "is_repeat", False):
+        if card.is_repeat:
             parts.append("again")
-        if field(card, "is_new", False):
+        if card.is_new:
             parts.append("new")
-        parts += [str(field(card, "pack_title", "")), str(field(card, "title", ""))]
+        parts += [card.pack_title, card.title]
         label = " · ".join(part for part in parts if part)
         self.query_one("#drill-where", Static).update(Content(label))
-        self.query_one("#drill-prompt", Markdown).update(str(field(card, "prompt", "")))
+        self.query_one("#drill-prompt", Markdown).update(card.prompt)
         choices = self.query_one("#drill-choices", Markdown)
         choices.display = kind == "choice"
         if kind == "choice":
@@ -338,7 +351,7 @@ class DrillScreen(Screen[None]):
             return "type a number with its unit, Enter checks · ctrl+g solution · Esc more keys"
         return "answer out loud, then space to check · s suspend · b bury · ? all keys"
 
-    def update_progress(self, state: SessionState) -> None:
+    def update_progress(self, state: DrillState) -> None:
         bar = self.query_one("#drill-progress", ProgressBar)
         total = state.done + state.remaining
         bar.update(total=max(total, 1), progress=state.done)
@@ -361,7 +374,7 @@ class DrillScreen(Screen[None]):
     # --- bindings -----------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        kind = field(self.card, "kind", None) if self.card is not None else None
+        kind = self.card.kind if self.card is not None else None
         phase = self.phase
         if action in ("leave", "show_keys", "scroll"):
             return True
@@ -460,7 +473,7 @@ class DrillScreen(Screen[None]):
         self.refresh_bindings()
 
     def action_submit(self) -> None:
-        if field(self.card, "kind") == "problem":
+        if self.card.kind == "problem":
             self.query_one("#drill-input", Input).focus()  # back to the answer box
             self.set_hint(self.prompt_hint("problem"))
             return
@@ -479,7 +492,7 @@ class DrillScreen(Screen[None]):
         self.query_one("#drill-choices", Markdown).update(
             choice_markdown(self.card, self.selected, reveal=True)
         )
-        correct = field(result, "correct", set(self.selected) == correct_letters(self.card))
+        correct = result.correct
         right = ", ".join(sorted(letter.upper() for letter in correct_letters(self.card)))
         verdict = self.query_one("#drill-verdict", Static)
         verdict.display = True
@@ -518,12 +531,12 @@ class DrillScreen(Screen[None]):
         self.busy = False
         box = self.query_one("#drill-verdict", Static)
         box.display = True
-        if field(verdict, "unreadable", False):
+        if verdict.unreadable:
             # Not graded: the learner tries again on the same card.
             box.update(
                 Content.from_markup(
                     "[b $warning]Not graded, try again:[/] $why",
-                    why=str(field(verdict, "diagnosis", None) or field(verdict, "headline", "")),
+                    why=verdict.diagnosis or verdict.headline,
                 )
             )
             box.set_class(False, "-correct")
@@ -537,9 +550,9 @@ class DrillScreen(Screen[None]):
         typed = answer_box.value.strip()
         answer_box.disabled = True
         answer_box.display = False  # the verdict repeats what was typed; room for the solution
-        correct = bool(field(verdict, "correct", False))
+        correct = verdict.correct
         style = "$success" if correct else "$error"
-        headline = str(field(verdict, "headline", ""))
+        headline = verdict.headline
         if typed:
             box.update(
                 Content.from_markup(
@@ -593,7 +606,7 @@ class DrillScreen(Screen[None]):
         self.action_bury()
 
     def on_card_set_aside(self, message: CardSetAside) -> None:
-        title = str(field(self.card, "title", "card"))
+        title = self.card.title
         self.show_state(message.state)
         self.notify(f"Set aside: {title}", timeout=3, markup=False)
 
@@ -602,7 +615,7 @@ class DrillScreen(Screen[None]):
             return
         if self.phase == "answered":
             # The session has moved on: the note is on the card just answered.
-            self._open_note_editor(str(field(self.card, "note", "") or ""))
+            self._open_note_editor(self.card.note)
             return
         self.busy = True
         self.load_note()
@@ -630,7 +643,7 @@ class DrillScreen(Screen[None]):
             else:
                 self.save_note(new_text)
 
-        self.app.push_screen(NoteScreen(str(field(self.card, "title", "")), text), saved)
+        self.app.push_screen(NoteScreen(self.card.title, text), saved)
 
     def on_note_saved(self, message: NoteSaved) -> None:
         self.busy = False
@@ -650,18 +663,17 @@ class DrillScreen(Screen[None]):
         self.app.action_go_home()
 
 
-def session_state(session: Any) -> SessionState:
-    """Read in the worker thread, right after the call that changed it."""
-    return SessionState(session.current, session.remaining, session.done)
-
-
-def _same_card(shown: Any, card: Any) -> bool:
+def _same_card(shown: CardView, card: CardView) -> bool:
     """Whether the early card is the session's current one (same card, same problem variant)."""
-    if field(shown, "card_id") != card.card_id:
+    if shown.card_id != card.card_id:
         return False
-    return field(field(shown, "variant"), "seed") == field(card.variant, "seed")
+    return _seed(shown) == _seed(card)
 
 
-def _has_letter(card: Any, parameters: tuple[object, ...]) -> bool:
+def _seed(card: CardView) -> int | None:
+    return card.variant.seed if card.variant is not None else None
+
+
+def _has_letter(card: CardView | None, parameters: tuple[object, ...]) -> bool:
     letter = str(parameters[0]) if parameters else ""
-    return letter in LETTERS[: len(field(card, "choices", []) or [])]
+    return card is not None and letter in LETTERS[: len(card.choices)]

@@ -26,7 +26,7 @@ from kvdrill.app.tui.messages import (
 from kvdrill.app.tui.widgets.tables import fill_table
 
 if TYPE_CHECKING:
-    from kvdrill.app.tui_data import ImportScan
+    from kvdrill.app.services.importing import ImportScan
 
 KEYS = [
     ("Enter", "in the path box: scan the path (a dry run, nothing is written)"),

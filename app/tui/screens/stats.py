@@ -50,10 +50,8 @@ class StatsScreen(Screen[tuple[str, str] | None]):
         Binding("enter", "drill_topic", "Drill topic", show=True),
     ]
 
-    def __init__(self, database_url: str | None, profile: str, days: int = 30) -> None:
+    def __init__(self, days: int = 30) -> None:
         super().__init__()
-        self.database_url = database_url
-        self.profile = profile
         self.days = days
         self.report: StatsReport | None = None
         self.sort_names = list(SORT_KEYS)
@@ -75,10 +73,8 @@ class StatsScreen(Screen[tuple[str, str] | None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False)
     def load_report(self) -> None:
-        from kvdrill.store.stats import load_report
-
         with failures_reported(self):
-            self.post_message(ReportLoaded(load_report(self.database_url, self.profile, self.days)))
+            self.post_message(ReportLoaded(self.app.backend.stats_report(self.days)))
 
     def on_call_failed(self, message: CallFailed) -> None:
         self.query_one("#stats-summary", Static).update(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -11,7 +11,10 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from kvdrill.app.tui.screens.card_text import field
+from kvdrill.engine.study.rules import LEECH_LAPSES
+
+if TYPE_CHECKING:
+    from kvdrill.app.services.drill import SessionSummary
 
 KEYS = [
     ("Enter / h", "back home"),
@@ -30,9 +33,9 @@ def _duration(seconds: float) -> str:
     return f"{whole // 60} min {whole % 60:02d} s"
 
 
-def summary_lines(summary: Any) -> list[Content]:
+def summary_lines(summary: SessionSummary | None) -> list[Content]:
     """The summary as lines of literal text (topics and titles come from packs)."""
-    if summary is None or not field(summary, "cards_done", 0):
+    if summary is None or not summary.cards_done:
         return [
             Content.from_markup("[b]Nothing to drill right now.[/b]"),
             Content(""),
@@ -40,8 +43,8 @@ def summary_lines(summary: Any) -> list[Content]:
             Content("import a pack with i, or learn more new cards"),
             Content("today with: kvdrill drill --new 5"),
         ]
-    cards = int(field(summary, "cards_done", 0))
-    answers = int(field(summary, "answers", cards))
+    cards = summary.cards_done
+    answers = summary.answers
     lines = [Content.from_markup("[b]Session done.[/b]"), Content("")]
     lines.append(
         Content.from_markup(
@@ -50,22 +53,18 @@ def summary_lines(summary: Any) -> list[Content]:
             a=str(answers),
         )
     )
-    accuracy = field(summary, "accuracy", None)
+    accuracy = summary.accuracy
     if accuracy is not None:
         lines.append(
             Content.from_markup(
                 "Accuracy         [b]$a[/b] right at the first try", a=f"{round(100 * accuracy)}%"
             )
         )
+    lines.append(Content.from_markup("Time spent       [b]$t[/b]", t=_duration(summary.seconds)))
     lines.append(
-        Content.from_markup("Time spent       [b]$t[/b]", t=_duration(field(summary, "seconds", 0)))
+        Content.from_markup("Back tomorrow    [b]$n[/b] card(s)", n=str(summary.due_tomorrow))
     )
-    lines.append(
-        Content.from_markup(
-            "Back tomorrow    [b]$n[/b] card(s)", n=str(field(summary, "due_tomorrow", 0))
-        )
-    )
-    missed = list(field(summary, "topics_missed", []) or [])
+    missed = summary.topics_missed
     lines.append(Content(""))
     if missed:
         lines.append(Content.from_markup("[b]Topics missed[/b]"))
@@ -74,10 +73,14 @@ def summary_lines(summary: Any) -> list[Content]:
             lines.append(Content(f"  · {topic}: {count} {times}"))
     else:
         lines.append(Content("No topic missed."))
-    leeches = list(field(summary, "new_leeches", []) or [])
+    leeches = summary.new_leeches
     if leeches:
         lines.append(Content(""))
-        lines.append(Content.from_markup("[b]New leeches[/b] (missed 8 times; rewrite them?)"))
+        lines.append(
+            Content.from_markup(
+                "[b]New leeches[/b] (missed $n times; rewrite them?)", n=str(LEECH_LAPSES)
+            )
+        )
         lines.extend(Content(f"  · {title}") for title in leeches)
     return lines
 
@@ -94,7 +97,7 @@ class SummaryScreen(Screen[None]):
         Binding("q", "app.quit", "Quit"),
     ]
 
-    def __init__(self, summary: Any) -> None:
+    def __init__(self, summary: SessionSummary | None) -> None:
         super().__init__()
         self.summary = summary
 
