@@ -13,4 +13,6 @@ COMMAND_MODULES = (
     "calc",
     "catalog",
     "stats",
+    "convert",
+    "export",
 )

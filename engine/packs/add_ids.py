@@ -43,8 +43,9 @@ def add_missing_ids(text: str) -> tuple[str, list[tuple[int, str]]]:
 
 
 def write_atomically(path: Path, data: bytes) -> None:
-    """Replace ``path``'s content with ``data`` via a temporary file and ``os.replace``."""
-    mode = path.stat().st_mode & 0o7777
+    """Replace (or create) ``path``'s content with ``data`` via a temporary file and
+    ``os.replace``; an existing file keeps its permissions."""
+    mode = path.stat().st_mode & 0o7777 if path.exists() else _new_file_mode()
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as file:
@@ -56,6 +57,12 @@ def write_atomically(path: Path, data: bytes) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _new_file_mode() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
 
 
 def add_ids_to_file(path: Path) -> list[tuple[int, str]]:

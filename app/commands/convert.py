@@ -1,0 +1,46 @@
+"""``kvdrill convert FILE -o PACK.md``: cards from Anki or a CSV file as a kvdrill pack."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "convert",
+        help="turn an Anki package, Anki text export or CSV into a pack",
+        description=(
+            "Convert FILE into a kvdrill pack: an Anki package (.apkg, legacy or current), "
+            'Anki\'s "Notes in Plain Text" export, or a CSV of front, back and optional tags. '
+            "Converting a newer export of the same deck gives the same card ids, so "
+            "importing the new pack updates the cards and keeps their history."
+        ),
+    )
+    parser.add_argument("file", metavar="FILE", help=".apkg, .txt/.tsv (Anki text) or .csv")
+    parser.add_argument("-o", "--output", required=True, metavar="PACK.md", help="pack to write")
+    parser.add_argument("--pack-id", help="the pack id (default: from the output file's name)")
+    parser.add_argument("--title", help="the pack title (default: the deck's or file's name)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from kvdrill.app.plain_text import plural
+    from kvdrill.app.services.interop import convert
+    from kvdrill.engine.errors import printable
+
+    result = convert(Path(args.file), Path(args.output), pack_id=args.pack_id, title=args.title)
+    notes = []
+    if result.skipped:
+        notes.append(f"{plural(result.skipped, 'note')} with an empty front or back left out")
+    if result.media_skipped:
+        notes.append(f"{plural(result.media_skipped, 'media file')} not carried over")
+    extra = f" ({'; '.join(notes)})" if notes else ""
+    print(
+        printable(
+            f"wrote {result.output}: pack {result.pack_id}, {plural(result.cards, 'card')}{extra}"
+        )
+    )
+    print(printable(f"next: kvdrill check {result.output} && kvdrill import {result.output}"))
+    return 0

@@ -1,0 +1,56 @@
+"""``kvdrill export --format apkg|json|csv TARGET``: packs to Anki, or study data to files."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "export",
+        help="write packs as an Anki package, or cards, schedules and reviews as JSON/CSV",
+        description=(
+            "--format apkg FILE writes the stored packs (or those given with --pack) as an "
+            "Anki package; problem templates become a few fixed variants. --format json or "
+            "csv DIR writes cards, the profile's schedules and its full review log into DIR."
+        ),
+    )
+    parser.add_argument("--format", required=True, choices=("apkg", "json", "csv"))
+    parser.add_argument("target", metavar="FILE|DIR", help="the .apkg file, or the directory")
+    parser.add_argument(
+        "--pack", action="append", default=[], metavar="P", help="a pack id (repeatable; apkg)"
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from kvdrill.app.plain_text import plural
+    from kvdrill.app.services.interop import export_apkg, export_data
+    from kvdrill.engine.errors import UserError, printable
+
+    target = Path(args.target)
+    if args.format == "apkg":
+        result = export_apkg(args.db, target, args.pack)
+        for line in result.not_exported:
+            print(printable(line), file=sys.stderr)
+        print(
+            printable(
+                f"wrote {target}: {plural(result.notes, 'Anki note')} "
+                f"from {plural(result.packs, 'pack')}"
+            )
+        )
+        return 0
+    if args.pack:
+        raise UserError("--pack applies to --format apkg; json and csv export everything")
+    data = export_data(args.db, args.profile, args.format, target)
+    print(
+        printable(
+            f"wrote {', '.join(str(path) for path in data.files)}: "
+            f"{plural(data.cards, 'card')}, {plural(data.schedules, 'schedule')}, "
+            f"{plural(data.reviews, 'review')}"
+        )
+    )
+    return 0

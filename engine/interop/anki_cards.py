@@ -1,0 +1,155 @@
+"""kvdrill cards -> Anki notes: the note types, and each card's fields as Anki's HTML.
+
+Recall cards and follow-ups become "kvdrill recall" notes (prompt, answer, key numbers, tip).
+Multiple-choice cards become "kvdrill choice" notes (prompt, lettered choices, the correct
+letters, explanation, tip). A problem template becomes ``PROBLEM_VARIANTS`` recall notes, one
+per fixed seed, drawn by the engine's generator: the same seeds give the same questions, so
+exporting again updates those notes in Anki instead of adding new ones. Each note's guid is a
+digest of (pack, card, seed), which is what makes re-imports into Anki update in place.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from kvdrill.engine.errors import UserError
+from kvdrill.engine.interop.markup import markdown_to_html
+from kvdrill.engine.packs.model import PackMeta, ParsedCard
+
+PROBLEM_VARIANTS = 5
+PROBLEM_SEEDS = tuple(range(1, PROBLEM_VARIANTS + 1))
+DECK_PREFIX = "kvdrill::"
+_CSS = """.card { font-family: sans-serif; font-size: 20px; text-align: left; }
+.section { margin-top: 1em; font-weight: bold; }
+.source { margin-top: 2em; font-size: 12px; color: #888; }"""
+
+
+@dataclass(frozen=True)
+class AnkiNoteType:
+    model_id: int  # fixed: Anki matches note types by id on import
+    name: str
+    fields: tuple[str, ...]
+    front_template: str
+    back_template: str
+    css: str = _CSS
+
+
+def _section(field: str) -> str:
+    return f'{{{{#{field}}}}}<div class="section">{field}</div>{{{{{field}}}}}{{{{/{field}}}}}'
+
+
+RECALL = AnkiNoteType(
+    model_id=1_607_392_319,
+    name="kvdrill recall",
+    fields=("Prompt", "Answer", "Key numbers", "Tip", "Source"),
+    front_template="{{Prompt}}",
+    back_template=(
+        '{{FrontSide}}<hr id="answer">{{Answer}}'
+        + _section("Key numbers")
+        + _section("Tip")
+        + '<div class="source">{{Source}}</div>'
+    ),
+)
+CHOICE = AnkiNoteType(
+    model_id=1_607_392_320,
+    name="kvdrill choice",
+    fields=("Prompt", "Choices", "Correct", "Explanation", "Tip", "Source"),
+    front_template="{{Prompt}}{{Choices}}",
+    back_template=(
+        '{{FrontSide}}<hr id="answer"><div class="section">Correct: {{Correct}}</div>'
+        + _section("Explanation")
+        + _section("Tip")
+        + '<div class="source">{{Source}}</div>'
+    ),
+)
+NOTE_TYPES = (RECALL, CHOICE)
+
+
+@dataclass(frozen=True)
+class AnkiNote:
+    note_type: str  # an ``AnkiNoteType.name``
+    fields: tuple[str, ...]  # HTML, in the note type's field order
+    tags: tuple[str, ...]
+    guid: str
+    deck: str
+    deck_id: int
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def deck_id_for(pack_key: str) -> int:
+    """A stable Anki deck id for a pack: re-imports land in the same deck."""
+    return (1 << 30) + int(_digest(f"kvdrill-deck/{pack_key}")[:8], 16) % (1 << 30)
+
+
+def _html(markdown: str) -> str:
+    return markdown_to_html(markdown) if markdown.strip() else ""
+
+
+def _list_html(items: list[str]) -> str:
+    return _html("\n".join(f"- {item}" for item in items)) if items else ""
+
+
+def _choice_fields(card: ParsedCard) -> tuple[str, str]:
+    letters = "ABCDEFGH"
+    choices = "\n".join(
+        f"- **{letters[i]}.** {choice.text}" for i, choice in enumerate(card.choices)
+    )
+    correct = ", ".join(letters[i] for i, choice in enumerate(card.choices) if choice.correct)
+    return _html(choices), correct
+
+
+def _variant_sides(meta: PackMeta, card: ParsedCard, seed: int) -> tuple[str, str]:
+    # sympy and pint load only when a problem card is exported.
+    from kvdrill.engine.problems.checker import expected_text, worked_solution
+    from kvdrill.engine.problems.generator import make_variant
+
+    variant = make_variant(card.problem or {}, f"{meta.pack}/{card.key}", seed)
+    answer = f"**{expected_text(variant)}**\n\n{worked_solution(variant)}"
+    if card.explanation:
+        answer += f"\n\n{card.explanation}"
+    return variant.prompt, answer
+
+
+def _guid(source: str, seed: int | None = None) -> str:
+    return _digest(f"kvdrill/{source}" + (f"#{seed}" if seed is not None else ""))[:20]
+
+
+def anki_notes(meta: PackMeta, cards: list[ParsedCard]) -> tuple[list[AnkiNote], list[str]]:
+    """The notes of one pack's cards, and a line for each card that could not be exported."""
+    deck, deck_id = DECK_PREFIX + meta.title.replace("::", ":"), deck_id_for(meta.pack)
+    notes: list[AnkiNote] = []
+    problems: list[str] = []
+    for card in cards:
+        source = f"{meta.pack}/{card.key}"
+        tags = tuple(card.tags)
+        if card.kind == "choice":
+            choices, correct = _choice_fields(card)
+            fields = (
+                _html(card.prompt),
+                choices,
+                correct,
+                _html(card.explanation),
+                _html(card.tip),
+                source,
+            )
+            notes.append(AnkiNote(CHOICE.name, fields, tags, _guid(source), deck, deck_id))
+        elif card.kind == "problem":
+            try:
+                sides = [(seed, _variant_sides(meta, card, seed)) for seed in PROBLEM_SEEDS]
+            except UserError as exc:
+                problems.append(f"{source}: not exported: {exc}")
+                continue
+            for seed, (prompt, answer) in sides:
+                fields = (_html(prompt), _html(answer), "", _html(card.tip), f"{source} #{seed}")
+                notes.append(
+                    AnkiNote(RECALL.name, fields, tags, _guid(source, seed), deck, deck_id)
+                )
+        else:  # recall and follow-up
+            numbers = _list_html([number.text for number in card.key_numbers])
+            fields = (_html(card.prompt), _html(card.answer), numbers, _html(card.tip), source)
+            notes.append(AnkiNote(RECALL.name, fields, tags, _guid(source), deck, deck_id))
+    return notes, problems

@@ -1,0 +1,106 @@
+"""Card field text -> safe pack Markdown, and kvdrill Markdown -> HTML for Anki.
+
+Fields from another tool are untrusted. HTML goes through markdownify (a well-kept converter)
+with every Markdown character of the text escaped, so what arrives as text stays text: a
+``<script>`` is dropped with its content, a literal ``<b>`` or ``[bold]`` shows as written, and
+no field can open a heading, a code fence or a comment that would swallow the rest of the pack.
+Headings inside a field become bold lines: a ``##`` would start a new card.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+from bs4 import BeautifulSoup
+from markdown_it import MarkdownIt
+from markdownify import MarkdownConverter
+
+# C0 and C1 controls but tab and line breaks: a pack refuses them (they can drive a terminal).
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_SOUND_RE = re.compile(r"\[sound:[^\]]*\]")
+_BLANK_LINES_RE = re.compile(r"\n{3,}")
+_BACKTICKS_RE = re.compile(r"`+")
+MAX_TITLE_CHARS = 80
+
+
+class _PackMarkdown(MarkdownConverter):
+    """markdownify's converter, made safe for a card section of a pack."""
+
+    def convert_hN(self, n, el, text, parent_tags):  # noqa: N802 (markdownify's name)
+        text = " ".join(text.split())
+        return f"\n\n**{text}**\n\n" if text else ""
+
+    def convert_pre(self, el, text, parent_tags):
+        if not text:
+            return ""
+        # The fence is longer than any run of backticks inside, so the block cannot end early.
+        longest = max((len(run) for run in _BACKTICKS_RE.findall(text)), default=0)
+        fence = "`" * max(3, longest + 1)
+        return f"\n\n{fence}\n{text.strip(chr(10))}\n{fence}\n\n"
+
+    def convert_img(self, el, text, parent_tags):
+        # Media files are not carried over; the alt text, if any, is.
+        alt = " ".join((el.get("alt") or "").split())
+        return self.escape(f"[image: {alt}]", parent_tags) if alt else ""
+
+
+def _converter() -> _PackMarkdown:
+    return _PackMarkdown(
+        heading_style="ATX",
+        bullets="-",
+        escape_misc=True,
+        escape_asterisks=True,
+        escape_underscores=True,
+        newline_style="backslash",  # a <br> stays a line break: trailing spaces get trimmed
+    )
+
+
+def _clean(text: str) -> str:
+    return _SOUND_RE.sub("", _CONTROL_RE.sub("", text)).replace("\xa0", " ")
+
+
+def html_to_markdown(field: str) -> str:
+    """An HTML field as pack Markdown (empty when the field shows nothing)."""
+    markdown = _converter().convert(_clean(field))
+    lines = [line.rstrip() for line in markdown.replace("\r\n", "\n").split("\n")]
+    return _BLANK_LINES_RE.sub("\n\n", "\n".join(lines)).strip("\n")
+
+
+def text_to_markdown(field: str) -> str:
+    """A plain-text field as pack Markdown: every character shown as written."""
+    text = _clean(field).replace("\r\n", "\n").replace("\r", "\n")
+    paragraphs = (part for part in re.split(r"\n\s*\n", text) if part.strip())
+    return html_to_markdown(
+        "".join(
+            f"<p>{'<br>'.join(html.escape(line) for line in p.split(chr(10)))}</p>"
+            for p in paragraphs
+        )
+    )
+
+
+def visible_text(field: str, is_html: bool) -> str:
+    """What the field shows, on one line, without markup."""
+    text = _clean(field)
+    if is_html:
+        text = BeautifulSoup(text, "html.parser").get_text(" ")
+    return " ".join(text.split())
+
+
+def title_markdown(text: str) -> str:
+    """One line of visible text as a card title: short, Markdown-escaped, braces-free."""
+    if len(text) > MAX_TITLE_CHARS:
+        text = text[: MAX_TITLE_CHARS - 1].rstrip() + "…"
+    # Braces could read as an {#id}; a title is only for show, so parentheses do.
+    text = text.replace("{", "(").replace("}", ")")
+    return _converter().escape(text, set()) if text else ""
+
+
+def _html_renderer() -> MarkdownIt:
+    # Raw HTML in a pack is shown as text in Anki too, never run: html is off.
+    return MarkdownIt("commonmark", {"html": False}).enable("table").enable("strikethrough")
+
+
+def markdown_to_html(markdown: str) -> str:
+    """Pack Markdown as the HTML an Anki field holds."""
+    return _html_renderer().render(markdown).strip()

@@ -1,0 +1,188 @@
+"""What ``kvdrill export`` reads: stored packs as parsed cards, and a profile's data as rows.
+
+Rows are plain dicts of JSON-able values (dates and times as ISO text), so the service can
+write them as JSON or CSV without knowing the schema.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, aliased
+
+from kvdrill.engine.errors import UserError
+from kvdrill.engine.packs.model import Choice, KeyNumber, PackMeta, ParsedCard
+from kvdrill.store.models import Card, CardState, Pack, ReviewLog
+from kvdrill.store.profiles import get_profile
+
+
+def _live_packs(session: Session, pack_keys: list[str]) -> list[Pack]:
+    packs = session.scalars(select(Pack).order_by(Pack.key)).all()
+    if not pack_keys:
+        return [pack for pack in packs if any(not card.retired for card in pack.cards)]
+    by_key = {pack.key: pack for pack in packs}
+    unknown = [key for key in pack_keys if key not in by_key]
+    if unknown:
+        known = ", ".join(sorted(by_key)) or "none; run kvdrill import first"
+        raise UserError(f"no pack {unknown[0]!r} in the database (packs: {known})")
+    return [by_key[key] for key in dict.fromkeys(pack_keys)]
+
+
+def _parsed_card(card: Card) -> ParsedCard:
+    return ParsedCard(
+        key=card.key,
+        kind=card.kind,
+        title=card.title,
+        status=card.status,
+        tags=list(card.tags or []),
+        lessons=[str(lesson) for lesson in card.lessons or []],
+        prompt=card.prompt,
+        answer=card.answer,
+        key_numbers=[KeyNumber(**number) for number in card.key_numbers or []],
+        tip=card.tip,
+        choices=[Choice(**choice) for choice in card.choices or []],
+        explanation=card.explanation,
+        problem=card.problem,
+        line=card.source_line,
+    )
+
+
+def packs_for_export(
+    session: Session, pack_keys: list[str]
+) -> list[tuple[PackMeta, list[ParsedCard]]]:
+    """The live cards of the packs named (all packs with live cards when none is), in order."""
+    result = []
+    for pack in _live_packs(session, pack_keys):
+        meta = PackMeta(
+            pack=pack.key,
+            title=pack.title,
+            version=pack.version,
+            lang=pack.lang,
+            lessons=[str(lesson) for lesson in pack.lessons or []],
+            tags=list(pack.tags or []),
+            description=pack.description,
+        )
+        cards = sorted((c for c in pack.cards if not c.retired), key=lambda c: c.position)
+        result.append((meta, [_parsed_card(card) for card in cards]))
+    return result
+
+
+def _plain(value: Any) -> Any:
+    return value.isoformat() if isinstance(value, date | datetime) else value
+
+
+def _profile_id(session: Session, profile: str) -> int:
+    row = get_profile(session, profile)
+    if row is None:
+        raise UserError(f"no profile {profile!r}: nothing studied under that name yet")
+    return row.id
+
+
+CARD_COLUMNS = (
+    "pack", "card", "kind", "title", "status", "prompt", "answer", "key_numbers", "tip",
+    "choices", "explanation", "related", "problem", "tags", "lessons", "parent", "retired",
+)  # fmt: skip
+SCHEDULE_COLUMNS = (
+    "pack", "card", "repetitions", "easiness", "interval_days", "due_day", "lapses",
+    "reviews", "last_review_at", "suspended", "buried_until", "leech",
+)  # fmt: skip
+REVIEW_COLUMNS = (
+    "id", "pack", "card", "reviewed_at", "study_day", "quality", "seconds", "graded_by",
+    "moved_schedule", "typed_answer", "template_id", "seed", "params", "expected",
+    "diagnosis", "mistake",
+)  # fmt: skip
+
+
+def card_rows(session: Session) -> list[dict[str, Any]]:
+    """Every stored card, retired ones included (their reviews refer to them)."""
+    parent = aliased(Card)
+    query = (
+        select(Card, Pack.key, parent.key)
+        .join(Pack, Card.pack_id == Pack.id)
+        .outerjoin(parent, Card.parent_id == parent.id)
+        .order_by(Pack.key, Card.position, Card.id)
+    )
+    return [
+        {
+            "pack": pack_key,
+            "card": card.key,
+            "kind": card.kind,
+            "title": card.title,
+            "status": card.status,
+            "prompt": card.prompt,
+            "answer": card.answer,
+            "key_numbers": card.key_numbers or [],
+            "tip": card.tip,
+            "choices": card.choices or [],
+            "explanation": card.explanation,
+            "related": card.related or [],
+            "problem": card.problem,
+            "tags": card.tags or [],
+            "lessons": card.lessons or [],
+            "parent": parent_key,
+            "retired": card.retired,
+        }
+        for card, pack_key, parent_key in session.execute(query)
+    ]
+
+
+def schedule_rows(session: Session, profile: str) -> list[dict[str, Any]]:
+    """The profile's schedule of every card it has seen (a card never seen has none)."""
+    query = (
+        select(CardState, Card.key, Pack.key)
+        .join(Card, CardState.card_id == Card.id)
+        .join(Pack, Card.pack_id == Pack.id)
+        .where(CardState.profile_id == _profile_id(session, profile))
+        .order_by(Pack.key, Card.position, Card.id)
+    )
+    return [
+        {
+            "pack": pack_key,
+            "card": card_key,
+            "repetitions": state.repetitions,
+            "easiness": state.easiness_milli / 1000,
+            "interval_days": state.interval_days,
+            "due_day": _plain(state.due_day),
+            "lapses": state.lapses,
+            "reviews": state.reviews,
+            "last_review_at": _plain(state.last_review_at),
+            "suspended": state.suspended,
+            "buried_until": _plain(state.buried_until),
+            "leech": state.leech,
+        }
+        for state, card_key, pack_key in session.execute(query)
+    ]
+
+
+def review_rows(session: Session, profile: str) -> list[dict[str, Any]]:
+    """Every answer the profile gave, oldest first."""
+    query = (
+        select(ReviewLog, Card.key, Pack.key)
+        .join(Card, ReviewLog.card_id == Card.id)
+        .join(Pack, Card.pack_id == Pack.id)
+        .where(ReviewLog.profile_id == _profile_id(session, profile))
+        .order_by(ReviewLog.reviewed_at, ReviewLog.id)
+    )
+    return [
+        {
+            "id": log.id,
+            "pack": pack_key,
+            "card": card_key,
+            "reviewed_at": _plain(log.reviewed_at),
+            "study_day": _plain(log.study_day),
+            "quality": log.quality,
+            "seconds": log.seconds,
+            "graded_by": log.graded_by,
+            "moved_schedule": log.moved_schedule,
+            "typed_answer": log.typed_answer,
+            "template_id": log.template_id,
+            "seed": log.seed,
+            "params": log.params,
+            "expected": log.expected,
+            "diagnosis": log.diagnosis,
+            "mistake": log.mistake,
+        }
+        for log, card_key, pack_key in session.execute(query)
+    ]

@@ -1,0 +1,437 @@
+"""``kvdrill convert`` and ``kvdrill export``: foreign cards in, packs and study data out.
+
+The files here are written by hand in the formats Anki documents, for the cases a real client
+does not produce (damaged, hostile, ambiguous files); tests/test_interop_anki.py checks the
+same paths against files made by Anki's own library.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from markdown_it import MarkdownIt
+
+from kvdrill.app.cli import main
+from kvdrill.engine.interop.pack_text import card_id_for_guid, pack_tag
+from kvdrill.engine.packs.parser import parse_pack
+from kvdrill.store.db import open_database
+from kvdrill.store.export_rows import card_rows
+
+ANKI_TEXT = (
+    "#separator:tab\n"
+    "#html:true\n"
+    "#guid column:1\n"
+    "#tags column:4\n"
+    "g1\tWhat is <b>KV</b> cache?\tKeys &amp; values<br>per token\tkv-cache memory::kv\n"
+    "g2\tWhat is <i>paged</i> attention?\t<ul><li>blocks</li><li>of tokens</li></ul>\tvllm\n"
+)
+
+
+def convert(source: Path, output: Path, *extra: str) -> int:
+    return main(["convert", str(source), "-o", str(output), *extra])
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8", newline="")
+    return path
+
+
+def cards_of(path: Path) -> dict[str, object]:
+    return {card.key: card for card in parse_pack(path).cards}
+
+
+def one_line_error(capsys: pytest.CaptureFixture[str]) -> str:
+    out, err = capsys.readouterr()
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert "Traceback" not in err
+    return lines[0]
+
+
+# --- Anki text export and CSV -----------------------------------------------------------------
+
+
+def test_an_anki_text_export_becomes_a_pack_that_check_and_import_accept(
+    tmp_path: Path, db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = write(tmp_path / "deck.txt", ANKI_TEXT)
+    output = tmp_path / "kv.md"
+    assert convert(source, output) == 0
+    assert "2 cards" in capsys.readouterr().out
+
+    cards = cards_of(output)
+    first = cards[card_id_for_guid("g1")]
+    assert first.prompt == "What is **KV** cache?"
+    assert first.answer == "Keys \\& values\\\nper token"
+    assert sorted(first.tags) == ["kv-cache", "memory.kv"]
+    assert cards[card_id_for_guid("g2")].answer == "- blocks\n- of tokens"
+    assert main(["check", str(output)]) == 0
+    assert main(["--db", db_url, "import", str(output)]) == 0
+
+
+def test_converting_a_newer_export_updates_the_same_cards(
+    tmp_path: Path, db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    output = tmp_path / "kv.md"
+    assert convert(write(tmp_path / "v1.txt", ANKI_TEXT), output) == 0
+    assert main(["--db", db_url, "import", str(output)]) == 0
+    edited = ANKI_TEXT.replace("Keys &amp; values", "Key and value vectors")
+    assert convert(write(tmp_path / "v2.txt", edited), output) == 0
+    capsys.readouterr()
+    assert main(["--db", db_url, "import", str(output)]) == 0
+    assert "1 changed" in capsys.readouterr().out
+
+    database = open_database(db_url)
+    with database.session() as session:
+        rows = [row for row in card_rows(session) if row["pack"] == "kv"]
+    database.close()
+    assert len(rows) == 2
+    assert {row["card"] for row in rows} == {card_id_for_guid("g1"), card_id_for_guid("g2")}
+    assert any("Key and value vectors" in row["answer"] for row in rows)
+
+
+def test_a_plain_csv_with_a_header_row_quotes_and_tags(tmp_path: Path) -> None:
+    source = write(
+        tmp_path / "cards.csv",
+        'front,back,tags\n"Bytes per BF16 value?",2,dtype\n'
+        '"Two lines\nof front","A, with comma",\n',
+    )
+    output = tmp_path / "plain.md"
+    assert convert(source, output) == 0
+    cards = list(parse_pack(output).cards)
+    assert [card.key for card in cards] == ["bytes-per-bf16-value", "two-lines-of-front"]
+    assert cards[0].answer == "2" and cards[0].tags == ["dtype"]
+    assert cards[1].prompt == "Two lines\\\nof front"
+    assert cards[1].answer == "A, with comma"
+    # Same file, same ids: a second conversion gives the same pack byte for byte.
+    first = output.read_bytes()
+    assert convert(source, output) == 0
+    assert output.read_bytes() == first
+
+
+def test_a_cloze_note_hides_its_deletions_in_the_prompt(tmp_path: Path) -> None:
+    source = write(
+        tmp_path / "cloze.txt",
+        "#separator:tab\n#html:true\n"
+        "A token of Llama 3.1 8B takes {{c1::128 KiB}} of {{c2::KV cache::memory}}.\tBF16\n",
+    )
+    output = tmp_path / "cloze.md"
+    assert convert(source, output) == 0
+    (card,) = parse_pack(output).cards
+    assert card.prompt == "A token of Llama 3.1 8B takes \\[...\\] of \\[memory\\]."
+    assert card.answer == "A token of Llama 3.1 8B takes **128 KiB** of **KV cache**.\n\nBF16"
+
+
+def test_markdown_in_plain_text_fields_cannot_make_cards_or_swallow_the_pack(
+    tmp_path: Path,
+) -> None:
+    nasty = "## Not a card {#x}\n```\n<!-- open\n---\n~~~problem\nask: x"
+    source = write(
+        tmp_path / "nasty.csv",
+        f'"{nasty}","[bold red]back[/] {{#y}}"\n"second","card"\n',
+    )
+    output = tmp_path / "nasty.md"
+    assert convert(source, output) == 0
+    cards = list(parse_pack(output).cards)
+    assert len(cards) == 2 and all(card.kind == "recall" for card in cards)
+    assert "\\## Not a card" in cards[0].prompt
+    assert cards[0].answer == "\\[bold red\\]back\\[/\\] {#y}"
+
+
+@pytest.mark.parametrize(
+    ("html_flag", "field"),
+    [
+        ("true", "<script>alert('x')</script><b>ok</b><style>b{}</style>"),
+        ("false", "<script>alert('x')</script><b>ok</b>"),
+        ("true", "&lt;script&gt;alert('x')&lt;/script&gt;<img src=x onerror=alert(1)>ok"),
+    ],
+)
+def test_html_with_scripts_comes_out_as_inert_text(
+    tmp_path: Path, html_flag: str, field: str
+) -> None:
+    source = write(tmp_path / "s.txt", f"#separator:tab\n#html:{html_flag}\n{field}\tback\n")
+    output = tmp_path / "s.md"
+    assert convert(source, output) == 0
+    (card,) = parse_pack(output).cards
+    # Even a renderer that passes raw HTML through finds no tag to run.
+    rendered = MarkdownIt("commonmark", {"html": True}).render(card.prompt)
+    assert "<script" not in rendered and "<img" not in rendered and "<style" not in rendered
+    assert "ok" in card.prompt
+
+
+def test_tags_become_pack_tags() -> None:
+    assert pack_tag("Memory::KV") == "memory.kv"
+    assert pack_tag("odd tag/with*stuff") == "odd-tag-with-stuff"
+    assert pack_tag("::") is None
+
+
+# --- bad input: one line, nothing written ---------------------------------------------------
+
+
+def refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, source: Path, *expected: str
+) -> str:
+    output = tmp_path / "out.md"
+    assert convert(source, output) == 1
+    line = one_line_error(capsys)
+    for text in expected:
+        assert text in line, line
+    assert not output.exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".out.md")] == []
+    return line
+
+
+def test_an_empty_file_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    refused(capsys, tmp_path, write(tmp_path / "empty.csv", "\n  \n"), "empty.csv:1:", "empty")
+
+
+def test_a_file_of_headers_only_is_refused(tmp_path, capsys) -> None:
+    source = write(tmp_path / "h.txt", "#separator:tab\n#html:false\n")
+    refused(capsys, tmp_path, source, "h.txt:3:", "no notes")
+
+
+def test_the_wrong_separator_names_the_line_and_the_separator(tmp_path, capsys) -> None:
+    source = write(tmp_path / "w.txt", "#separator:tab\n#html:false\nfront,back\n")
+    refused(capsys, tmp_path, source, "w.txt:3:", "front and a back", "tab")
+
+
+def test_an_unknown_separator_is_refused(tmp_path, capsys) -> None:
+    source = write(tmp_path / "u.txt", "#separator:double-comma\nx\ty\n")
+    refused(capsys, tmp_path, source, "u.txt:1:", "unknown separator")
+
+
+def test_a_csv_with_too_many_columns_is_refused(tmp_path, capsys) -> None:
+    source = write(tmp_path / "wide.csv", "a,b,t\nc,d,e,f\n")
+    refused(capsys, tmp_path, source, "wide.csv:2:", "4 columns")
+
+
+def test_a_huge_field_is_refused(tmp_path, capsys) -> None:
+    source = write(tmp_path / "big.csv", "front," + "x" * 100_000 + "\n")
+    refused(capsys, tmp_path, source, "big.csv:1:", "100,000 characters")
+    bigger = write(tmp_path / "bigger.csv", 'front,"' + "y" * 300_000 + '"\n')
+    refused(capsys, tmp_path, bigger, "bigger.csv:1:", "characters")
+
+
+def test_an_unclosed_quote_is_refused(tmp_path, capsys) -> None:
+    source = write(tmp_path / "q.txt", '#separator:tab\n#html:false\n"open\tback\n')
+    refused(capsys, tmp_path, source, "q.txt:")
+
+
+def test_a_binary_file_is_refused(tmp_path, capsys) -> None:
+    source = tmp_path / "blob.csv"
+    source.write_bytes(b"front,back\n\x00\x01\x02")
+    refused(capsys, tmp_path, source, "blob.csv:2:", "binary")
+
+
+def test_notes_with_an_empty_side_are_left_out_and_counted(tmp_path, capsys) -> None:
+    source = write(tmp_path / "gaps.csv", "a,b\nc,\n,d\ne,f\n")
+    output = tmp_path / "gaps.md"
+    assert convert(source, output) == 0
+    assert "2 notes with an empty front or back left out" in capsys.readouterr().out
+    assert len(parse_pack(output).cards) == 2
+    only_gaps = write(tmp_path / "only.csv", "a,\n,b\n")
+    refused(capsys, tmp_path, only_gaps, "only.csv:1:", "no note has both")
+
+
+def test_a_zip_that_is_not_an_anki_package_is_refused(tmp_path, capsys) -> None:
+    source = tmp_path / "photos.apkg"
+    with zipfile.ZipFile(source, "w") as archive:
+        archive.writestr("holiday.jpg", b"\xff\xd8 not really")
+    refused(capsys, tmp_path, source, "photos.apkg:1:", "not an Anki package")
+
+
+def test_a_file_named_apkg_that_is_not_a_zip_is_refused(tmp_path, capsys) -> None:
+    source = write(tmp_path / "fake.apkg", "front,back\n")
+    refused(capsys, tmp_path, source, "fake.apkg:1:", "not a zip file")
+
+
+def test_a_truncated_package_is_refused(tmp_path, capsys, exported_apkg: Path) -> None:
+    data = exported_apkg.read_bytes()
+    source = tmp_path / "cut.apkg"
+    source.write_bytes(data[: len(data) // 2])
+    refused(capsys, tmp_path, source, "cut.apkg:1:")
+
+
+def test_a_package_with_a_corrupt_collection_is_refused(tmp_path, capsys) -> None:
+    source = tmp_path / "junk.apkg"
+    with zipfile.ZipFile(source, "w") as archive:
+        archive.writestr("collection.anki21b", b"not zstd at all")
+    refused(capsys, tmp_path, source, "junk.apkg:1:", "damaged")
+    plain = tmp_path / "junk2.apkg"
+    with zipfile.ZipFile(plain, "w") as archive:
+        archive.writestr("collection.anki2", b"not sqlite either" * 100)
+    refused(capsys, tmp_path, plain, "junk2.apkg:1:", "damaged")
+
+
+def test_a_missing_file_and_a_bad_pack_id_are_one_line(tmp_path, capsys) -> None:
+    refused(capsys, tmp_path, tmp_path / "nope.csv", "no such file")
+    source = write(tmp_path / "ok.csv", "a,b\n")
+    assert main(["convert", str(source), "-o", str(tmp_path / "x.md"), "--pack-id", "Bad Id"]) == 1
+    assert "pack id" in one_line_error(capsys)
+
+
+def test_converting_a_file_onto_itself_is_refused(tmp_path, capsys) -> None:
+    source = write(tmp_path / "self.md", "a,b\n")
+    assert convert(source, source) == 1
+    assert "being converted" in one_line_error(capsys)
+    assert source.read_text(encoding="utf-8") == "a,b\n"
+
+
+# --- export -----------------------------------------------------------------------------------
+
+PACK = """---
+pack: export-me
+title: Export me
+version: 1
+tags: [kv]
+---
+
+## KV bytes {#kv-bytes}
+
+### Prompt
+How many bytes per token?
+
+### Answer
+**128 KiB** for Llama 3.1 8B.
+
+### Key numbers
+- 128 KiB per token
+
+### Tip
+Count K and V.
+
+## Pool doubling {#pool}
+
+### Prompt
+What doubles the pool?
+
+### Choices
+- [ ] More layers
+- [x] FP8 KV cache
+
+### Explanation
+Half the bytes per token.
+
+## Any model {#gen}
+
+### Problem
+~~~problem
+ask: kv_bytes_per_token
+vary:
+  model: gqa
+prompt: |
+  {model} keeps its KV cache in BF16. How many bytes does one token add?
+unit: KiB
+~~~
+"""
+
+
+@pytest.fixture
+def stored_pack(tmp_path: Path, db_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    # Export is about the packs given here; the bundled decks would only add notes.
+    monkeypatch.setattr("kvdrill.store.importer.import_bundled", lambda database: None)
+    pack = write(tmp_path / "export-me.md", PACK)
+    assert main(["--db", db_url, "import", str(pack)]) == 0
+    return db_url
+
+
+@pytest.fixture
+def exported_apkg(tmp_path: Path, stored_pack: str) -> Path:
+    target = tmp_path / "export.apkg"
+    assert main(["--db", stored_pack, "export", "--format", "apkg", str(target)]) == 0
+    return target
+
+
+def test_export_apkg_writes_recall_choice_and_five_problem_variants(
+    exported_apkg: Path, tmp_path: Path
+) -> None:
+    # Converting our own package back gives every note as a card: genanki's output is a
+    # package our reader (and, in test_interop_anki.py, Anki) opens.
+    back = tmp_path / "back.md"
+    assert convert(exported_apkg, back) == 0
+    cards = list(parse_pack(back).cards)
+    assert len(cards) == 7
+    assert parse_pack(back).meta.title == "kvdrill::Export me"
+    recall = next(card for card in cards if card.prompt == "How many bytes per token?")
+    assert "**128 KiB** for Llama 3.1 8B." in recall.answer
+    assert "128 KiB per token" in recall.answer and "Count K and V." in recall.answer
+    choice = next(card for card in cards if card.prompt.startswith("What doubles"))
+    assert "**B.** FP8 KV cache" in choice.answer or "FP8 KV cache" in choice.prompt
+    variants = [card for card in cards if "How many bytes does one token add?" in card.prompt]
+    assert len(variants) == 5
+    assert len({card.prompt for card in variants}) > 1  # different seeds, different models
+
+
+def test_export_apkg_is_the_same_on_a_second_run(stored_pack: str, tmp_path: Path) -> None:
+    first, second = tmp_path / "1.apkg", tmp_path / "2.apkg"
+    for target in (first, second):
+        assert main(["--db", stored_pack, "export", "--format", "apkg", str(target)]) == 0
+    back = [tmp_path / "1.md", tmp_path / "2.md"]
+    for source, output in zip((first, second), back, strict=True):
+        assert convert(source, output, "--pack-id", "again") == 0
+    # Same guids (hence ids) and the same text: re-importing into Anki updates in place.
+    assert back[0].read_text(encoding="utf-8").replace("1.apkg", "2.apkg") == back[1].read_text(
+        encoding="utf-8"
+    )
+
+
+def test_export_of_an_unknown_pack_is_one_line(stored_pack: str, tmp_path, capsys) -> None:
+    target = tmp_path / "x.apkg"
+    assert (
+        main(["--db", stored_pack, "export", "--format", "apkg", str(target), "--pack", "no"]) == 1
+    )
+    assert "no pack 'no'" in one_line_error(capsys)
+    assert not target.exists()
+
+
+def study(monkeypatch: pytest.MonkeyPatch, db_url: str, lines: list[str]) -> None:
+    monkeypatch.setenv("KVDRILL_NOW", "2026-03-02T09:00:00")
+    monkeypatch.setattr(sys, "stdin", io.StringIO("".join(line + "\n" for line in lines)))
+    assert main(["--db", db_url, "drill", "--plain", "--pack", "export-me", "--limit", "2"]) == 0
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+def test_export_data_writes_cards_schedules_and_the_review_log(
+    stored_pack: str, tmp_path: Path, monkeypatch, capsys, fmt: str
+) -> None:
+    study(monkeypatch, stored_pack, ["", "again", "B", "", "good"])
+    capsys.readouterr()
+    target = tmp_path / "out"
+    assert main(["--db", stored_pack, "export", "--format", fmt, str(target)]) == 0
+    assert "3 cards" in capsys.readouterr().out
+
+    def table(name: str) -> list[dict]:
+        text = (target / f"{name}.{fmt}").read_text(encoding="utf-8")
+        return json.loads(text) if fmt == "json" else list(csv.DictReader(io.StringIO(text)))
+
+    cards = table("cards")
+    assert [row["card"] for row in cards] == ["kv-bytes", "pool", "gen"]
+    reviews = table("reviews")
+    # Every answer, in order: the miss, the choice, and the miss asked again the same day.
+    assert [(row["card"], row["graded_by"]) for row in reviews] == [
+        ("kv-bytes", "self"),
+        ("pool", "auto"),
+        ("kv-bytes", "self"),
+    ]
+    assert reviews[1]["typed_answer"] == "B"
+    assert all(row["study_day"] == "2026-03-02" for row in reviews)
+    schedules = {row["card"]: row for row in table("schedules")}
+    assert set(schedules) == {"kv-bytes", "pool"}  # the problem card was never seen
+    assert str(schedules["kv-bytes"]["reviews"]) == "2"
+    assert schedules["pool"]["due_day"] > "2026-03-02"
+
+
+def test_export_data_for_an_unknown_profile_is_one_line(stored_pack, tmp_path, capsys) -> None:
+    target = tmp_path / "out"
+    code = main(
+        ["--db", stored_pack, "--profile", "ghost", "export", "--format", "csv", str(target)]
+    )
+    assert code == 1
+    assert "no profile 'ghost'" in one_line_error(capsys)
+    assert not target.exists()
