@@ -156,8 +156,8 @@ def read_delimited(text: str, path: str, title: str, suffix: str = "") -> Foreig
             raise ConvertError(
                 path,
                 line,
-                f"{len(texts)} column; a note needs a front and a back. Is the separator "
-                f"right? This file is read with {_separator_name(separator)}",
+                f"only one field; a note needs a front and a back. Is the separator right? "
+                f"This file is read with {_separator_name(separator)} between fields",
             )
     if not notes:
         raise ConvertError(path, header.lines + 1, "no notes in the file")
