@@ -18,8 +18,9 @@ import pytest
 from markdown_it import MarkdownIt
 
 from kvdrill.app.cli import main
-from kvdrill.engine.interop.pack_text import card_id_for_guid, pack_tag
-from kvdrill.engine.packs.parser import parse_pack
+from kvdrill.engine.interop.notes import ForeignDeck, ForeignField, ForeignNote
+from kvdrill.engine.interop.pack_text import build_pack_text, card_id_for_guid, pack_tag
+from kvdrill.engine.packs.parser import parse_pack, parse_pack_text
 from kvdrill.store.db import open_database
 from kvdrill.store.export_rows import card_rows
 
@@ -163,6 +164,33 @@ def test_html_with_scripts_comes_out_as_inert_text(
     rendered = MarkdownIt("commonmark", {"html": True}).render(card.prompt)
     assert "<script" not in rendered and "<img" not in rendered and "<style" not in rendered
     assert "ok" in card.prompt
+
+
+def test_a_hostile_deck_title_is_written_as_one_plain_line(tmp_path: Path) -> None:
+    deck = ForeignDeck(
+        notes=(
+            ForeignNote(
+                fields=(ForeignField(None, "q"), ForeignField(None, "a")), tags=(), html=False
+            ),
+        ),
+        title='Evil\x1b[2J "deck"\u2028---\nlessons: [1]',
+    )
+    converted = build_pack_text(deck, "evil", source_name="x\x07.apkg")
+    pack = parse_pack_text(converted.text, "evil.md")
+    assert pack.meta.title == 'Evil[2J "deck" --- lessons: [1]'
+    assert (
+        pack.meta.lessons == []
+        and pack.meta.description == "Converted from x.apkg by kvdrill convert."
+    )
+
+
+def test_more_notes_than_a_pack_holds_is_one_line(tmp_path, capsys) -> None:
+    rows = "".join(f"front {n},back {n}\n" for n in range(2001))
+    source = write(tmp_path / "many.csv", rows)
+    output = tmp_path / "many.md"
+    assert convert(source, output) == 1
+    assert "2,001 notes; a pack holds at most 2,000" in one_line_error(capsys)
+    assert not output.exists()
 
 
 def test_tags_become_pack_tags() -> None:

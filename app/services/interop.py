@@ -73,7 +73,6 @@ def convert(
 ) -> ConvertResult:
     """Convert ``source`` into the pack file ``output``; ``UserError`` and nothing written on
     bad input."""
-    from kvdrill.engine.interop.markup import visible_text
     from kvdrill.engine.interop.pack_text import NothingToConvert, build_pack_text
     from kvdrill.engine.packs.add_ids import write_atomically
     from kvdrill.engine.packs.headings import id_problem, slugify
@@ -88,9 +87,7 @@ def convert(
         raise UserError(f"cannot write {output}: no directory {output.parent}")
     deck = read_foreign_deck(source)
     try:
-        converted = build_pack_text(
-            deck, pack_id, source_name=source.name, title=visible_text(title or "", False) or None
-        )
+        converted = build_pack_text(deck, pack_id, source_name=source.name, title=title)
     except NothingToConvert as exc:
         raise ConvertError(str(source), 1, str(exc)) from None
     try:

@@ -122,15 +122,19 @@ def build_pack_text(
         raise NothingToConvert("no note has both a front and a back")
     if len(blocks) > MAX_CARDS_PER_PACK:
         raise NothingToConvert(
-            f"{len(blocks):,} notes; a pack holds at most {MAX_CARDS_PER_PACK:,} cards"
+            f"{len(blocks):,} notes; a pack holds at most {MAX_CARDS_PER_PACK:,} cards, "
+            "so convert the deck in parts (export its subdecks one at a time)"
         )
+    # A deck name is untrusted too: one line, no control characters.
+    pack_title = visible_text(title or deck.title, False) or pack_id
+    description = f"Converted from {visible_text(source_name, False)} by kvdrill convert."
     # JSON strings are valid YAML double-quoted scalars: any title is written safely.
     front_matter = (
         "---\n"
         f"pack: {json.dumps(pack_id)}\n"
-        f"title: {json.dumps(title or deck.title or pack_id, ensure_ascii=False)}\n"
+        f"title: {json.dumps(pack_title, ensure_ascii=False)}\n"
         "version: 1\n"
-        f"description: {json.dumps(f'Converted from {source_name} by kvdrill convert.', ensure_ascii=False)}\n"
+        f"description: {json.dumps(description, ensure_ascii=False)}\n"
         "---\n\n"
     )
     return ConvertedPack(
