@@ -21,6 +21,8 @@ import zlib
 from collections import Counter
 from pathlib import Path
 
+import zstandard
+
 from kvdrill.engine.interop.anki_cards import AnkiNote, AnkiNoteType
 from kvdrill.engine.interop.notes import (
     ConvertError,
@@ -44,8 +46,6 @@ def _unpack(archive: zipfile.ZipFile, name: str, target: Path, path: str) -> Non
     with archive.open(name) as member, target.open("wb") as out:
         source = member
         if name.endswith("21b"):
-            import zstandard
-
             source = zstandard.ZstdDecompressor().stream_reader(member)
         while chunk := source.read(_CHUNK):
             written += len(chunk)
@@ -75,14 +75,9 @@ def read_anki_package(file: Path, title: str) -> ForeignDeck:
                 media = sum(1 for n in names if n.isdigit())
                 collection = folder / "collection.sqlite"
                 _unpack(archive, name, collection, path)
-        except ConvertError:
-            raise
-        except (zipfile.BadZipFile, EOFError, zlib.error, OSError, ValueError) as exc:
-            what = "not a zip file" if isinstance(exc, zipfile.BadZipFile) else "damaged"
-            raise ConvertError(
-                path, 1, f"not a readable Anki package ({what}: {_reason(exc)})"
-            ) from None
-        except Exception as exc:  # zstandard.ZstdError and the like: a damaged collection
+        except zipfile.BadZipFile as exc:
+            raise ConvertError(path, 1, f"not an Anki package: not a zip file ({exc})") from None
+        except (EOFError, zlib.error, zstandard.ZstdError, OSError, ValueError) as exc:
             raise ConvertError(path, 1, f"damaged Anki package: {_reason(exc)}") from None
         return _read_collection(collection, path, title, media)
     finally:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from kvdrill.engine.errors import PackErrors, UserError
-from kvdrill.engine.interop.notes import ConvertError
+from kvdrill.engine.interop.notes import ConvertError, ForeignDeck
 
 # Text files bigger than this are refused before reading: a pack holds 4 MB at most anyway.
 MAX_TEXT_INPUT_BYTES = 64 * 1024 * 1024
@@ -50,7 +50,7 @@ def _read_start(path: Path) -> bytes:
         raise ConvertError(str(path), 1, f"cannot read the file: {exc.strerror or exc}") from None
 
 
-def read_foreign_deck(source: Path):
+def read_foreign_deck(source: Path) -> ForeignDeck:
     """The notes of ``source``, whatever supported format it is in."""
     from kvdrill.engine.interop.delimited import read_delimited
     from kvdrill.engine.packs.source import decode_pack_bytes
