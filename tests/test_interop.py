@@ -116,6 +116,20 @@ def test_a_plain_csv_with_a_header_row_quotes_and_tags(tmp_path: Path) -> None:
     assert output.read_bytes() == first
 
 
+def test_a_spreadsheet_csv_with_bom_crlf_and_semicolons(tmp_path: Path) -> None:
+    source = tmp_path / "excel.csv"
+    source.write_bytes(
+        "\ufeffFront;Back\r\nHBM of an H100?;80 GB\r\nTP=2 halves?;weights per GPU\r\n".encode()
+    )
+    output = tmp_path / "excel.md"
+    assert convert(source, output) == 0
+    cards = list(parse_pack(output).cards)
+    assert [(card.prompt, card.answer) for card in cards] == [
+        ("HBM of an H100?", "80 GB"),
+        ("TP\\=2 halves?", "weights per GPU"),
+    ]
+
+
 def test_a_cloze_note_hides_its_deletions_in_the_prompt(tmp_path: Path) -> None:
     source = write(
         tmp_path / "cloze.txt",

@@ -89,8 +89,11 @@ def _read_header(text: str, path: str) -> tuple[_Header, str]:
 
 
 def _guess_separator(body: str, suffix: str) -> str:
+    """Tab, comma or semicolon (a spreadsheet's CSV in many locales), from the first row."""
+    if suffix == ".tsv":
+        return "\t"
     first = next((line for line in body.splitlines() if line.strip()), "")
-    return "\t" if suffix == ".tsv" or "\t" in first else ","
+    return next((sep for sep in ("\t", ",", ";") if sep in first), ",")
 
 
 def _separator_name(separator: str) -> str:
