@@ -377,7 +377,7 @@ unit: KiB
 @pytest.fixture
 def stored_pack(tmp_path: Path, db_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
     # Export is about the packs given here; the bundled decks would only add notes.
-    monkeypatch.setattr("kvdrill.store.importer.import_bundled", lambda database: None)
+    monkeypatch.setattr("kvdrill.app.services.importing.import_bundled", lambda database, now: None)
     pack = write(tmp_path / "export-me.md", PACK)
     assert main(["--db", db_url, "import", str(pack)]) == 0
     return db_url

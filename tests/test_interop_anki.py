@@ -71,7 +71,7 @@ def _new_collection(tmp_path: Path, name: str):
 
 
 @pytest.fixture
-def collection(tmp_path: Path):
+def anki_col(tmp_path: Path):
     col = _new_collection(tmp_path, "anki")
     yield col
     col.close()
@@ -83,7 +83,7 @@ def collection(tmp_path: Path):
 def test_anki_imports_the_exported_package_with_every_note_and_field(
     tmp_path: Path, db_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("kvdrill.store.importer.import_bundled", lambda database: None)
+    monkeypatch.setattr("kvdrill.app.services.importing.import_bundled", lambda database, now: None)
     pack = tmp_path / "proof.md"
     pack.write_text(PACK, encoding="utf-8")
     assert main(["--db", db_url, "import", str(pack)]) == 0
@@ -170,10 +170,10 @@ def _convert(source: Path, output: Path, capsys: pytest.CaptureFixture[str]) -> 
 
 @pytest.mark.parametrize("legacy", [True, False], ids=["legacy-anki21", "current-anki21b"])
 def test_a_package_made_by_anki_converts_to_a_pack(
-    tmp_path: Path, collection, legacy: bool, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, anki_col, legacy: bool, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    notes = _add_notes(collection)
-    package = _export_package(collection, tmp_path / "deck.apkg", legacy=legacy)
+    notes = _add_notes(anki_col)
+    package = _export_package(anki_col, tmp_path / "deck.apkg", legacy=legacy)
     output = tmp_path / "deck.md"
     out = _convert(package, output, capsys)
     assert "3 cards" in out and "1 media file not carried over" in out
@@ -193,15 +193,15 @@ def test_a_package_made_by_anki_converts_to_a_pack(
 
 
 def test_legacy_current_and_text_exports_of_one_deck_give_the_same_ids(
-    tmp_path: Path, collection, capsys: pytest.CaptureFixture[str], db_url: str
+    tmp_path: Path, anki_col, capsys: pytest.CaptureFixture[str], db_url: str
 ) -> None:
-    _add_notes(collection)
-    legacy = _export_package(collection, tmp_path / "legacy.apkg", legacy=True)
-    current = _export_package(collection, tmp_path / "current.apkg", legacy=False)
+    _add_notes(anki_col)
+    legacy = _export_package(anki_col, tmp_path / "legacy.apkg", legacy=True)
+    current = _export_package(anki_col, tmp_path / "current.apkg", legacy=False)
     text = tmp_path / "notes.txt"
-    collection.export_note_csv(
+    anki_col.export_note_csv(
         out_path=str(text),
-        limit=anki_collection.DeckIdLimit(collection.decks.id("Inference::KV")),
+        limit=anki_collection.DeckIdLimit(anki_col.decks.id("Inference::KV")),
         with_html=True,
         with_tags=True,
         with_deck=True,
@@ -218,30 +218,30 @@ def test_legacy_current_and_text_exports_of_one_deck_give_the_same_ids(
 
 
 def test_a_newer_anki_export_updates_the_imported_cards(
-    tmp_path: Path, collection, capsys: pytest.CaptureFixture[str], db_url: str
+    tmp_path: Path, anki_col, capsys: pytest.CaptureFixture[str], db_url: str
 ) -> None:
-    notes = _add_notes(collection)
+    notes = _add_notes(anki_col)
     output = tmp_path / "kv.md"
-    _convert(_export_package(collection, tmp_path / "v1.apkg", legacy=False), output, capsys)
+    _convert(_export_package(anki_col, tmp_path / "v1.apkg", legacy=False), output, capsys)
     assert main(["--db", db_url, "import", str(output)]) == 0
     capsys.readouterr()
 
     notes[1]["Back"] = "1 byte"
-    collection.update_note(notes[1])
-    _convert(_export_package(collection, tmp_path / "v2.apkg", legacy=False), output, capsys)
+    anki_col.update_note(notes[1])
+    _convert(_export_package(anki_col, tmp_path / "v2.apkg", legacy=False), output, capsys)
     capsys.readouterr()
     assert main(["--db", db_url, "import", str(output)]) == 0
     assert capsys.readouterr().out.strip() == "kv: 0 added, 1 changed, 0 retired, 2 unchanged"
 
 
 def test_anki_plain_text_export_without_html_converts(
-    tmp_path: Path, collection, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, anki_col, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _add_notes(collection)
+    _add_notes(anki_col)
     text = tmp_path / "plain.txt"
-    collection.export_note_csv(
+    anki_col.export_note_csv(
         out_path=str(text),
-        limit=anki_collection.DeckIdLimit(collection.decks.id("Inference::KV")),
+        limit=anki_collection.DeckIdLimit(anki_col.decks.id("Inference::KV")),
         with_html=False,
         with_tags=True,
         with_deck=False,

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kvdrill.app.services import environment
 from kvdrill.engine.errors import PackErrors, UserError
 from kvdrill.engine.interop.notes import ConvertError, ForeignDeck
 
@@ -114,6 +115,12 @@ def convert(
 # --- export ---------------------------------------------------------------------------------
 
 
+def _open(db: str | None):
+    from kvdrill.store.db import open_database
+
+    return open_database(environment.database_url(db), environment.url_source(db))
+
+
 @dataclass(frozen=True)
 class ApkgResult:
     output: Path
@@ -124,17 +131,17 @@ class ApkgResult:
 
 def export_apkg(db: str | None, output: Path, pack_keys: list[str]) -> ApkgResult:
     """Write the stored packs named (all, when none is) as an Anki package at ``output``."""
+    from kvdrill.app.services.importing import import_bundled
     from kvdrill.engine.interop.anki_cards import NOTE_TYPES, anki_notes
     from kvdrill.store.anki_package import write_anki_package
-    from kvdrill.store.db import open_database
     from kvdrill.store.export_rows import packs_for_export
-    from kvdrill.store.importer import import_bundled
 
     if not output.parent.is_dir():
         raise UserError(f"cannot write {output}: no directory {output.parent}")
-    database = open_database(db)
+    database = _open(db)
     try:
-        import_bundled(database)  # as a drill would: the bundled packs are there to export
+        # As a drill would: the bundled packs are there to export too.
+        import_bundled(database, environment.now())
         with database.session() as session:
             packs = packs_for_export(session, pack_keys)
     finally:
@@ -182,7 +189,6 @@ def _table_bytes(rows: list[dict[str, Any]], columns: tuple[str, ...], fmt: str)
 def export_data(db: str | None, profile: str, fmt: str, directory: Path) -> DataResult:
     """cards, schedules and reviews of ``profile`` as three files in ``directory``."""
     from kvdrill.engine.packs.add_ids import write_atomically
-    from kvdrill.store.db import open_database
     from kvdrill.store.export_rows import (
         CARD_COLUMNS,
         REVIEW_COLUMNS,
@@ -194,7 +200,7 @@ def export_data(db: str | None, profile: str, fmt: str, directory: Path) -> Data
 
     if directory.exists() and not directory.is_dir():
         raise UserError(f"{directory} is a file; export writes a directory of files")
-    database = open_database(db)
+    database = _open(db)
     try:
         with database.session() as session:
             tables = {
