@@ -10,6 +10,7 @@ import pytest
 from kvdrill.app.cli import main
 from kvdrill.engine.capacity.catalog import (
     DTYPES,
+    GpuSpec,
     ModelSpec,
     get_dtype,
     get_gpu,
@@ -132,3 +133,33 @@ def test_models_and_gpus_commands_list_ids(capsys: pytest.CaptureFixture[str]) -
     assert main(["models", "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)
     assert next(m for m in listed if m["id"] == "deepseek-v3")["attention_kind"] == "mla"
+
+
+# Dense FP8 TFLOP/s: half of each datasheet's "with sparsity" figure (H100 SXM 3,958 -> 1,979).
+DENSE_FP8 = {
+    "h100-sxm": 1979,
+    "h100-pcie": 1513,
+    "h200": 1979,
+    "b200": 4500,
+    "l40s": 733,
+    "l4": 242,
+    "mi300x": 2615,
+}
+
+
+def test_gpus_with_fp8_tensor_cores_carry_their_dense_fp8_figure() -> None:
+    assert {g.id: g.fp8_tflops for g in gpus().values() if g.fp8} == DENSE_FP8
+    assert get_gpu("a100-80gb").fp8_tflops is None
+    # Dense FP8 is twice dense BF16 on every GPU that has it; a sparse figure would be 4x.
+    # (L40S's datasheet prints 733 against 362.05, 2.02x.)
+    for gpu_id, fp8 in DENSE_FP8.items():
+        assert fp8 / get_gpu(gpu_id).bf16_tflops == pytest.approx(2, rel=0.015)
+
+
+def test_an_fp8_figure_without_fp8_tensor_cores_is_rejected(tmp_path: Path) -> None:
+    entry = get_gpu("a100-80gb").model_dump(exclude_none=True)
+    entry["fp8_tflops"] = 624  # A100 has no FP8 tensor cores
+    path = tmp_path / "gpus.yaml"
+    path.write_text(json.dumps([entry]), encoding="utf-8")
+    with pytest.raises(UserError, match="fp8_tflops"):
+        load_entries(path, GpuSpec)

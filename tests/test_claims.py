@@ -31,6 +31,32 @@ TRUE_CLAIMS = [
     "max_model_len model=llama-3.1-8b pool=54.8GiB max_concurrency=10 = 45k ±1%",
 ]
 
+# Issue 12's quantities, each worked by hand (see tests/test_roofline_and_serving_formulas.py).
+NEW_QUANTITY_CLAIMS = [
+    "prefill_flops model=llama-3.1-8b prompt_tokens=1000 = 16.06 TFLOP",  # 2 x 8.03e9 x 1000
+    "decode_flops_per_token model=llama-3.1-8b = 16.06 GFLOP",
+    "ridge_point gpu=h100-sxm = 295 FLOP/byte",  # 989e12 / 3.35e12
+    "ridge_point gpu=h100-sxm dtype=fp8 = 591",  # 1979e12 / 3.35e12
+    "prefill_time_floor model=llama-3.1-8b gpu=h100-sxm prompt_tokens=1000 = 16.2 ms",
+    "critical_batch gpu=h100-sxm = 295",  # 295.2 x 2 B / 2
+    "speculative_expected_tokens acceptance_rate=0.8 draft_tokens=4 = 3.36",  # 0.67232 / 0.2
+    "littles_law_concurrency arrival_rate=10 latency=2.5s = 25",
+    "cost_per_million_tokens gpus=8 price_per_gpu_hour=2.5 tokens_per_second=20000 = 0.278",
+    "tp_allreduce_bytes_per_token model=llama-3.1-70b tp=8 = 4.375 MiB",  # 4 x 80 x 7/8 x 16 KiB
+    "acceptance_rate speculative_expected_tokens=3.3616 draft_tokens=4 = 0.8",
+]
+
+
+@pytest.mark.parametrize("text", NEW_QUANTITY_CLAIMS)
+def test_claims_on_the_new_quantities_hold(text: str) -> None:
+    assert claim_problem(text) is None
+
+
+def test_a_wrong_ridge_point_claim_fails() -> None:
+    # The sparse FP8 figure (3958) would give 1181 FLOP/byte, twice the dense ridge.
+    problem = claim_problem("ridge_point gpu=h100-sxm dtype=fp8 = 1181")
+    assert problem is not None and "590.7" in problem, problem
+
 
 @pytest.mark.parametrize("text", TRUE_CLAIMS)
 def test_true_claims_hold(text: str) -> None:

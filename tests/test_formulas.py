@@ -245,7 +245,20 @@ def test_every_smooth_formula_solves_back_for_each_input(name: str, symbol: str)
     values = inputs_from(
         _model_for(name),
         "h100-sxm",
-        overrides={"seq_tokens": 8192, "new_gpu_util": 0.95, "overhead": 1e9},
+        tp=2,  # tp_allreduce_bytes_per_token is 0 at tp 1, which no other input can undo
+        overrides={
+            "seq_tokens": 8192,
+            "new_gpu_util": 0.95,
+            "overhead": 1e9,
+            "prompt_tokens": 1000,
+            "draft_tokens": 4,
+            "acceptance_rate": 0.7,
+            "arrival_rate": 12,
+            "latency": 3.5,
+            "gpus": 8,
+            "price_per_gpu_hour": 2.5,
+            "tokens_per_second": 20_000,
+        },
     )
     known = dict(values)
     known[FORMULAS[name].output] = evaluate(name, values)

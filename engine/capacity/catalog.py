@@ -17,8 +17,9 @@ active_experts, expert_intermediate, shared_experts, dense_layers), optional ``m
 Derived: ``attention_kind`` ("mha", "gqa" or "mla"), ``is_moe``.
 
 ``GpuSpec`` fields: memory_gb (decimal GB as on the datasheet: 80 means 80e9 bytes),
-bandwidth_tbps (decimal TB/s), bf16_tflops (dense), fp8, fp4, optional visible_memory_gib.
-Derived: ``memory_bytes``, ``bandwidth_bytes_per_s``.
+bandwidth_tbps (decimal TB/s), bf16_tflops (dense), fp8, fp8_tflops (dense, given exactly when
+fp8), fp4, optional visible_memory_gib. Derived: ``memory_bytes``, ``bandwidth_bytes_per_s``,
+``peak_flops(weight_dtype)`` (FLOP/s of the compute dtype).
 """
 
 from __future__ import annotations
@@ -121,14 +122,27 @@ class GpuSpec(_Strict):
     bandwidth_tbps: float = Field(gt=0)  # decimal TB/s
     bf16_tflops: float = Field(gt=0)  # dense
     fp8: bool
+    fp8_tflops: float | None = Field(default=None, gt=0)  # dense, where FP8 tensor cores exist
     fp4: bool = False
     visible_memory_gib: float | None = Field(default=None, gt=0)
     memory_note: str = ""
     source: str = Field(min_length=1)
 
+    @model_validator(mode="after")
+    def _fp8_figure(self) -> GpuSpec:
+        if self.fp8 != (self.fp8_tflops is not None):
+            raise ValueError("fp8_tflops is given exactly when fp8 is true")
+        return self
+
     @property
     def memory_bytes(self) -> float:
         return self.memory_gb * 1e9
+
+    def peak_flops(self, weight_dtype: str) -> float:
+        """Dense FLOP/s for the math: FP8 tensor cores run FP8 weights, else BF16 (weight-only)."""
+        if weight_dtype == "fp8" and self.fp8_tflops is not None:
+            return self.fp8_tflops * 1e12
+        return self.bf16_tflops * 1e12
 
     @property
     def bandwidth_bytes_per_s(self) -> float:

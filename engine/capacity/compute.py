@@ -67,8 +67,12 @@ _CAPACITIES = frozenset(
         "kv_dtype_gain_tokens",
     }
 )
-# Fractions of GPU memory (vLLM's gpu_memory_utilization): above 1 is not a setting vLLM takes.
-_FRACTIONS = frozenset({"gpu_util", "new_gpu_util"})
+# Fractions, with what they are a fraction of: above 1 is not a setting vLLM takes, nor a chance.
+_FRACTIONS = {
+    "gpu_util": "a fraction of GPU memory",
+    "new_gpu_util": "a fraction of GPU memory",
+    "acceptance_rate": "a probability",
+}
 
 
 def check_symbol_value(symbol: str, value: float) -> None:
@@ -87,7 +91,12 @@ def check_symbol_value(symbol: str, value: float) -> None:
     if spec.integer and abs(value - round(value)) > 1e-9 * max(1.0, abs(value)):
         raise UserError(f"{symbol} must be a whole number, got {shown}")
     if symbol in _FRACTIONS and value > 1:
-        raise UserError(f"{symbol} is a fraction of GPU memory, at most 1 (100%), got {shown}")
+        raise UserError(f"{symbol} is {_FRACTIONS[symbol]}, at most 1 (100%), got {shown}")
+    if symbol == "acceptance_rate" and value == 1:
+        raise UserError(
+            "acceptance_rate must be below 1: (1 - a^(k+1)) / (1 - a) divides by zero there "
+            "(a draft always accepted yields draft_tokens + 1 tokens)"
+        )
 
 
 def symbol_value(name: str, text: str) -> tuple[str, float]:

@@ -23,7 +23,7 @@ Public API (names are stable; the generator, the checker, claim checks and ``kvd
 - ``inputs_from(model=None, gpu=None, dtype="bf16", kv_dtype=None, tp=1, overrides=None)
   -> dict[str, float]`` — symbol values from catalog entries and precisions, plus every derived
   quantity (attention_params, model_params, active_params, weight_bytes, kv_bytes_per_token,
-  kv_pool_bytes, kv_pool_tokens) that its inputs allow. ``overrides`` win over both.
+  kv_pool_bytes, kv_pool_tokens, ridge_point, prefill_flops) that its inputs allow. ``overrides`` win over both.
 - ``missing_inputs(name, inputs, model=None) -> list[str]`` — base symbols still needed.
 - ``default_kv_dtype(dtype) -> str`` — the KV dtype used when none is named ("auto").
 - ``explain(name, inputs) -> str`` — the formula, the numbers substituted and the result.
@@ -34,11 +34,15 @@ Formulas (output in brackets when a variant):
   weight_bytes, kv_bytes_per_token, kv_bytes_per_token_mla [kv_bytes_per_token],
   kv_bytes_per_sequence, kv_bytes_per_sequence_swa [kv_bytes_per_sequence], decode_floor_time,
   kv_pool_bytes, kv_pool_tokens, max_concurrency, requests_that_fit, extra_kv_tokens,
-  sessions_that_fit, kv_dtype_gain_tokens, weight_quant_gain_tokens.
+  sessions_that_fit, kv_dtype_gain_tokens, weight_quant_gain_tokens, prefill_flops,
+  decode_flops_per_token, ridge_point, prefill_time_floor, critical_batch,
+  speculative_expected_tokens, littles_law_concurrency, cost_per_million_tokens,
+  tp_allreduce_bytes_per_token.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache, cached_property
@@ -128,6 +132,26 @@ _SYMBOL_TABLE: tuple[Symbol, ...] = (
     Symbol("seq_tokens", "token", "tokens in one sequence (prompt + output)", True),
     Symbol("request_tokens", "token", "final tokens of one request (prompt + output)", True),
     Symbol("max_model_len", "token", "vLLM max_model_len: longest request admitted", True),
+    Symbol("prompt_tokens", "token", "tokens in one prompt (prefilled at once)", True),
+    Symbol(
+        "peak_flops",
+        "FLOP/s",
+        "dense peak FLOP/s of one GPU in the compute dtype (FP8 for fp8 weights, else BF16)",
+    ),
+    Symbol("activation_bytes", "byte", "bytes per activation element all-reduced (BF16 2)"),
+    Symbol("draft_tokens", "dimensionless", "tokens the draft proposes per step (k)", True),
+    Symbol(
+        "acceptance_rate",
+        "dimensionless",
+        "chance the target accepts one draft token (a, below 1)",
+        False,
+        True,
+    ),
+    Symbol("arrival_rate", "request/s", "requests arriving per second"),
+    Symbol("latency", "s", "mean time a request spends in the system (end to end)"),
+    Symbol("gpus", "dimensionless", "GPUs serving (all replicas and their tensor-parallel ranks)"),
+    Symbol("price_per_gpu_hour", "dimensionless", "dollars one GPU costs per hour"),
+    Symbol("tokens_per_second", "token/s", "tokens all those GPUs produce per second"),
     # Derived quantities (outputs of formulas, inputs of others)
     Symbol("attention_params", "dimensionless", "attention parameters in one layer", True),
     Symbol("model_params", "dimensionless", "total parameters", True),
@@ -144,6 +168,17 @@ _SYMBOL_TABLE: tuple[Symbol, ...] = (
     Symbol("sessions_that_fit", "request", "full-length sessions that fit on a node", True),
     Symbol("kv_dtype_gain_tokens", "token", "KV tokens gained by a smaller KV cache dtype"),
     Symbol("weight_quant_gain_tokens", "token", "KV tokens gained by quantizing the weights"),
+    Symbol("prefill_flops", "FLOP", "FLOPs to prefill one prompt (weights only, no attention)"),
+    Symbol("decode_flops_per_token", "FLOP", "FLOPs to decode one token (weights only)"),
+    Symbol("ridge_point", "FLOP/byte", "FLOP per HBM byte where a kernel turns compute-bound"),
+    Symbol("prefill_time_floor", "s", "lower bound of a prefill: its FLOPs at dense peak"),
+    Symbol("critical_batch", "dimensionless", "decode batch where weight reads and math tie"),
+    Symbol("speculative_expected_tokens", "token", "tokens one speculative step yields on average"),
+    Symbol("littles_law_concurrency", "request", "requests in flight on average (Little's law)"),
+    Symbol("cost_per_million_tokens", "dimensionless", "dollars per million tokens generated"),
+    Symbol(
+        "tp_allreduce_bytes_per_token", "byte", "bytes each GPU sends per token in TP all-reduces"
+    ),
 )
 SYMBOLS: dict[str, Symbol] = {s.name: s for s in _SYMBOL_TABLE}
 
@@ -165,7 +200,6 @@ ALIASES: dict[str, str] = {
     "seq_len": "seq_tokens",
     "tokens_per_request": "request_tokens",
     "bits": "weight_bits",
-    "gpus": "tp",
     "n_layers": "layers",
     "num_kv_heads": "kv_heads",
 }
@@ -199,6 +233,26 @@ class Formula:
     @property
     def text(self) -> str:
         return f"{self.output} = {_pretty(sympy.sstr(self.expr, order='none'))}"
+
+
+# Products, quotients and sums kept in the order the definition states them, so ``--explain``
+# shows "gpus x price_per_gpu_hour / (tokens_per_second x 3600) x 1000000", not sympy's canonical
+# rearrangement. Evaluation and solving are unaffected.
+def _term(value: sympy.Expr | int) -> sympy.Expr:
+    return sympy.Integer(value) if isinstance(value, int) else value
+
+
+def _as_written(*factors: sympy.Expr | int) -> sympy.Expr:
+    return sympy.Mul(*map(_term, factors), evaluate=False)
+
+
+def _over(numerator: sympy.Expr | int, denominator: sympy.Expr | int) -> sympy.Expr:
+    inverse = sympy.Pow(_term(denominator), -1, evaluate=False)
+    return sympy.Mul(_term(numerator), inverse, evaluate=False)
+
+
+def _sum(*terms: sympy.Expr | int) -> sympy.Expr:
+    return sympy.Add(*map(_term, terms), evaluate=False)
 
 
 def _formulas() -> dict[str, Formula]:
@@ -349,6 +403,74 @@ def _formulas() -> dict[str, Formula]:
             / (g["tp"] * g["kv_bytes_per_token"]),
             "Quantizing weights adds a fixed amount: bytes freed per GPU / KV bytes per token.",
         ),
+        (
+            "prefill_flops",
+            "prefill_flops",
+            2 * g["active_params"] * g["prompt_tokens"],
+            "2 FLOPs (multiply, add) per active parameter per prompt token; attention left out.",
+        ),
+        (
+            "decode_flops_per_token",
+            "decode_flops_per_token",
+            2 * g["active_params"],
+            "2 FLOPs per active parameter for each generated token; attention left out.",
+        ),
+        (
+            "ridge_point",
+            "ridge_point",
+            g["peak_flops"] / g["hbm_bandwidth"],
+            "Dense peak FLOP/s / HBM bandwidth: below this many FLOP per byte, memory bounds it.",
+        ),
+        (
+            "prefill_time_floor",
+            "prefill_time_floor",
+            g["prefill_flops"] / (g["tp"] * g["peak_flops"]),
+            "Prefill is compute-bound: its FLOPs / (TP GPUs x dense peak FLOP/s).",
+        ),
+        (
+            "critical_batch",
+            "critical_batch",
+            _over(
+                _as_written(g["ridge_point"], _over(_sum(g["weight_bits"], g["scale_bits"]), 8)), 2
+            ),
+            "Each weight byte read serves 2 FLOPs per sequence: ridge x bytes per parameter / 2.",
+        ),
+        (
+            "speculative_expected_tokens",
+            "speculative_expected_tokens",
+            (1 - g["acceptance_rate"] ** (g["draft_tokens"] + 1)) / (1 - g["acceptance_rate"]),
+            "Accepted drafts stop at the first rejection, plus the target's own token.",
+        ),
+        (
+            "littles_law_concurrency",
+            "littles_law_concurrency",
+            g["arrival_rate"] * g["latency"],
+            "Little's law: requests in flight = arrival rate x mean time in the system.",
+        ),
+        (
+            "cost_per_million_tokens",
+            "cost_per_million_tokens",
+            _as_written(
+                g["gpus"],
+                g["price_per_gpu_hour"],
+                _over(1, _as_written(g["tokens_per_second"], 3600)),
+                10**6,
+            ),
+            "Dollars per hour of all GPUs / tokens per hour, x one million.",
+        ),
+        (
+            "tp_allreduce_bytes_per_token",
+            "tp_allreduce_bytes_per_token",
+            _as_written(
+                2,
+                g["layers"],
+                2,
+                _over(_sum(g["tp"], -1), g["tp"]),
+                g["hidden"],
+                g["activation_bytes"],
+            ),
+            "Ring all-reduce, 2 per layer (attention, MLP): 2 (tp-1)/tp x hidden x bytes each.",
+        ),
     ]
     return {name: Formula(name, output, expr, desc) for name, output, expr, desc in table}
 
@@ -365,6 +487,8 @@ _DERIVED = (
     "kv_bytes_per_token",
     "kv_pool_bytes",
     "kv_pool_tokens",
+    "ridge_point",
+    "prefill_flops",
 )
 
 DEFAULTS: dict[str, float] = {
@@ -374,6 +498,7 @@ DEFAULTS: dict[str, float] = {
     "new_kv_dtype_bytes": 1,  # FP8
     "new_weight_bits": 8,
     "tp": 1,
+    "activation_bytes": 2,  # BF16 activations, also under FP8 or 4-bit weights
 }
 
 
@@ -522,7 +647,16 @@ def _bisect(formula: Formula, symbol: str, known: Mapping[str, float]) -> float:
         values[symbol] = x
         return evaluate(formula.name, values) - target
 
+    def computable(x: float) -> bool:
+        # A removable singularity (speculative tokens at acceptance_rate 1) is stepped over.
+        try:
+            gap(x)
+        except UserError:
+            return False
+        return True
+
     points = [10.0**k for k in range(-6, 19)]
+    points = [x for x in points if computable(x)]
     for lo, hi in zip(points, points[1:], strict=False):
         if gap(lo) == 0:
             return lo
@@ -532,6 +666,8 @@ def _bisect(formula: Formula, symbol: str, known: Mapping[str, float]) -> float:
         raise UserError(f"no value of {symbol} gives {formula.output} = {target:g}")
     for _ in range(200):
         mid = (lo + hi) / 2
+        if not computable(mid):
+            mid = math.nextafter(mid, hi)
         if (gap(mid) < 0) == (gap(lo) < 0):
             lo = mid
         else:
@@ -569,7 +705,11 @@ def inputs_from(
         from_catalog = models().get(spec.id) is spec
         values.update(_catalog_model_values(spec.id) if from_catalog else _model_values(spec))
     if card is not None:
-        values.update(gpu_mem=card.memory_bytes, hbm_bandwidth=card.bandwidth_bytes_per_s)
+        values.update(
+            gpu_mem=card.memory_bytes,
+            hbm_bandwidth=card.bandwidth_bytes_per_s,
+            peak_flops=card.peak_flops(weights.name),
+        )
     for name, value in (overrides or {}).items():
         values[canonical_symbol(name)] = float(value)
     given = set(values)
@@ -667,6 +807,14 @@ def humanize(value: float, unit: str) -> str:
         return f"{format_number(value * 1e3)} ms" if abs(value) < 1 else f"{format_number(value)} s"
     if unit == "byte/s":
         return f"{format_number(value / 1e12)} TB/s"
+    if unit in ("FLOP", "FLOP/s"):
+        prefixes = (("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6))
+        prefix, size = next(((p, n) for p, n in prefixes if abs(value) >= n), ("", 1.0))
+        return f"{format_number(value / size)} {prefix}{unit}"
+    if unit == "FLOP/byte":
+        return f"{format_number(value)} FLOP/byte"
+    if unit in ("request/s", "token/s"):
+        return f"{format_number(value)} {unit.replace('/', 's/')}"
     if unit in ("token", "request"):
         return f"{format_number(value)} {unit}s"
     if abs(value) >= 1e9:
