@@ -222,6 +222,10 @@ SEED_FIGURES = [
             "--set",
             "util=1",
             "--set",
+            "gpu_mem=80GB",  # the seed's 8 x 80 GB = 640 GB, no overhead
+            "--set",
+            "overhead=0",
+            "--set",
             "seq_tokens=32768",  # "32K" context = 32,768 tokens (the reader takes k as 1000)
         ],
         46,

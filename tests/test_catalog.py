@@ -163,3 +163,33 @@ def test_an_fp8_figure_without_fp8_tensor_cores_is_rejected(tmp_path: Path) -> N
     path.write_text(json.dumps([entry]), encoding="utf-8")
     with pytest.raises(UserError, match="fp8_tflops"):
         load_entries(path, GpuSpec)
+
+
+def test_pool_figures_start_from_the_memory_vllm_logs() -> None:
+    from kvdrill.engine.capacity.compute import compute
+
+    h100 = get_gpu("h100-sxm")
+    assert h100.visible_memory_bytes == 79.22 * 2**30  # vLLM PR #10511's total_gpu_memory
+    assert "10511" in h100.memory_note
+    # HBM is sized in binary units: an "80 GB" H100 carries 80 GiB, of which the driver keeps a
+    # little. Every logged total lies below the datasheet number read as GiB, and cites its log.
+    for card in gpus().values():
+        if card.visible_memory_gib is not None:
+            assert card.visible_memory_gib < card.memory_gb
+            assert "total_gpu_memory" in card.memory_note
+        else:
+            assert card.visible_memory_bytes == card.memory_bytes
+    # 79.22 GiB x 0.9 - 14.96 GiB of weights - 1.5 GiB = 54.84 GiB; 28,078 blocks of 2 MiB
+    # over 8,192 blocks per 131,072-token request = 3.427, within 1 % of vLLM's "3.43x".
+    got = compute(
+        "max_concurrency",
+        model="llama-3.1-8b",
+        gpu="h100-sxm",
+        overrides={"max_model_len": 131072},
+    )
+    assert got.value == pytest.approx(3.43, rel=0.01)
+    assert got.value == 28_078 / 8_192
+
+
+def test_b200_is_the_180_gb_hgx_part_not_the_192_gb_announcement() -> None:
+    assert get_gpu("b200").memory_bytes == 180e9

@@ -29,6 +29,11 @@ HELP_EXAMPLE_LINES = [
     "max_concurrency = 3.425",
     "requests_that_fit = 76 requests",
     "max_model_len = 44,892 tokens",
+    # vLLM prints 3.43x: 79.22 GiB x 0.9 - 14.96 GiB weights - 1.5 GiB overhead = 54.84 GiB,
+    # floor(54.84 GiB / 2 MiB per block) = 28,078 blocks / 8,192 per request = 3.427
+    "max_concurrency = 3.427",
+    "prefill_flops = 16.06 TFLOP",  # 2 x 8,030,261,248 x 1000
+    "acceptance_rate = 0.7413",  # (1 - a^5) / (1 - a) = 3 at a = 0.7413
 ]
 
 # Seed-pack figures as calc prints them without --unit (its own choice of unit).

@@ -13,6 +13,7 @@ examples:
   kvdrill calc max_concurrency --model llama-3.1-8b --set pool=54.8GiB --set max_model_len=131072
   kvdrill calc requests_that_fit --set kv_pool_tokens=533k --set request_tokens=7000
   kvdrill calc max_model_len --model llama-3.1-8b --set pool=54.8GiB --set max_concurrency=10
+  kvdrill calc max_concurrency --model llama-3.1-8b --gpu h100-sxm --set max_model_len=131072
   kvdrill calc prefill_flops --model llama-3.1-8b --set prompt_tokens=1000
   kvdrill calc acceptance_rate --set speculative_expected_tokens=3 --set draft_tokens=4
 QUANTITY is a formula name (see --list) or, to solve backwards, an input of a formula whose

@@ -18,7 +18,9 @@ Derived: ``attention_kind`` ("mha", "gqa" or "mla"), ``is_moe``.
 
 ``GpuSpec`` fields: memory_gb (decimal GB as on the datasheet: 80 means 80e9 bytes),
 bandwidth_tbps (decimal TB/s), bf16_tflops (dense), fp8, fp8_tflops (dense, given exactly when
-fp8), fp4, optional visible_memory_gib. Derived: ``memory_bytes``, ``bandwidth_bytes_per_s``,
+fp8), fp4, optional visible_memory_gib (the total vLLM logs, cited in memory_note). Derived:
+``memory_bytes`` (datasheet), ``visible_memory_bytes`` (the logged total, else the datasheet's),
+``bandwidth_bytes_per_s``,
 ``peak_flops(weight_dtype)`` (FLOP/s of the compute dtype).
 """
 
@@ -137,6 +139,13 @@ class GpuSpec(_Strict):
     @property
     def memory_bytes(self) -> float:
         return self.memory_gb * 1e9
+
+    @property
+    def visible_memory_bytes(self) -> float:
+        """What vLLM multiplies by gpu_memory_utilization: the logged total, else the datasheet."""
+        if self.visible_memory_gib is not None:
+            return self.visible_memory_gib * 2**30
+        return self.memory_bytes
 
     def peak_flops(self, weight_dtype: str) -> float:
         """Dense FLOP/s for the math: FP8 tensor cores run FP8 weights, else BF16 (weight-only)."""

@@ -56,7 +56,7 @@ DISPLAY_FIGURES = 4  # significant figures of numbers shown in a prompt
 
 # How a quantity is shown when the template does not say.
 DISPLAY_UNITS = {
-    "gpu_mem": "GB",
+    "gpu_mem": "GiB",  # the total vLLM logs (79.22 GiB on an H100), see gpus.yaml
     "weight_bytes": "GB",
     "kv_pool_bytes": "GiB",
     "overhead_bytes": "GiB",
@@ -66,6 +66,15 @@ DISPLAY_UNITS = {
     "decode_floor_time": "ms",
     "kv_dtype_bytes": "B",
     "new_kv_dtype_bytes": "B",
+    "peak_flops": "TFLOP/s",
+    "prefill_flops": "TFLOP",
+    "decode_flops_per_token": "GFLOP",
+    "ridge_point": "FLOP/byte",
+    "prefill_time_floor": "ms",
+    "tp_allreduce_bytes_per_token": "MiB",
+    "arrival_rate": "requests/s",
+    "tokens_per_second": "tokens/s",
+    "latency": "s",
 }
 _BINARY_UNITS = (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10))
 _WEIGHT_FORMULAS = {"weight_bytes", "decode_floor_time", "weight_quant_gain_tokens"}
