@@ -56,7 +56,7 @@ def test_kv_heads_split_under_tp_and_replicate_past_their_count() -> None:
     assert kv("llama-3.1-70b", tp=2) == 2 * 80 * 4 * 128 * 2
     assert kv("llama-3.1-70b", tp=8) == 2 * 80 * 1 * 128 * 2
     assert kv("llama-3.1-70b", tp=16) == 2 * 80 * 1 * 128 * 2  # heads replicated, not halved
-    assert kv("qwen2.5-7b", tp=8) == 2 * 28 * 1 * 128 * 2  # 4 KV heads on 8 GPUs
+    assert kv("llama-3.1-8b", tp=16) == 2 * 32 * 1 * 128 * 2  # 8 KV heads on 16 GPUs
     assert kv("deepseek-v3", tp=8) == 61 * (512 + 64) * 2  # the latent sits on every GPU
 
 

@@ -115,6 +115,34 @@ class ModelSpec(_Strict):
     def is_moe(self) -> bool:
         return self.moe is not None
 
+    def tp_refusal(self, tp: int) -> str | None:
+        """Why vLLM refuses this tensor-parallel size for the model, in its words, or None.
+
+        vLLM checks that TP divides the attention heads (ModelConfig), and in the attention
+        layers that it divides the KV heads or, past their count, is a multiple of them (each
+        KV head is then replicated). MLA caches one shared latent, so only the heads count.
+        """
+        if self.heads % tp:
+            return (
+                f"{self.name}: tensor-parallel size {tp} does not divide its {self.heads} "
+                "attention heads, and vLLM refuses it"
+            )
+        if self.mla is None and (self.kv_heads % tp if tp <= self.kv_heads else tp % self.kv_heads):
+            return (
+                f"{self.name}: tensor-parallel size {tp} neither divides its {self.kv_heads} KV "
+                "heads nor is a multiple of them, and vLLM refuses it"
+            )
+        return None
+
+    def max_model_len_refusal(self, max_model_len: float) -> str | None:
+        """Why vLLM refuses a max_model_len beyond the model's context, or None."""
+        if self.max_context is None or max_model_len <= self.max_context:
+            return None
+        return (
+            f"{self.name}: max_model_len {max_model_len:,.0f} is above its context of "
+            f"{self.max_context:,} tokens, and vLLM refuses it"
+        )
+
 
 class GpuSpec(_Strict):
     id: str

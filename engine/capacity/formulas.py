@@ -715,6 +715,8 @@ def inputs_from(
         )
     for name, value in (overrides or {}).items():
         values[canonical_symbol(name)] = float(value)
+    if spec is not None:
+        _refuse_what_vllm_refuses(spec, values, overrides or {})
     given = set(values)
     for quantity in _DERIVED:
         if quantity in given:
@@ -723,6 +725,19 @@ def inputs_from(
         if not _missing(formula, values):
             values[quantity] = evaluate(formula.name, values)
     return values
+
+
+def _refuse_what_vllm_refuses(
+    spec: ModelSpec, values: Mapping[str, float], overrides: Mapping[str, float]
+) -> None:
+    """A deployment vLLM would not start is an error, not a figure (TP, max_model_len)."""
+    tp = values["tp"]
+    refusal = spec.tp_refusal(int(tp)) if tp >= 1 and float(tp).is_integer() else None
+    asked_len = {canonical_symbol(k): v for k, v in overrides.items()}.get("max_model_len")
+    if refusal is None and asked_len is not None:
+        refusal = spec.max_model_len_refusal(asked_len)
+    if refusal:
+        raise UserError(refusal)
 
 
 @cache

@@ -131,6 +131,10 @@ def draw_variant(problem: Problem, template_id: str, seed: int) -> Variant:
     failed: dict[str, int] = {}
     for _ in range(MAX_ATTEMPTS):
         picks = {axis.name: axis.pick(rng.randrange(axis.size())) for axis in problem.axes}
+        refused = _refused_by_vllm(problem, picks)
+        if refused:
+            failed[refused] = failed.get(refused, 0) + 1
+            continue
         draw = _inputs(problem, picks)
         _answer(problem, draw)
         broken = _broken_constraint(problem, draw)
@@ -142,6 +146,24 @@ def draw_variant(problem: Problem, template_id: str, seed: int) -> Variant:
         f"no variant meets the constraints in {MAX_ATTEMPTS} draws "
         f"(failing most: {worst}); widen `vary` or relax the constraint"
     )
+
+
+# Built-in constraints: no variant asks about a deployment vLLM would refuse to start.
+_TP_RULE = "tp divides the attention and KV heads (as vLLM requires)"
+_CONTEXT_RULE = "max_model_len within the model's context (as vLLM requires)"
+
+
+def _refused_by_vllm(problem: Problem, picks: Mapping[str, Any]) -> str | None:
+    """The built-in rule these picks break, or None."""
+    model = picks.get("model", problem.fixed.get("model"))
+    if model is None:
+        return None
+    if model.tp_refusal(int(picks.get("tp", problem.fixed.get("tp", 1)))):
+        return _TP_RULE
+    length = picks.get("max_model_len", problem.given.get("max_model_len"))
+    if isinstance(length, Quantity) and model.max_model_len_refusal(length.value):
+        return _CONTEXT_RULE
+    return None
 
 
 def _mixed_seed(template_id: str, seed: int) -> int:
