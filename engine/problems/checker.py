@@ -16,7 +16,9 @@ Three figures bound that rounding to 0.5 %, below every unit trap. Unit traps ar
 whatever the tolerance: when the number typed is the truth in the *sibling* of the unit typed
 (``128 kB`` for 128 KiB, ``64 GB`` for 64 GiB, ``1 Gb`` for 1 GB), or when a size or bandwidth
 is off by a decimal/binary ratio 1.024**k (k = 1..4: 1.024, 1.049, 1.074, 1.1) to within 0.5 %
-(``68.72 GiB`` for 64 GiB under a 10 % tolerance), the answer is wrong.
+(``68.72 GiB`` for 64 GiB under a 10 % tolerance), the answer is wrong. A whole count (context
+``whole_count``: requests or sessions that fit, a floor) is never accepted above the truth: 301
+requests for 299 is one request that does not fit, whatever the tolerance.
 
 SM-2 quality (engine/study/sm2.py: q >= 3 advances the schedule, q < 3 resets it):
 
@@ -35,8 +37,9 @@ Diagnosis names the mistake in one sentence with a stable code; the first match 
 
 1. a unit slip (right number, sibling unit): ``kb_vs_kib``, ``mb_vs_mib``, ``gb_vs_gib``,
    ``tb_vs_tib`` (also PB/PiB), ``bits_vs_bytes``;
-2. the generator's ``alternatives`` (context, below), in their order;
-3. ``RULES`` in order: ``kb_vs_kib``, ``mb_vs_mib``, ``gb_vs_gib``, ``tb_vs_tib`` (off by
+2. ``rounded_up``: a whole count answered above the truth, by one or within the tolerance;
+3. the generator's ``alternatives`` (context, below), in their order;
+4. ``RULES`` in order: ``kb_vs_kib``, ``mb_vs_mib``, ``gb_vs_gib``, ``tb_vs_tib`` (off by
    1.024**k), ``kv_factor_2``, ``mla_factor_2``, ``attention_heads``, ``tp_missing``,
    ``tp_wrong``, ``dtype_bytes``, ``bits_vs_bytes`` (x8, after the rules that use the
    context: 64 heads / 8 KV heads is also 8), ``factor_1000`` (also 10**6), ``factor_1024``,
@@ -63,6 +66,7 @@ Variant.context keys read here (all optional; the generator fills what it knows)
   the answer scales with (the KV dtype for KV questions, the weight dtype for weights); without
   ``dtype_bytes``, ``kv_dtype_bytes`` (KV formulas) or ``weight_bits`` / 8 is used.
 - ``mla`` (bool): the model caches one latent per layer (no factor 2).
+- ``whole_count`` (bool): the answer is a floor (requests or sessions that fit); see above.
 - ``exponents`` (dict[str, float]): how the answer scales with ``kv`` (KV bytes per token),
   ``tp`` and ``dtype_bytes``: answer ~ x**e. Each key given overrides ``DEFAULT_EXPONENTS``
   for the formula (e.g. kv_bytes_per_token: kv 1, tp -1, dtype_bytes 1; kv_pool_tokens: kv -1);
@@ -186,7 +190,7 @@ SENTENCES = {
     "utilization_missing": "You left out the GPU memory utilization (gpu_memory_utilization).",
     "sliding_window": "Sliding-window layers keep only the window's tokens, not the whole context.",
     "active_vs_total": "You mixed up active and total parameters of the MoE model.",
-    "rounded_up": "You rounded up: a request that does not fit whole does not count.",
+    "rounded_up": "You rounded up: a request that does not fit is not served.",
 }
 
 
@@ -477,6 +481,18 @@ def _alternatives(facts: Facts) -> Diagnosis | None:
     return None
 
 
+def _whole_count(variant: Variant) -> bool:
+    return variant.context.get("whole_count") is True
+
+
+def _rounded_up(facts: Facts) -> bool:
+    """A whole count answered above the truth: by one, or by no more than the tolerance."""
+    if not _whole_count(facts.variant) or facts.value <= facts.truth:
+        return False
+    excess = facts.value - facts.truth
+    return excess <= 1 + 1e-9 or excess <= facts.variant.rel_tolerance * facts.truth
+
+
 def _rounding(answer: TypedAnswer) -> float:
     """Half a unit in the last digit typed, relative: 3.4x stands for 3.35..3.45 (1.5 %)."""
     value = abs(answer.value)
@@ -509,6 +525,8 @@ def diagnose(variant: Variant, answer: TypedAnswer) -> Diagnosis | None:
         context=variant.context,
         information="[information]" in dict(dimension),
     )
+    if _rounded_up(facts):
+        return Diagnosis("rounded_up", SENTENCES["rounded_up"])
     alternative = _alternatives(facts)
     if alternative is not None:
         return alternative
@@ -557,6 +575,8 @@ def is_accepted(variant: Variant, answer: TypedAnswer) -> bool:
     value = answer.value_in(variant.unit)
     if truth == 0:
         return value == 0
+    if _whole_count(variant) and value > truth:
+        return False  # one more request than fits is not served
     if _prefix_ratio_trap(variant, answer, value / truth):
         return False
     if abs(value - truth) <= variant.rel_tolerance * abs(truth):

@@ -779,6 +779,9 @@ def _context(problem: Problem, draw: _Draw, formula_text: str, worked: str) -> d
     for name in ("heads", "kv_heads", "tp"):
         if name in values:
             context[name] = values[name]
+    expr = problem.custom.expr if problem.custom else _catalog_expr(draw.formula)
+    if not problem.solving and expr.func == sympy.floor:
+        context["whole_count"] = True  # requests or sessions that fit: never round up
     if problem.solving or problem.custom is not None:
         # The checker's default exponents describe a catalog formula's output; here the
         # answer's own scaling is measured instead (rules for unmeasured inputs stay off).
