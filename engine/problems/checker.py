@@ -38,6 +38,8 @@ Diagnosis names the mistake in one sentence with a stable code; the first match 
 1. a unit slip (right number, sibling unit): ``kb_vs_kib``, ``mb_vs_mib``, ``gb_vs_gib``,
    ``tb_vs_tib`` (also PB/PiB), ``bits_vs_bytes``;
 2. ``rounded_up``: a whole count answered above the truth, by one or within the tolerance;
+   ``bare_base_unit``: a number typed without a unit that is the answer in bytes, seconds or
+   bytes per second (``141000000000`` for 141 GB);
 3. the generator's ``alternatives`` (context, below), in their order;
 4. ``RULES`` in order: ``kb_vs_kib``, ``mb_vs_mib``, ``gb_vs_gib``, ``tb_vs_tib`` (off by
    1.024**k), ``kv_factor_2``, ``mla_factor_2``, ``attention_heads``, ``tp_missing``,
@@ -76,7 +78,7 @@ Variant.context keys read here (all optional; the generator fills what it knows)
   the ratio rules because it is exact for formulas that are not simple products. Codes with a
   sentence in ``SENTENCES``: the rule codes above and ``tp_replication``, ``block_rounding``,
   ``weights_not_subtracted``, ``utilization_missing``, ``sliding_window``, ``active_vs_total``,
-  ``rounded_up``.
+  ``rounded_up``, ``scales_missing``, ``gib_read_as_gb``, ``gb_read_as_gib``.
 - ``mistake_sentences`` (dict[str, str]): sentences for alternative codes ``SENTENCES`` does
   not know (or to override one); an unknown code without one gets a generic sentence.
 """
@@ -191,6 +193,19 @@ SENTENCES = {
     "sliding_window": "Sliding-window layers keep only the window's tokens, not the whole context.",
     "active_vs_total": "You mixed up active and total parameters of the MoE model.",
     "rounded_up": "You rounded up: a request that does not fit is not served.",
+    "scales_missing": (
+        "You left out the quantization scales: a 4-bit checkpoint stores them on top of the "
+        "4 bits (one 16-bit scale per 128 weights is 0.125 bit more per weight)."
+    ),
+    "gib_read_as_gb": "You read a size given in GiB as GB: 1 GiB = 2³⁰ B = 1.074 GB.",
+    "gb_read_as_gib": "You read a size given in GB as GiB: 1 GiB = 2³⁰ B = 1.074 GB.",
+}
+
+# Names of the base units a bare number may have been worked out in, by dimension.
+_BASE_UNIT_NAMES = {
+    frozenset({("[information]", 1)}): "bytes",
+    frozenset({("[time]", 1)}): "seconds",
+    frozenset({("[information]", 1), ("[time]", -1)}): "bytes per second",
 }
 
 
@@ -481,6 +496,21 @@ def _alternatives(facts: Facts) -> Diagnosis | None:
     return None
 
 
+def _bare_base_unit(facts: Facts) -> Diagnosis | None:
+    """A number typed without a unit that is the answer in bytes (or seconds): 141e9 for 141 GB."""
+    if facts.answer.unit_typed:
+        return None
+    factor, dimension = unit_scale(facts.variant.unit)
+    base = _BASE_UNIT_NAMES.get(dimension)
+    if base is None or factor == 1 or not facts.near(factor):
+        return None
+    return Diagnosis(
+        "bare_base_unit",
+        f"Your number is the answer in {base}, but it was read in {facts.variant.unit}: "
+        f"write {expected_text(facts.variant)}, or put the unit after the number.",
+    )
+
+
 def _whole_count(variant: Variant) -> bool:
     return variant.context.get("whole_count") is True
 
@@ -527,6 +557,9 @@ def diagnose(variant: Variant, answer: TypedAnswer) -> Diagnosis | None:
     )
     if _rounded_up(facts):
         return Diagnosis("rounded_up", SENTENCES["rounded_up"])
+    bare = _bare_base_unit(facts)
+    if bare is not None:
+        return bare
     alternative = _alternatives(facts)
     if alternative is not None:
         return alternative

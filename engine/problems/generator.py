@@ -690,19 +690,23 @@ def _params(problem: Problem, draw: _Draw) -> dict[str, str]:
     return params
 
 
-def _alternatives(problem: Problem, draw: _Draw) -> dict[str, float]:
-    """Mistake code -> the answer that mistake gives (in the asked unit), for the checker.
+def _alternatives(problem: Problem, draw: _Draw) -> tuple[dict[str, float], dict[str, str]]:
+    """Mistake code -> the answer that mistake gives (in the asked unit), for the checker, and
+    the sentences of codes the checker does not know by itself.
 
-    Only for a catalog formula asked forwards, and only for inputs the learner had to derive:
-    a pool computed without subtracting the weights or without the utilization, and an MoE's
-    weights counted from its active parameters.
+    Only for a catalog formula asked forwards, and only for inputs the learner had to derive or
+    read: a pool computed without subtracting the weights or without the utilization, an MoE's
+    weights counted from its active parameters, 4-bit weights without their scales, and a size
+    given in GiB read as GB (or the other way round).
     """
     if problem.solving or problem.custom is not None:
-        return {}
+        return {}, {}
     expr = _catalog_expr(draw.formula)
     chain = _names(expr) | {name for name, _ in _earlier_steps(problem, draw, expr)}
+    chain |= {FORMULAS[draw.formula].output}
     values = draw.values
     changes: dict[str, dict[str, float]] = {}
+    sentences: dict[str, str] = {}
     if "kv_pool_bytes" in chain and "kv_pool_bytes" not in draw.overrides:
         overhead = values.get("overhead_bytes", 0.0)
         changes["weights_not_subtracted"] = {
@@ -711,13 +715,32 @@ def _alternatives(problem: Problem, draw: _Draw) -> dict[str, float]:
         changes["utilization_missing"] = {
             "kv_pool_bytes": values["gpu_mem"] - values["weight_bytes"] / values["tp"] - overhead
         }
+    weights_derived = "weight_bytes" in chain and "weight_bytes" not in draw.overrides
     if (
-        "weight_bytes" in chain
-        and "weight_bytes" not in draw.overrides
+        weights_derived
         and "model_params" not in draw.overrides
         and values.get("active_params", 0) < values.get("model_params", 0)
     ):
         changes["active_vs_total"] = {"model_params": values["active_params"]}
+    if "active_vs_total" in changes and FORMULAS[draw.formula].output == "weight_bytes":
+        sentences["active_vs_total"] = (
+            f"Memory holds every expert: count all {format_number(values['model_params'] / 1e9, 3)}"
+            f" B parameters, not the {format_number(values['active_params'] / 1e9, 3)} B active "
+            "ones."
+        )
+    if weights_derived and values.get("scale_bits", 0) > 0 and "scale_bits" not in draw.overrides:
+        changes["scales_missing"] = {"scale_bits": 0.0}
+    for name in sorted(chain & set(draw.overrides)):
+        shown = _display_unit(problem, draw, name, values[name])
+        if shown in _GB_SIBLINGS:
+            misread = _GB_SIBLINGS[shown]
+            code = f"{shown.lower()}_read_as_{misread.lower()}"
+            if code in changes:
+                continue  # two inputs in the same unit: name the first
+            changes[code] = {name: values[name] * unit_factor(misread) / unit_factor(shown)}
+            sentences[code] = (
+                f"You read {show(problem, draw, name)} as {misread}: 1 GiB = 2³⁰ B = 1.074 GB."
+            )
     found: dict[str, float] = {}
     factor = unit_factor(problem.unit)
     for code, change in changes.items():
@@ -727,7 +750,11 @@ def _alternatives(problem: Problem, draw: _Draw) -> dict[str, float]:
         wrong = _solve_or_nan(lambda v=redone: evaluate(draw.formula, v))
         if math.isfinite(wrong) and wrong > 0 and abs(wrong / draw.answer - 1) > problem.tolerance:
             found[code] = wrong / factor
-    return found
+    return found, {code: sentences[code] for code in found if code in sentences}
+
+
+# A size shown in one of these may be read in the other: unit shown -> unit misread.
+_GB_SIBLINGS = {"GiB": "GB", "GB": "GiB"}
 
 
 # Inputs whose scaling the checker's ratio rules use: checker name -> symbol.
@@ -786,9 +813,11 @@ def _context(problem: Problem, draw: _Draw, formula_text: str, worked: str) -> d
         # The checker's default exponents describe a catalog formula's output; here the
         # answer's own scaling is measured instead (rules for unmeasured inputs stay off).
         context["exponents"] = _measured_exponents(problem, draw)
-    alternatives = _alternatives(problem, draw)
+    alternatives, sentences = _alternatives(problem, draw)
     if alternatives:
         context["alternatives"] = alternatives
+    if sentences:
+        context["mistake_sentences"] = sentences
     if draw.model is not None:
         context["model"] = draw.model.id
     if draw.gpu is not None:
