@@ -44,6 +44,8 @@ NEW_QUANTITY_CLAIMS = [
     "cost_per_million_tokens gpus=8 price_per_gpu_hour=2.5 tokens_per_second=20000 = 0.278",
     "tp_allreduce_bytes_per_token model=llama-3.1-70b tp=8 = 4.375 MiB",  # 4 x 80 x 7/8 x 16 KiB
     "acceptance_rate speculative_expected_tokens=3.3616 draft_tokens=4 = 0.8",
+    # FP8 checkpoint with 16-bit embeddings, LM head and norms: vLLM logs 67.72 GiB
+    "weight_bytes model=llama-3.1-70b dtype=fp8 unquantized_bits=16 = 67.7 GiB",
 ]
 
 

@@ -252,6 +252,7 @@ def test_every_smooth_formula_solves_back_for_each_input(name: str, symbol: str)
     values = inputs_from(
         _model_for(name),
         "h100-sxm",
+        dtype="fp8",  # weight bits unlike unquantized_bits, so weight_bytes_mixed depends on both
         tp=2,  # tp_allreduce_bytes_per_token is 0 at tp 1, which no other input can undo
         overrides={
             "seq_tokens": 8192,
@@ -265,6 +266,8 @@ def test_every_smooth_formula_solves_back_for_each_input(name: str, symbol: str)
             "gpus": 8,
             "price_per_gpu_hour": 2.5,
             "tokens_per_second": 20_000,
+            "unquantized_bits": 16,
+            "new_weight_bits": 4,  # from FP8 (below) to 4 bits
         },
     )
     known = dict(values)

@@ -198,3 +198,35 @@ def test_new_quantities_are_listed(capsys) -> None:
     ).split()
     listed = {line.split()[0] for line in out.splitlines() if line.startswith("  ")}
     assert set(names) <= listed
+
+
+def test_fp8_checkpoint_weights_with_16_bit_embeddings_match_vllms_log() -> None:
+    # Llama 3.1 70B keeps 2 x 128,256 x 8,192 = 2,101,346,304 embedding and LM-head weights and
+    # (2 x 80 + 1) x 8,192 = 1,318,912 norm weights at 16 bits: 2,102,665,216 in all. The other
+    # 70,553,706,496 - 2,102,665,216 = 68,451,041,280 are 8-bit: 68,451,041,280 B + 2 x
+    # 2,102,665,216 B = 72,656,371,712 B = 67.67 GiB. vLLM logs 67.72 GiB for the W8A8
+    # checkpoint; every weight at 8 bits would be 70,553,706,496 B = 65.71 GiB.
+    mixed = compute(
+        "weight_bytes", model="llama-3.1-70b", dtype="fp8", overrides={"unquantized_bits": 16}
+    )
+    assert mixed.formula == "weight_bytes_mixed"
+    assert mixed.value == 72_656_371_712
+    assert mixed.value / 2**30 == pytest.approx(67.72, rel=0.001)
+    textbook = compute("weight_bytes", model="llama-3.1-70b", dtype="fp8")
+    assert textbook.value == 70_553_706_496  # the option is off unless asked for
+    # The pool follows the weights it is given.
+    pool = compute(
+        "kv_pool_bytes",
+        model="llama-3.1-70b",
+        dtype="fp8",
+        gpu="h100-sxm",
+        overrides={"unquantized_bits": 16},
+    )
+    assert pool.value == pytest.approx(79.22 * 2**30 * 0.9 - 72_656_371_712 - 1.5 * 2**30)
+
+
+def test_tied_embeddings_count_once_among_the_unquantized() -> None:
+    # Gemma 2 9B ties its LM head: 256,000 x 3,584 once, plus (2 x 42 + 1) x 3,584 norm weights.
+    # (Gemma 2 has four norms per layer; the catalog counts two, as for every model.)
+    got = compute("unquantized_params", model="gemma-2-9b")
+    assert got.value == 256_000 * 3_584 + 85 * 3_584

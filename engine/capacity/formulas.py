@@ -14,7 +14,9 @@ Public API (names are stable; the generator, the checker, claim checks and ``kvd
   ``.description``, ``.expr`` (sympy), ``.symbols`` (input names, in SYMBOLS order), ``.text``.
 - ``QUANTITIES: tuple[str, ...]`` — the distinct outputs.
 - ``variant_for(quantity, model=None, inputs=None) -> str`` — the formula name for a model:
-  the ``_mla`` variant for MLA models, ``_swa`` for sliding-window models, else the plain one.
+  the ``_mla`` variant for MLA models, ``_mixed`` when ``unquantized_bits`` is among the inputs
+  (weights of an FP8/INT8 checkpoint with 16-bit embeddings), ``_swa`` for sliding-window
+  models, else the plain one.
 - ``evaluate(name, inputs: dict[str, float]) -> float`` — compiled once (lambdify) and cached.
 - ``solve_for(name, symbol, known: dict[str, float]) -> float`` — solve the formula for any one
   input; ``known`` holds the output and the other inputs. floor/ceil (block rounding) are dropped
@@ -22,8 +24,9 @@ Public API (names are stable; the generator, the checker, claim checks and ``kvd
   question needs. Formulas sympy cannot invert are solved numerically (they are monotone).
 - ``inputs_from(model=None, gpu=None, dtype="bf16", kv_dtype=None, tp=1, overrides=None)
   -> dict[str, float]`` — symbol values from catalog entries and precisions, plus every derived
-  quantity (attention_params, model_params, active_params, weight_bytes, kv_bytes_per_token,
-  kv_pool_bytes, kv_pool_tokens, ridge_point, prefill_flops) that its inputs allow. ``overrides`` win over both.
+  quantity (attention_params, model_params, active_params, unquantized_params, weight_bytes,
+  kv_bytes_per_token, kv_pool_bytes, kv_pool_tokens, ridge_point, prefill_flops) that its
+  inputs allow. ``overrides`` win over both.
 - ``missing_inputs(name, inputs, model=None) -> list[str]`` — base symbols still needed.
 - ``default_kv_dtype(dtype) -> str`` — the KV dtype used when none is named ("auto").
 - ``explain(name, inputs) -> str`` — the formula, the numbers substituted and the result.
@@ -31,7 +34,7 @@ Public API (names are stable; the generator, the checker, claim checks and ``kvd
 
 Formulas (output in brackets when a variant):
   attention_params, attention_params_mla [attention_params], model_params, active_params,
-  weight_bytes, kv_bytes_per_token, kv_bytes_per_token_mla [kv_bytes_per_token],
+  unquantized_params, weight_bytes, weight_bytes_mixed [weight_bytes], kv_bytes_per_token, kv_bytes_per_token_mla [kv_bytes_per_token],
   kv_bytes_per_sequence, kv_bytes_per_sequence_swa [kv_bytes_per_sequence], decode_floor_time,
   kv_pool_bytes, kv_pool_tokens, max_concurrency, requests_that_fit, extra_kv_tokens,
   sessions_that_fit, kv_dtype_gain_tokens, weight_quant_gain_tokens, prefill_flops,
@@ -119,6 +122,12 @@ _SYMBOL_TABLE: tuple[Symbol, ...] = (
         "scale_bits", "dimensionless", "extra bits per weight for quantization scales", False, True
     ),
     Symbol("new_weight_bits", "dimensionless", "bits per weight after quantizing"),
+    Symbol(
+        "unquantized_bits",
+        "dimensionless",
+        "bits of the weights a quantized checkpoint keeps wide (16 in vLLM's FP8/W8A8); "
+        "setting it counts embeddings, LM head and norms apart",
+    ),
     # Deployment
     Symbol(
         "tp", "dimensionless", "tensor-parallel GPUs (the whole node for sessions_that_fit)", True
@@ -156,6 +165,12 @@ _SYMBOL_TABLE: tuple[Symbol, ...] = (
     Symbol("attention_params", "dimensionless", "attention parameters in one layer", True),
     Symbol("model_params", "dimensionless", "total parameters", True),
     Symbol("active_params", "dimensionless", "parameters used per token", True),
+    Symbol(
+        "unquantized_params",
+        "dimensionless",
+        "embedding, LM-head and norm parameters (left unquantized by FP8/INT8 checkpoints)",
+        True,
+    ),
     Symbol("weight_bytes", "byte", "bytes of all the weights"),
     Symbol("kv_bytes_per_token", "byte", "KV cache bytes one token takes on one GPU"),
     Symbol("kv_bytes_per_sequence", "byte", "KV cache bytes of one sequence on one GPU"),
@@ -304,10 +319,26 @@ def _formulas() -> dict[str, Formula]:
             "Parameters one token uses: only its active (and shared) experts count.",
         ),
         (
+            "unquantized_params",
+            "unquantized_params",
+            embeddings + g["hidden"] + g["layers"] * 2 * g["hidden"],
+            "Embeddings and LM head (once if tied) + the norm weights of every layer and the last.",
+        ),
+        (
             "weight_bytes",
             "weight_bytes",
             g["model_params"] * (g["weight_bits"] + g["scale_bits"]) / 8,
             "Parameters x bits per weight (plus scale overhead) / 8.",
+        ),
+        (
+            "weight_bytes_mixed",
+            "weight_bytes",
+            (
+                (g["model_params"] - g["unquantized_params"]) * (g["weight_bits"] + g["scale_bits"])
+                + g["unquantized_params"] * g["unquantized_bits"]
+            )
+            / 8,
+            "Quantized linear layers at weight bits, embeddings/LM head/norms at unquantized_bits.",
         ),
         (
             "kv_bytes_per_token",
@@ -483,6 +514,7 @@ _DERIVED = (
     "attention_params",
     "model_params",
     "active_params",
+    "unquantized_params",
     "weight_bytes",
     "kv_bytes_per_token",
     "kv_pool_bytes",
@@ -538,6 +570,8 @@ def variant_for(
     swa = model.sliding_window is not None if model else "sliding_layers" in known
     if mla and f"{quantity}_mla" in FORMULAS:
         return f"{quantity}_mla"
+    if "unquantized_bits" in known and f"{quantity}_mixed" in FORMULAS:
+        return f"{quantity}_mixed"
     if swa and f"{quantity}_swa" in FORMULAS:
         return f"{quantity}_swa"
     return quantity
