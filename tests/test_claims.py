@@ -158,3 +158,16 @@ def test_bundled_packs_claims_all_hold() -> None:
     assert packs, "no bundled pack parsed"
     problems = [problem for pack in packs for problem in verify_claims(pack)]
     assert problems == []
+
+
+def test_q4_states_the_general_rule_for_requests_that_fit_with_a_claim() -> None:
+    from kvdrill.engine.packs.parser import parse_paths
+
+    packs, _ = parse_paths([DECKS / "memory-and-capacity.md"])
+    (card,) = [c for c in packs[0].cards if c.key == "vllm-max-concurrency"]
+    (rule,) = [k for k in card.key_numbers if k.text.startswith("Requests that fit =")]
+    assert "rounded down" in rule.text
+    # 100,000 / 7,000 = 14.29: 14 fit, and the claim says so.
+    assert rule.claim is not None and rule.claim.startswith("requests_that_fit ")
+    assert claim_problem(rule.claim) is None
+    assert claim_problem(rule.claim.replace("= 14", "= 15")) is not None

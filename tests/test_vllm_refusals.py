@@ -116,7 +116,28 @@ def test_the_bundled_max_concurrency_template_stays_within_each_context() -> Non
         model = get_model(variant.params["model"])
         length = int(variant.params["max_model_len"].replace(",", ""))
         assert length <= model.max_context, (model.id, length)
+        assert model.sliding_window is None  # vLLM sizes sliding-window layers differently
         lengths.setdefault(model.id, set()).add(length)
-    # Mistral 7B v0.1 (32,768) is still asked, at the lengths vLLM accepts.
-    assert lengths["mistral-7b-v0.1"] == {8192, 32768}
+    # Mixtral 8x7B (32,768) is still asked, at the lengths vLLM accepts.
+    assert lengths["mixtral-8x7b"] == {8192, 32768}
     assert 131072 in lengths["llama-3.1-8b"]
+
+
+def test_the_generator_skips_a_max_model_len_past_the_context() -> None:
+    template = {
+        "ask": "max_concurrency",
+        "vary": {
+            "model": ["mistral-7b-v0.1", "llama-3.1-8b"],
+            "max_model_len": [8192, 65536, 131072],
+        },
+        "given": {"kv_pool_bytes": "40 GiB"},
+        "prompt": "{model}, {kv_pool_bytes} pool, max_model_len {max_model_len}?",
+        "unit": "x",
+    }
+    pairs = set()
+    for seed in range(60):
+        variant = make_variant(template, "t/context", seed)
+        pairs.add((variant.params["model"], variant.params["max_model_len"]))
+    assert ("Mistral 7B v0.1", "65,536") not in pairs
+    assert ("Mistral 7B v0.1", "8,192") in pairs
+    assert ("Llama 3.1 8B", "131,072") in pairs
