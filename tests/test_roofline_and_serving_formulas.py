@@ -230,3 +230,91 @@ def test_tied_embeddings_count_once_among_the_unquantized() -> None:
     # (Gemma 2 has four norms per layer; the catalog counts two, as for every model.)
     got = compute("unquantized_params", model="gemma-2-9b")
     assert got.value == 256_000 * 3_584 + 85 * 3_584
+
+
+# One template per new quantity, as a pack would write it: it generates, shows its inputs in
+# readable units, and accepts its own answer.
+TEMPLATES = [
+    {
+        "ask": "prefill_flops",
+        "vary": {"model": ["llama-3.1-8b"], "prompt_tokens": [1000]},
+        "prompt": "{model} ({active_params} parameters), {prompt_tokens} prompt tokens?",
+        "unit": "TFLOP",
+    },
+    {
+        "ask": "decode_flops_per_token",
+        "vary": {"model": ["mixtral-8x7b"]},
+        "prompt": "{model}: FLOPs per decoded token?",
+        "unit": "GFLOP",
+    },
+    {
+        "ask": "ridge_point",
+        "vary": {"gpu": ["h100-sxm"], "dtype": ["fp8"]},
+        "prompt": "{gpu}, {dtype}: {peak_flops} and {hbm_bandwidth}. Ridge point?",
+        "unit": "FLOP/byte",
+    },
+    {
+        "ask": "prefill_time_floor",
+        "vary": {"model": ["llama-3.1-70b"], "gpu": ["h200"], "tp": [4], "prompt_tokens": [4000]},
+        "prompt": "{model} on {tp} x {gpu}, {prompt_tokens} tokens?",
+        "unit": "ms",
+    },
+    {
+        "ask": "critical_batch",
+        "vary": {"gpu": ["h100-sxm"], "dtype": ["bf16"]},
+        "prompt": "{gpu}, {dtype} weights: critical batch?",
+        "unit": "",
+    },
+    {
+        "ask": "acceptance_rate",
+        "formula": "speculative_expected_tokens",
+        "vary": {"speculative_expected_tokens": [2.5], "draft_tokens": [4]},
+        "prompt": "{speculative_expected_tokens} tokens per step with k = {draft_tokens}: a?",
+        "unit": "",
+    },
+    {
+        "ask": "littles_law_concurrency",
+        "vary": {"arrival_rate": ["25 requests/s"], "latency": ["12 s"]},
+        "prompt": "{arrival_rate} arriving, {latency} each: in flight?",
+        "unit": "requests",
+    },
+    {
+        "ask": "cost_per_million_tokens",
+        "vary": {"gpus": [1], "price_per_gpu_hour": [2.5], "tokens_per_second": [5000]},
+        "prompt": "{gpus} GPU at ${price_per_gpu_hour}/h making {tokens_per_second}: $/M?",
+        "unit": "",
+    },
+    {
+        "ask": "tp_allreduce_bytes_per_token",
+        "vary": {"model": ["llama-3.1-8b"], "tp": [4]},
+        "prompt": "{model} on TP {tp}: bytes each GPU sends per token?",
+        "unit": "MiB",
+    },
+]
+# By hand: 2 x 8,030,261,248 x 1000; 2 x 12,879,925,248 (Mixtral active); 1979 / 3.35;
+# 2 x 70,553,706,496 x 4000 / (4 x 989e12); 989 / 3.35 x 2 / 2; a with (1 - a^5)/(1 - a) = 2.5;
+# 25 x 12; 1 x 2.5 / (5000 x 3600) x 1e6; 2 x 32 x 2 x 3/4 x 4096 x 2 B = 786,432 B.
+EXPECTED = [16.0605, 25.7599, 590.746, 142.675, 295.224, 0.64453, 300, 0.138889, 0.75]
+SHOWN = [
+    "1,000",
+    "Mixtral",
+    "1,979 TFLOP/s",
+    "H200",
+    "H100",
+    "2.5",
+    "25 requests/s",
+    "5,000 tokens/s",
+    "TP 4",
+]
+
+
+@pytest.mark.parametrize(("template", "expected", "shown"), zip(TEMPLATES, EXPECTED, SHOWN))
+def test_each_new_quantity_makes_a_problem(template: dict, expected: float, shown: str) -> None:
+    from kvdrill.engine.capacity.units import format_quantity
+    from kvdrill.engine.problems.checker import check_answer
+    from kvdrill.engine.problems.generator import make_variant
+
+    variant = make_variant(template, f"t/{template['ask']}", 1)
+    assert variant.expected_value == pytest.approx(expected, rel=1e-4)
+    assert shown in variant.prompt
+    assert check_answer(variant, format_quantity(variant.expected_value, variant.unit, 6)).correct
