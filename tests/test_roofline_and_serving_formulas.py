@@ -308,7 +308,9 @@ SHOWN = [
 ]
 
 
-@pytest.mark.parametrize(("template", "expected", "shown"), zip(TEMPLATES, EXPECTED, SHOWN))
+@pytest.mark.parametrize(
+    ("template", "expected", "shown"), zip(TEMPLATES, EXPECTED, SHOWN, strict=True)
+)
 def test_each_new_quantity_makes_a_problem(template: dict, expected: float, shown: str) -> None:
     from kvdrill.engine.capacity.units import format_quantity
     from kvdrill.engine.problems.checker import check_answer

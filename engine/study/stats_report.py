@@ -54,6 +54,10 @@ MISTAKE_WORDS = {
     "sliding_window": "ignored the sliding-window layers",
     "active_vs_total": "mixed up active and total parameters",
     "rounded_up": "rounded up where only whole requests fit",
+    "scales_missing": "left out the quantization scales",
+    "gib_read_as_gb": "read a size in GiB as GB",
+    "gb_read_as_gib": "read a size in GB as GiB",
+    "bare_base_unit": "typed bytes or seconds without the unit",
 }
 
 
