@@ -170,13 +170,13 @@ def test_pool_figures_start_from_the_memory_vllm_logs() -> None:
 
     h100 = get_gpu("h100-sxm")
     assert h100.visible_memory_bytes == 79.22 * 2**30  # vLLM PR #10511's total_gpu_memory
-    assert "10511" in h100.memory_note
+    assert "10511" in h100.visible_memory_source
     # HBM is sized in binary units: an "80 GB" H100 carries 80 GiB, of which the driver keeps a
     # little. Every logged total lies below the datasheet number read as GiB, and cites its log.
     for card in gpus().values():
         if card.visible_memory_gib is not None:
             assert card.visible_memory_gib < card.memory_gb
-            assert "total_gpu_memory" in card.memory_note
+            assert "total_gpu_memory" in card.visible_memory_source
         else:
             assert card.visible_memory_bytes == card.memory_bytes
     # 79.22 GiB x 0.9 - 14.96 GiB of weights - 1.5 GiB = 54.84 GiB; 28,078 blocks of 2 MiB

@@ -105,7 +105,7 @@ def run_gpus(args: argparse.Namespace) -> int:
         ]
         print(json.dumps(payload, indent=2))
         return 0
-    header = ["id", "name", "memory", "bandwidth", "BF16 dense", "FP8", "notes"]
+    header = ["id", "name", "memory", "bandwidth", "BF16 dense", "FP8 dense", "notes"]
     rows = [
         [
             card.id,
@@ -113,7 +113,8 @@ def run_gpus(args: argparse.Namespace) -> int:
             f"{card.memory_gb:g} GB",
             f"{card.bandwidth_tbps:g} TB/s",
             f"{card.bf16_tflops:g} TFLOP/s",
-            ("yes" if card.fp8 else "no") + (" (+FP4)" if card.fp4 else ""),
+            (f"{card.fp8_tflops:g} TFLOP/s" if card.fp8_tflops else "no")
+            + (" (+FP4)" if card.fp4 else ""),
             "; ".join(
                 n
                 for n in (
@@ -127,5 +128,6 @@ def run_gpus(args: argparse.Namespace) -> int:
         for card in entries
     ]
     print(_table(header, rows))
-    print("memory in decimal GB (80 GB = 80e9 bytes), bandwidth in decimal TB/s, as on datasheets")
+    print("memory in decimal GB (80 GB = 80e9 bytes), bandwidth in decimal TB/s, as on datasheets;")
+    print("pools start from what CUDA sees where a vLLM log shows it (kvdrill gpus --json: source)")
     return 0

@@ -18,7 +18,7 @@ Derived: ``attention_kind`` ("mha", "gqa" or "mla"), ``is_moe``.
 
 ``GpuSpec`` fields: memory_gb (decimal GB as on the datasheet: 80 means 80e9 bytes),
 bandwidth_tbps (decimal TB/s), bf16_tflops (dense), fp8, fp8_tflops (dense, given exactly when
-fp8), fp4, optional visible_memory_gib (the total vLLM logs, cited in memory_note). Derived:
+fp8), fp4, optional visible_memory_gib (the total vLLM logs) with visible_memory_source. Derived:
 ``memory_bytes`` (datasheet), ``visible_memory_bytes`` (the logged total, else the datasheet's),
 ``bandwidth_bytes_per_s``,
 ``peak_flops(weight_dtype)`` (FLOP/s of the compute dtype).
@@ -155,13 +155,16 @@ class GpuSpec(_Strict):
     fp8_tflops: float | None = Field(default=None, gt=0)  # dense, where FP8 tensor cores exist
     fp4: bool = False
     visible_memory_gib: float | None = Field(default=None, gt=0)
+    visible_memory_source: str = ""  # the log that shows visible_memory_gib
     memory_note: str = ""
     source: str = Field(min_length=1)
 
     @model_validator(mode="after")
-    def _fp8_figure(self) -> GpuSpec:
+    def _consistent(self) -> GpuSpec:
         if self.fp8 != (self.fp8_tflops is not None):
             raise ValueError("fp8_tflops is given exactly when fp8 is true")
+        if (self.visible_memory_gib is None) != (not self.visible_memory_source.strip()):
+            raise ValueError("visible_memory_gib needs visible_memory_source (the log), and back")
         return self
 
     @property
