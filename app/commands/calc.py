@@ -89,10 +89,10 @@ def _list(as_json: bool = False) -> int:
         return 0
     print("Quantities (formula: description):")
     for formula in FORMULAS.values():
-        print(f"  {formula.name:<26} [{formula.unit}] {formula.description}")
+        print(f"  {formula.name:<30} [{formula.unit}] {formula.description}")
     print("\nSymbols for --set (unit: description):")
     for symbol in SYMBOLS.values():
-        print(f"  {symbol.name:<26} [{symbol.unit}] {symbol.description}")
+        print(f"  {symbol.name:<30} [{symbol.unit}] {symbol.description}")
     return 0
 
 
