@@ -320,3 +320,33 @@ def test_each_new_quantity_makes_a_problem(template: dict, expected: float, show
     assert variant.expected_value == pytest.approx(expected, rel=1e-4)
     assert shown in variant.prompt
     assert check_answer(variant, format_quantity(variant.expected_value, variant.unit, 6)).correct
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["prefill_flops", "--model", "llama-3.1-8b"], "prefill_flops needs prompt_tokens"),
+        (["ridge_point"], "needs hbm_bandwidth, peak_flops"),
+        (["littles_law_concurrency", "--set", "arrival_rate=10", "--set", "latency=2GB"], "GB"),
+        (
+            ["cost_per_million_tokens", "--set", "gpus=0", "--set", "price_per_gpu_hour=2"],
+            "gpus must be more than 0",
+        ),
+        # At a = 0.5 a step yields at most 1 / (1 - 0.5) = 2 tokens, whatever k is.
+        (
+            [
+                "draft_tokens",
+                "--set",
+                "speculative_expected_tokens=6",
+                "--set",
+                "acceptance_rate=0.5",
+            ],
+            "no value of draft_tokens",
+        ),
+    ],
+)
+def test_new_quantities_fail_in_one_line(capsys, argv: list[str], words: str) -> None:
+    assert main(["calc", *argv]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("kvdrill: ") and err.count("\n") == 1, err
+    assert words in err
