@@ -97,3 +97,11 @@ def collection() -> type[Collection]:
     ``collection.recall_cards(n)``, ``collection.import_fixture_pack(database)`` (tests/fixtures/
     packs/sm2 through the real parser and importer)."""
     return Collection
+
+
+@pytest.fixture
+def stats_db(db_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A database holding the hand-built review log of tests/stats_helpers.py, at its "now"."""
+    from stats_helpers import make_stats_db
+
+    return make_stats_db(db_url, monkeypatch)

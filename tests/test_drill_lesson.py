@@ -9,7 +9,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from test_stats_screen import open_stats, stats_db  # noqa: F401 - stats_db is a fixture
+from stats_helpers import open_stats
 from textual.widgets import DataTable
 from tui_helpers import make_app, settle
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-from datetime import date, datetime, timedelta
 
 import pytest
 from sqlalchemy import delete, update
 from sqlalchemy.orm import Session
+from stats_helpers import TODAY, build_scenario, day
 
 from kvdrill.engine.study.stats_report import (
     StatsReport,
@@ -17,14 +17,8 @@ from kvdrill.engine.study.stats_report import (
     weak_score,
 )
 from kvdrill.store.db import open_database
-from kvdrill.store.models import Card, CardState, CardTopic, Pack, Profile, ReviewLog
+from kvdrill.store.models import Card, CardState, CardTopic, ReviewLog
 from kvdrill.store.stats import build_report
-
-TODAY = date(2026, 11, 29)
-
-
-def day(offset: int) -> date:
-    return TODAY - timedelta(days=offset)
 
 
 @pytest.fixture
@@ -34,66 +28,6 @@ def session(db_url: str):
     with database.sessionmaker() as session:
         yield session
     database.close()
-
-
-def build_scenario(session: Session) -> Profile:
-    """Pack p1 holds A and B (tag kv) and C (tag weights)."""
-    now = datetime(2026, 11, 29, 12)
-    profile = Profile(name="default", created_at=now)
-    pack = Pack(key="p1", title="P1", version="1", imported_at=now)
-    session.add_all([profile, pack])
-    session.flush()
-    cards = {}
-    for key, tag in [("A", "kv"), ("B", "kv"), ("C", "weights")]:
-        card = Card(pack_id=pack.id, key=key, kind="recall", title=key, tags=[tag])
-        session.add(card)
-        session.flush()
-        session.add_all(
-            [
-                CardTopic(card_id=card.id, kind="pack", value="p1"),
-                CardTopic(card_id=card.id, kind="tag", value=tag),
-            ]
-        )
-        cards[key] = card
-    states = {"A": (1800, 2, 3), "B": (2500, 1, 10), "C": (2600, 0, -2)}
-    for key, (easiness, lapses, due) in states.items():
-        session.add(
-            CardState(
-                profile_id=profile.id,
-                card_id=cards[key].id,
-                easiness_milli=easiness,
-                lapses=lapses,
-                reviews=5,
-                due_day=TODAY + timedelta(days=due),
-            )
-        )
-
-    def review(key, offset, quality, moved=True, mistake=None, seconds=10.0):
-        session.add(
-            ReviewLog(
-                profile_id=profile.id,
-                card_id=cards[key].id,
-                reviewed_at=datetime.combine(day(offset), datetime.min.time()) + timedelta(hours=9),
-                study_day=day(offset),
-                quality=quality,
-                seconds=seconds,
-                graded_by="self",
-                moved_schedule=moved,
-                mistake=mistake,
-            )
-        )
-
-    for offset, quality in zip(range(1, 7), [1, 2, 4, 4, 5, 3], strict=True):
-        review("A", offset, quality)
-    review("B", 1, 4)
-    review("B", 2, 4)
-    review("B", 1, 2, moved=False, mistake="gb_vs_gib")
-    review("B", 40, 1)
-    review("B", 40, 4)
-    for offset in (1, 2, 3):
-        review("C", offset, 5)
-    session.commit()
-    return profile
 
 
 @pytest.mark.parametrize("use_rollups", [True, False], ids=["rollups", "joins"])

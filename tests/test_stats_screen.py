@@ -2,48 +2,11 @@
 
 from __future__ import annotations
 
-import pytest
-from test_stats import build_scenario
+from stats_helpers import open_stats
 from textual.widgets import DataTable, Static
 from tui_helpers import make_app, settle, steady
 
 from kvdrill.app.stats_render import TOPIC_HEADERS
-from kvdrill.store.db import open_database
-from kvdrill.store.models import Card, CardTopic, Pack
-
-NOW = "2026-11-29T12:00:00"
-
-
-@pytest.fixture
-def stats_db(db_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv("KVDRILL_NOW", NOW)
-    database = open_database(db_url)
-    with database.session() as session:
-        build_scenario(session)
-        # A new card tagged kv, so a drill of that tag has something to show.
-        pack = session.query(Pack).filter_by(key="p1").one()
-        card = Card(
-            pack_id=pack.id, key="D", kind="recall", title="D", prompt="Say D.", tags=["kv"]
-        )
-        session.add(card)
-        session.flush()
-        session.add_all(
-            [
-                CardTopic(card_id=card.id, kind="pack", value="p1"),
-                CardTopic(card_id=card.id, kind="tag", value="kv"),
-            ]
-        )
-    database.close()
-    return db_url
-
-
-async def open_stats(pilot) -> None:
-    await settle(pilot)
-    await pilot.press("s")
-    await settle(pilot)
-    while getattr(pilot.app.screen, "report", None) is None:
-        await pilot.pause(0.01)
-    await steady(pilot)
 
 
 def first_column(table: DataTable) -> list[str]:

@@ -100,8 +100,10 @@ from kvdrill.engine.capacity.units import (
 )
 from kvdrill.engine.problems.answers import TypedAnswer, read_typed_answer
 from kvdrill.engine.problems.types import Variant, Verdict
+from kvdrill.engine.study.settings import DEFAULT_ANSWER_SECONDS
 
-QUICK_SECONDS = 60.0
+# "Quick" is within the default answer time: the one-minute answer the cards are written for.
+QUICK_SECONDS = float(DEFAULT_ANSWER_SECONDS)
 QUALITY_QUICK = 5
 QUALITY_CORRECT = 4
 QUALITY_DIAGNOSED = 2

@@ -21,6 +21,12 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Markdown, ProgressBar, Static
 
 from kvdrill.app.services import environment
+from kvdrill.app.tui.card_text import (
+    choice_markdown,
+    correct_letters,
+    reveal_markdown,
+    verdict_markdown,
+)
 from kvdrill.app.tui.messages import (
     AnswerSaved,
     AnswerUndone,
@@ -36,12 +42,6 @@ from kvdrill.app.tui.messages import (
     SessionOpened,
     SummaryReady,
     failures_reported,
-)
-from kvdrill.app.tui.screens.card_text import (
-    choice_markdown,
-    correct_letters,
-    reveal_markdown,
-    verdict_markdown,
 )
 from kvdrill.app.tui.widgets.countdown import Countdown
 from kvdrill.engine.packs.card_view import CHOICE_LETTERS, CardView, DrillState

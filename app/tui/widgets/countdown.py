@@ -9,6 +9,8 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from kvdrill.engine.study.settings import DEFAULT_ANSWER_SECONDS
+
 
 class Countdown(Static):
     """Counts down from ``seconds``; ``p`` pauses. It also measures the active time spent.
@@ -21,7 +23,7 @@ class Countdown(Static):
 
     def __init__(
         self,
-        seconds: int = 60,
+        seconds: int = DEFAULT_ANSWER_SECONDS,
         clock: Callable[[], float] = time.monotonic,
         *,
         id: str | None = None,

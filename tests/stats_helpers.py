@@ -1,0 +1,115 @@
+"""A review log built by hand, shared by the stats tests and the stats-screen tests.
+
+The figures the stats tests expect from it were worked out by hand in tests/test_stats.py.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+
+import pytest
+from sqlalchemy.orm import Session
+from tui_helpers import settle, steady
+
+from kvdrill.store.db import open_database
+from kvdrill.store.models import Card, CardState, CardTopic, Pack, Profile, ReviewLog
+
+TODAY = date(2026, 11, 29)
+
+
+def day(offset: int) -> date:
+    return TODAY - timedelta(days=offset)
+
+
+def build_scenario(session: Session) -> Profile:
+    """Pack p1 holds A and B (tag kv) and C (tag weights)."""
+    now = datetime(2026, 11, 29, 12)
+    profile = Profile(name="default", created_at=now)
+    pack = Pack(key="p1", title="P1", version="1", imported_at=now)
+    session.add_all([profile, pack])
+    session.flush()
+    cards = {}
+    for key, tag in [("A", "kv"), ("B", "kv"), ("C", "weights")]:
+        card = Card(pack_id=pack.id, key=key, kind="recall", title=key, tags=[tag])
+        session.add(card)
+        session.flush()
+        session.add_all(
+            [
+                CardTopic(card_id=card.id, kind="pack", value="p1"),
+                CardTopic(card_id=card.id, kind="tag", value=tag),
+            ]
+        )
+        cards[key] = card
+    states = {"A": (1800, 2, 3), "B": (2500, 1, 10), "C": (2600, 0, -2)}
+    for key, (easiness, lapses, due) in states.items():
+        session.add(
+            CardState(
+                profile_id=profile.id,
+                card_id=cards[key].id,
+                easiness_milli=easiness,
+                lapses=lapses,
+                reviews=5,
+                due_day=TODAY + timedelta(days=due),
+            )
+        )
+
+    def review(key, offset, quality, moved=True, mistake=None, seconds=10.0):
+        session.add(
+            ReviewLog(
+                profile_id=profile.id,
+                card_id=cards[key].id,
+                reviewed_at=datetime.combine(day(offset), datetime.min.time()) + timedelta(hours=9),
+                study_day=day(offset),
+                quality=quality,
+                seconds=seconds,
+                graded_by="self",
+                moved_schedule=moved,
+                mistake=mistake,
+            )
+        )
+
+    for offset, quality in zip(range(1, 7), [1, 2, 4, 4, 5, 3], strict=True):
+        review("A", offset, quality)
+    review("B", 1, 4)
+    review("B", 2, 4)
+    review("B", 1, 2, moved=False, mistake="gb_vs_gib")
+    review("B", 40, 1)
+    review("B", 40, 4)
+    for offset in (1, 2, 3):
+        review("C", offset, 5)
+    session.commit()
+    return profile
+
+
+NOW = "2026-11-29T12:00:00"
+
+
+def make_stats_db(db_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("KVDRILL_NOW", NOW)
+    database = open_database(db_url)
+    with database.session() as session:
+        build_scenario(session)
+        # A new card tagged kv, so a drill of that tag has something to show.
+        pack = session.query(Pack).filter_by(key="p1").one()
+        card = Card(
+            pack_id=pack.id, key="D", kind="recall", title="D", prompt="Say D.", tags=["kv"]
+        )
+        session.add(card)
+        session.flush()
+        session.add_all(
+            [
+                CardTopic(card_id=card.id, kind="pack", value="p1"),
+                CardTopic(card_id=card.id, kind="tag", value="kv"),
+            ]
+        )
+    database.close()
+    return db_url
+
+
+async def open_stats(pilot) -> None:
+    await settle(pilot)
+    await pilot.press("s")
+    await settle(pilot)
+    while getattr(pilot.app.screen, "report", None) is None:
+        await pilot.pause(0.01)
+    await steady(pilot)
