@@ -8,6 +8,7 @@ import os
 import sys
 from typing import NoReturn
 
+from kvdrill import __version__
 from kvdrill.app.commands import COMMAND_MODULES
 from kvdrill.engine.errors import UserError
 
@@ -24,6 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="kvdrill",
         description="Drill the memory and capacity math of LLM inference serving.",
     )
+    parser.add_argument("--version", action="version", version=f"kvdrill {__version__}")
     parser.add_argument(
         "--db",
         metavar="URL",
