@@ -41,3 +41,11 @@ class PackErrors(UserError):
     def __init__(self, problems: list[Located]):
         self.problems = sorted(problems)
         super().__init__("\n".join(str(p) for p in self.problems))
+
+
+def did_you_mean(word: str, known: list[str]) -> str:
+    """`` (did you mean 'x'?)`` when one of ``known`` is close to ``word``, else ``""``."""
+    import difflib
+
+    close = difflib.get_close_matches(word, known, n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""

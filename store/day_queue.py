@@ -81,13 +81,16 @@ def queue_cards(
     profile_id: int,
     missed_today: Collection[int] = (),
     *,
+    lang: str | None = None,
     pack: str | None = None,
     tag: str | None = None,
     lesson: str | None = None,
 ) -> list[QueueCard]:
-    """Every live card (narrowed by pack, tag and lesson) with its schedule, for ``plan_day``."""
+    """Every live card (narrowed by pack language, pack, tag and lesson) with its schedule, for
+    ``plan_day``."""
     statement, params = queue_cards_statement(
         profile_id,
+        lang=lang,
         pack=pack,
         tag=tag,
         lessons=lesson_spellings(lesson) if lesson is not None else (),

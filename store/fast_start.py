@@ -22,6 +22,7 @@ from kvdrill.store.queries_sql import (
     CARD_VIEW_SQL,
     PROFILE_SQL,
     TODAY_LOG_SQL,
+    options_language,
     queue_cards_from_rows,
     queue_cards_statement,
     today_log_answers,
@@ -69,7 +70,9 @@ def read_first_card(
         counts, missed = read_today_log(
             today_log_answers(log), profile["new_per_day"], profile["reviews_per_day"]
         )
-        statement, params = queue_cards_statement(profile["id"])
+        statement, params = queue_cards_statement(
+            profile["id"], lang=options_language(profile["options"])
+        )
         cards = queue_cards_from_rows(connection.execute(statement, params), missed)
         if missing_parents(cards):
             raise NeedsSession("a follow-up whose parent is retired")

@@ -1,7 +1,7 @@
 """The database schema, as typed SQLAlchemy 2 models.
 
 Changing a model means adding an Alembic migration in ``store/migrations/versions`` and
-setting ``store.db.HEAD_REVISION`` to it (see store/migrations/README.md).
+setting ``store.location.HEAD_REVISION`` to it (see store/migrations/README.md).
 Identity of a card is (pack key, card key): the text may change on re-import, the row and its
 review history stay.
 """
@@ -64,6 +64,8 @@ class Profile(Base):
     rollover_hour: Mapped[int] = mapped_column(Integer, default=DEFAULT_ROLLOVER_HOUR)
     answer_seconds: Mapped[int] = mapped_column(Integer, default=DEFAULT_ANSWER_SECONDS)
     theme: Mapped[str] = mapped_column(String(16), default="dark")
+    # Settings without a column of their own (engine/study/settings.py), by name.
+    options: Mapped[dict[str, Any]] = mapped_column(default=dict)
 
 
 class Pack(Base):

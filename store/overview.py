@@ -13,15 +13,16 @@ from kvdrill.store.models import Card, Pack, ReviewLog
 
 
 def pack_counts(
-    session: Session, profile_id: int, today: date
+    session: Session, profile_id: int, today: date, lang: str | None = None
 ) -> list[tuple[str, str, int, int, int]]:
-    """Per pack with live cards, by title: key, title, due today, new, all live cards."""
+    """Per pack with live cards (in language ``lang``), by title: key, title, due today, new,
+    all live cards."""
     pack_of = dict(session.execute(select(Card.id, Card.pack_id).where(~Card.retired)).all())
     due: dict[int, int] = {}
     new: dict[int, int] = {}
     total: dict[int, int] = {}
     card: QueueCard
-    for card in queue_cards(session, profile_id):
+    for card in queue_cards(session, profile_id, lang=lang):
         pack_id = pack_of.get(card.card_id)
         if pack_id is None:
             continue

@@ -1,20 +1,23 @@
-"""Learner profiles and their stored settings (daily limits, rollover hour, answer time, theme).
+"""Learner profiles and their stored settings.
 
 What the settings mean, their defaults and their bounds live in engine/study/settings.py; the
 settings service (app/services/settings.py) checks a change before it reaches ``set_settings``.
+A setting with a column of its own on ``profiles`` is kept there; every other one in the row's
+``options`` JSON, so adding a setting needs no migration.
 """
 
 from __future__ import annotations
 
 import re
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from kvdrill.engine.capacity.units import shorten
 from kvdrill.engine.errors import UserError
-from kvdrill.engine.study.settings import ProfileSettings
+from kvdrill.engine.study.settings import ProfileSettings, setting_names
 from kvdrill.store.models import Profile
 
 DEFAULT_PROFILE = "default"
@@ -43,7 +46,7 @@ def get_or_create_profile(session: Session, name: str, now: datetime) -> Profile
     values = {
         "name": name,
         "created_at": now.replace(microsecond=0),
-        **ProfileSettings().to_dict(),
+        **_stored_values(ProfileSettings().to_dict(), {}),
     }
     if session.get_bind().dialect.name == "sqlite":
         # Another process may create the same profile at the same moment: let its row win.
@@ -57,12 +60,25 @@ def get_or_create_profile(session: Session, name: str, now: datetime) -> Profile
     return profile
 
 
+def _has_column(name: str) -> bool:
+    return name != "options" and name in Profile.__table__.columns
+
+
 def profile_settings(profile: Profile) -> ProfileSettings:
-    return ProfileSettings.from_row(profile)
+    values = dict(profile.options or {})
+    values.update({name: getattr(profile, name) for name in setting_names() if _has_column(name)})
+    return ProfileSettings.from_values(values)
 
 
-def set_settings(profile: Profile, changes: dict[str, int]) -> ProfileSettings:
+def _stored_values(changes: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+    """The column values of ``changes``, with the rest merged into ``options``."""
+    columns = {name: value for name, value in changes.items() if _has_column(name)}
+    rest = {name: value for name, value in changes.items() if not _has_column(name)}
+    return {**columns, "options": {**options, **rest}}
+
+
+def set_settings(profile: Profile, changes: dict[str, Any]) -> ProfileSettings:
     """Store already-checked setting changes on ``profile``; the caller's session commits."""
-    for name, value in changes.items():
+    for name, value in _stored_values(changes, dict(profile.options or {})).items():
         setattr(profile, name, value)
     return profile_settings(profile)

@@ -16,6 +16,7 @@ from typing import Any
 
 from kvdrill.engine.study.queue import QueueCard
 from kvdrill.engine.study.schedule import NEW_CARD_EASINESS_MILLI, Schedule
+from kvdrill.engine.study.settings import ProfileSettings
 
 # Every live card with the profile's schedule for it, in pack order; filters are added by
 # ``queue_cards_statement``.
@@ -35,7 +36,7 @@ _IN_TOPIC = (
 
 # A profile's settings by name (the fast-start helper; the store reads it through the ORM).
 PROFILE_SQL = """
-SELECT id, new_per_day, reviews_per_day, rollover_hour, answer_seconds
+SELECT id, new_per_day, reviews_per_day, rollover_hour, answer_seconds, options
 FROM profiles
 WHERE name = :name
 """
@@ -72,13 +73,18 @@ def _placeholders(prefix: str, values: Sequence[str], params: dict[str, Any]) ->
 def queue_cards_statement(
     profile_id: int,
     *,
+    lang: str | None = None,
     pack: str | None = None,
     tag: str | None = None,
     lessons: Sequence[str] = (),
 ) -> tuple[str, dict[str, Any]]:
-    """The queue query and its parameters; ``lessons`` are the spellings of one lesson number."""
+    """The queue query and its parameters; ``lessons`` are the spellings of one lesson number;
+    ``lang`` keeps the packs in that language (``vi`` matches ``vi`` and ``vi-VN``)."""
     params: dict[str, Any] = {"profile_id": profile_id}
     filters = []
+    if lang is not None:
+        filters.append("(packs.lang = :lang OR packs.lang LIKE :lang_region)")
+        params.update(lang=lang, lang_region=f"{lang}-%")
     if pack is not None:
         filters.append("packs.key = :pack")
         params["pack"] = pack
@@ -100,6 +106,11 @@ def stored_day(value: Any) -> date | None:
 def stored_json(value: Any) -> Any:
     """A JSON column's value (SQLite stores text)."""
     return json.loads(value) if isinstance(value, str) else value
+
+
+def options_language(options: Any) -> str:
+    """The pack language a profile studies, from its ``options`` column (default ``en``)."""
+    return ProfileSettings.from_values(stored_json(options) or {}).language
 
 
 def queue_cards_from_rows(

@@ -32,13 +32,18 @@ class Services:
         """The open database. On first launch (no pack at all) the bundled decks go in first."""
         with self._lock:
             if self._database is None:
+                from kvdrill.engine.errors import UserError
                 from kvdrill.store.db import open_database
                 from kvdrill.store.overview import has_packs
 
-                database = open_database(
-                    environment.database_url(self.database_url),
-                    environment.url_source(self.database_url),
-                )
+                try:
+                    database = open_database(
+                        environment.database_url(self.database_url),
+                        environment.url_source(self.database_url),
+                    )
+                except UserError as exc:
+                    # The TUI shows this message too: never with a database password in it.
+                    raise UserError(environment.mask_password(str(exc))) from None
                 with database.session() as session:
                     empty = not has_packs(session)
                 # Kept even if the bundled import below fails: the database itself is fine.
@@ -158,10 +163,16 @@ class Services:
 
         return load_settings(self.database, self.profile, environment.now())
 
-    def change_settings(self, **changes: int) -> Any:
+    def change_settings(self, **changes: Any) -> Any:
         from kvdrill.app.services.settings import change_settings
 
         return change_settings(self.database, self.profile, environment.now(), **changes)
+
+    def change_setting_text(self, name: str, text: str) -> Any:
+        """Set setting ``name`` to the value typed as ``text``; the new ``ProfileSettings``."""
+        from kvdrill.app.services.settings import change_setting_text
+
+        return change_setting_text(self.database, self.profile, environment.now(), name, text)
 
     def saved_theme(self) -> str:
         from kvdrill.app.services.settings import saved_theme
@@ -172,3 +183,16 @@ class Services:
         from kvdrill.app.services.settings import save_theme
 
         save_theme(self.database, self.profile, environment.now(), theme)
+
+    # --- problems outside a drill --------------------------------------------------------------
+
+    def problem_templates(self) -> Any:
+        """The ``ProblemTemplate`` list of the profile's packs (app/services/problems.py)."""
+        from kvdrill.app.services.problems import list_templates
+
+        return list_templates(self.database, self.profile, environment.now())
+
+    def problem_template(self, template_id: str) -> Any:
+        from kvdrill.app.services.problems import find_template
+
+        return find_template(self.database, template_id)

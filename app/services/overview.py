@@ -50,13 +50,14 @@ def load_overview(database: Database, profile_name: str, now: datetime) -> Overv
     """Due and new cards per pack, today's reviews and the streak, for the home screen."""
     from kvdrill.store.day_queue import today_log
     from kvdrill.store.overview import pack_counts, reviews_on
-    from kvdrill.store.profiles import get_or_create_profile
+    from kvdrill.store.profiles import get_or_create_profile, profile_settings
     from kvdrill.store.stats import study_streak, topic_stats
 
     with database.session() as session:
         profile = get_or_create_profile(session, profile_name, now)
         today = study_day(now, profile.rollover_hour)
-        packs = [PackLine(*counts) for counts in pack_counts(session, profile.id, today)]
+        language = profile_settings(profile).language
+        packs = [PackLine(*counts) for counts in pack_counts(session, profile.id, today, language)]
         weak = [
             topic_name(topic.kind, topic.topic)
             for topic in topic_stats(session, profile.id, today, WEAK_WINDOW_DAYS)

@@ -1,54 +1,140 @@
 """A profile's settings: their defaults, their bounds and how a change is checked. Pure.
 
-The store keeps one row of these per profile (store/models.py takes its column defaults from
-here); the queue policy, the drill session and the countdown read them from here too.
+Every setting is one line of ``ProfileSettings``: a ``setting(...)`` with its default, what it
+means, and its bounds (numbers) or choices (words). The store keeps the first settings in their
+own columns of ``profiles`` and every other one in that row's ``options`` JSON, so a new setting
+needs no migration (store/profiles.py); the CLI, the TUI settings screen, the queue policy and
+the countdown all read them from here.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+import math
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
 
-from kvdrill.engine.errors import UserError
+from kvdrill.engine.errors import UserError, did_you_mean
 
 DEFAULT_NEW_PER_DAY = 10
 DEFAULT_REVIEWS_PER_DAY = 200
 DEFAULT_ROLLOVER_HOUR = 4  # a study day starts at 04:00 local time
 DEFAULT_ANSWER_SECONDS = 60
+THEMES = ("dark", "light")
+# The pack languages a learner can choose; packs declare theirs with ``lang:`` in front matter.
+LANGUAGES = ("en", "vi")
+
+
+@dataclass(frozen=True)
+class Setting:
+    """What one setting means and which values it takes: ``low``..``high`` or ``choices``."""
+
+    meaning: str
+    low: float | None = None
+    high: float | None = None
+    choices: tuple[str, ...] = ()
+
+    def allowed(self, kind: type) -> str:
+        if self.choices:
+            return "one of " + ", ".join(self.choices)
+        noun = "a whole number" if kind is int else "a number"
+        return f"{noun} from {_number_text(self.low)} to {_number_text(self.high)}"
+
+    def check(self, name: str, kind: type, value: object) -> Any:
+        """``value`` when it is allowed, else a UserError naming what is."""
+        if self._fits(kind, value):
+            return float(value) if kind is float else value  # type: ignore[arg-type]
+        raise UserError(f"{name} ({self.meaning}) must be {self.allowed(kind)}")
+
+    def _fits(self, kind: type, value: object) -> bool:
+        if self.choices:
+            return isinstance(value, str) and value in self.choices
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return False
+        if kind is int and not isinstance(value, int):
+            return False
+        assert self.low is not None and self.high is not None
+        return math.isfinite(value) and self.low <= value <= self.high
+
+    def parse(self, name: str, kind: type, text: str) -> Any:
+        """The value typed as ``text`` (a command-line argument), checked."""
+        value: object = text.strip()
+        if kind in (int, float):
+            try:
+                value = kind(text.strip())
+            except ValueError:
+                value = None
+        return self.check(name, kind, value)
+
+
+def setting(default: Any, meaning: str, **bounds: Any) -> Any:
+    """One field of ``ProfileSettings``: ``low=``/``high=`` for a number, ``choices=`` for a
+    word."""
+    return field(default=default, metadata={"setting": Setting(meaning, **bounds)})
 
 
 @dataclass(frozen=True)
 class ProfileSettings:
-    new_per_day: int = DEFAULT_NEW_PER_DAY
-    reviews_per_day: int = DEFAULT_REVIEWS_PER_DAY
-    rollover_hour: int = DEFAULT_ROLLOVER_HOUR
-    answer_seconds: int = DEFAULT_ANSWER_SECONDS
+    # Adding a setting is one line here; the store, the CLI and the TUI pick it up.
+    new_per_day: int = setting(DEFAULT_NEW_PER_DAY, "new cards per day", low=0, high=1000)
+    reviews_per_day: int = setting(DEFAULT_REVIEWS_PER_DAY, "reviews per day", low=0, high=100_000)
+    rollover_hour: int = setting(
+        DEFAULT_ROLLOVER_HOUR, "the hour a study day starts", low=0, high=23
+    )
+    answer_seconds: int = setting(DEFAULT_ANSWER_SECONDS, "seconds to answer", low=5, high=3600)
+    theme: str = setting("dark", "the colour theme", choices=THEMES)
+    language: str = setting("en", "the language of the packs you study", choices=LANGUAGES)
 
-    def to_dict(self) -> dict[str, int]:
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
-    def from_row(cls, row: object) -> ProfileSettings:
-        """The settings of a stored profile (anything with these attributes)."""
-        return cls(**{field.name: getattr(row, field.name) for field in fields(cls)})
+    def from_values(cls, values: dict[str, Any]) -> ProfileSettings:
+        """Settings from stored values; a missing or no longer allowed one takes its default."""
+        kept = {}
+        for item in fields(cls):
+            if item.name in values:
+                try:
+                    kept[item.name] = _rule(item.name).check(
+                        item.name, _kind(item.name), values[item.name]
+                    )
+                except UserError:
+                    continue
+        return cls(**kept)
 
 
-# Inclusive bounds of each setting, and what it means, for a one-line error.
-SETTING_BOUNDS: dict[str, tuple[int, int, str]] = {
-    "new_per_day": (0, 1000, "new cards per day"),
-    "reviews_per_day": (0, 100_000, "reviews per day"),
-    "rollover_hour": (0, 23, "the hour a study day starts"),
-    "answer_seconds": (5, 3600, "seconds to answer"),
-}
+def setting_names() -> list[str]:
+    return [item.name for item in fields(ProfileSettings)]
 
 
-def check_setting_changes(changes: dict[str, object]) -> dict[str, int]:
-    """``changes`` when every name is a setting and every value in its bounds; else a UserError
+def describe_setting(name: str) -> tuple[str, str]:
+    """What setting ``name`` means and the values it takes, for a listing."""
+    rule = _rule(name)
+    return rule.meaning, rule.allowed(_kind(name))
+
+
+def parse_setting(name: str, text: str) -> Any:
+    """The value ``text`` typed for setting ``name``, or a UserError naming what is allowed."""
+    return _rule(name).parse(name, _kind(name), text)
+
+
+def check_setting_changes(changes: dict[str, object]) -> dict[str, Any]:
+    """``changes`` when every name is a setting and every value allowed; else a UserError
     naming the first wrong one (so a caller changes all or nothing)."""
-    for name, value in changes.items():
-        if name not in SETTING_BOUNDS:
-            known = ", ".join(SETTING_BOUNDS)
-            raise UserError(f"there is no profile setting '{name}' (settings: {known})")
-        low, high, meaning = SETTING_BOUNDS[name]
-        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-            raise UserError(f"{name} ({meaning}) must be a whole number from {low} to {high}")
-    return dict(changes)  # type: ignore[arg-type]
+    return {name: _rule(name).check(name, _kind(name), value) for name, value in changes.items()}
+
+
+def _rule(name: str) -> Setting:
+    for item in fields(ProfileSettings):
+        if item.name == name:
+            return item.metadata["setting"]
+    known = setting_names()
+    hint = did_you_mean(name, known) or f" (settings: {', '.join(known)})"
+    raise UserError(f"there is no profile setting '{name}'{hint}")
+
+
+def _kind(name: str) -> type:
+    return type(getattr(ProfileSettings(), name))
+
+
+def _number_text(value: float | None) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)

@@ -1,0 +1,58 @@
+"""``kvdrill settings [KEY VALUE] [--json]``: show the profile's settings, or change one."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(subparsers) -> None:
+    from kvdrill.engine.study.settings import setting_names
+
+    parser = subparsers.add_parser(
+        "settings",
+        help="show the profile's settings, or change one: settings KEY VALUE",
+        description=(
+            "Without arguments, print the profile's settings with what each means and the "
+            "values it takes. With KEY VALUE, change that one setting. Settings: "
+            + ", ".join(setting_names())
+            + "."
+        ),
+    )
+    parser.add_argument("key", nargs="?", metavar="KEY", help="the setting to change")
+    parser.add_argument("value", nargs="?", metavar="VALUE", help="its new value")
+    parser.add_argument("--json", action="store_true", help="print the settings as JSON")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+
+    from kvdrill.app.services.backend import Services
+    from kvdrill.engine.errors import UserError
+    from kvdrill.engine.study.settings import describe_setting, parse_setting
+
+    if args.key is not None and args.value is None:
+        describe_setting(args.key)  # an unknown key says so first
+        raise UserError(f"give a value too: kvdrill settings {args.key} VALUE")
+    if args.key is not None:
+        parse_setting(args.key, args.value)  # a bad value fails before the database opens
+    services = Services(args.db, args.profile, bundled=False)
+    try:
+        if args.key is None:
+            settings = services.settings()
+        else:
+            settings = services.change_setting_text(args.key, args.value)
+    finally:
+        services.close()
+    values = settings.to_dict()
+    if args.json:
+        print(json.dumps(values, indent=2))
+        return 0
+    if args.key is not None:
+        print(f"{args.key} = {values[args.key]}")
+        return 0
+    width = max(len(name) for name in values)
+    for name, value in values.items():
+        meaning, allowed = describe_setting(name)
+        print(f"{name:<{width}}  {value!s:<8}  {meaning} ({allowed})")
+    return 0
