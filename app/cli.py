@@ -5,39 +5,86 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import sys
 from typing import NoReturn
 
 from kvdrill import __version__
 from kvdrill.app.commands import COMMAND_MODULES
-from kvdrill.engine.errors import UserError
+from kvdrill.app.services import environment
+from kvdrill.engine.errors import UserError, did_you_mean, printable
+
+# An argument in an error line (a run of characters without spaces) is cut to this length.
+ARGUMENT_LIMIT = 80
+_LONG_ARGUMENT = re.compile(rf"[^\s']{{{ARGUMENT_LIMIT + 1},}}")
+_INVALID_CHOICE = re.compile(r"argument (\S+): invalid choice: '([^']*)' \(choose from (.*)\)$")
+
+
+def error_line(message: str) -> str:
+    """One line of an error as printed: terminal controls escaped, database passwords masked,
+    and a very long quoted argument cut."""
+    masked = environment.mask_password(message)
+    return printable(_LONG_ARGUMENT.sub(lambda match: _cut(match[0]), masked))
+
+
+def _cut(text: str) -> str:
+    return f"{text[: ARGUMENT_LIMIT - 5]}[...]"
 
 
 class OneLineErrorParser(argparse.ArgumentParser):
     """argparse, but a bad argument is one line that says where help is, not a usage block."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+        wrong = _INVALID_CHOICE.search(message)
+        if wrong:
+            what, given, choices = wrong.groups()
+            known = [choice.strip(" '") for choice in choices.split(",")]
+            hint = did_you_mean(given, known) or f" (choose from {', '.join(known)})"
+            if what == "COMMAND":
+                message = f"there is no command '{given}'{hint}"
+            else:
+                message = f"{what}: '{given}' is not a choice{hint}"
+        self.exit(2, f"{self.prog}: {error_line(message)} (see {self.prog} --help)\n")
+
+
+def _global_options(parser: argparse.ArgumentParser, default: object) -> None:
+    """``--db`` and ``--profile``: on the main parser with their defaults, and on each command
+    with SUPPRESS, so they may come before or after the command name."""
+    parser.add_argument(
+        "--db",
+        metavar="URL",
+        default=default,
+        help=f"SQLAlchemy database URL (default: ${environment.DB_VARIABLE}, "
+        "else SQLite in the user data dir)",
+    )
+    parser.add_argument(
+        "--profile",
+        default="default" if default is None else default,
+        help="learner profile: separate schedules, logs and settings",
+    )
+
+
+def _environment_help() -> str:
+    width = max(len(name) for name in environment.VARIABLES)
+    lines = [f"  {name:<{width}}  {text}" for name, text in environment.VARIABLES.items()]
+    return "environment variables:\n" + "\n".join(lines)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineErrorParser(
         prog="kvdrill",
         description="Drill the memory and capacity math of LLM inference serving.",
+        epilog=_environment_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"kvdrill {__version__}")
-    parser.add_argument(
-        "--db",
-        metavar="URL",
-        help="SQLAlchemy database URL (default: $KVDRILL_DB, else SQLite in the user data dir)",
-    )
-    parser.add_argument(
-        "--profile", default="default", help="learner profile: separate schedules and logs"
-    )
+    _global_options(parser, None)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         module = importlib.import_module(f"kvdrill.app.commands.{name}")
         module.register(subparsers)
+    for command in dict.fromkeys(subparsers.choices.values()):
+        _global_options(command, argparse.SUPPRESS)
     return parser
 
 
@@ -53,17 +100,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(func(args) or 0)
     except UserError as exc:
-        # Messages can quote file names and pack text: escape what a terminal would act on.
-        from kvdrill.engine.errors import printable
-
-        lines = str(exc).split("\n")
-        print(
-            "\n".join(
-                f"kvdrill: {printable(line)}" if i == 0 else printable(line)
-                for i, line in enumerate(lines)
-            ),
-            file=sys.stderr,
-        )
+        # Messages can quote file names, URLs and pack text: see error_line.
+        lines = [error_line(line) for line in str(exc).split("\n")]
+        print("kvdrill: " + "\n".join(lines), file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("", file=sys.stderr)

@@ -10,7 +10,7 @@ from sqlalchemy import TextClause, func, select, text
 from sqlalchemy.orm import Session
 
 from kvdrill.store.db import Database
-from kvdrill.store.models import Card, CardState
+from kvdrill.store.models import Card, CardState, Pack
 from kvdrill.store.queries_sql import CARD_VIEW_SQL
 
 
@@ -46,3 +46,22 @@ def due_by(session: Session, profile_id: int, day: date) -> int:
         )
     )
     return int(count or 0)
+
+
+def problem_templates(
+    session: Session, lang: str | None = None
+) -> list[tuple[str, str, str, dict[str, Any]]]:
+    """Every live problem card (of packs in ``lang``, if given) as (pack key, card key, title,
+    template), in pack order."""
+    statement = (
+        select(Pack.key, Card.key, Card.title, Card.problem)
+        .join(Pack, Pack.id == Card.pack_id)
+        .where(Card.kind == "problem", ~Card.retired)
+        .order_by(Pack.key, Card.position, Card.id)
+    )
+    if lang is not None:
+        statement = statement.where((Pack.lang == lang) | Pack.lang.like(f"{lang}-%"))
+    return [
+        (pack, key, title, problem or {})
+        for pack, key, title, problem in session.execute(statement)
+    ]

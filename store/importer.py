@@ -41,6 +41,7 @@ class PackPlan:
     retired: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     revived: list[str] = field(default_factory=list)
+    titles: dict[str, str] = field(default_factory=dict)  # card key -> title, for --json
 
     def summary(self) -> str:
         """``pack-key: N added, N changed, N retired, N unchanged`` (and revived, if any)."""
@@ -55,6 +56,23 @@ class PackPlan:
     @property
     def writes(self) -> bool:
         return bool(self.new_pack or self.added or self.changed or self.retired or self.revived)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The pack's changes with each card's id and title (``import --json``)."""
+
+        def cards(keys: list[str]) -> list[dict[str, str]]:
+            return [{"id": key, "title": self.titles.get(key, "")} for key in keys]
+
+        return {
+            "pack": self.pack_key,
+            "path": self.path,
+            "new_pack": self.new_pack,
+            "added": cards(self.added),
+            "changed": cards(self.changed),
+            "retired": cards(self.retired),
+            "revived": cards(self.revived),
+            "unchanged": len(self.unchanged),
+        }
 
 
 @dataclass
@@ -194,6 +212,7 @@ class _Stored:
     id: int
     key: str
     retired: bool
+    title: str
     content_hash: str
     parent_id: int | None
     source_line: int
@@ -209,6 +228,7 @@ def _existing_cards(session: Session, pack_row: Pack | None) -> dict[str, _Store
             Card.id,
             Card.key,
             Card.retired,
+            Card.title,
             Card.content_hash,
             Card.parent_id,
             Card.source_line,
@@ -222,7 +242,12 @@ def _existing_cards(session: Session, pack_row: Pack | None) -> dict[str, _Store
 def _plan_pack(
     pack: ParsedPack, pack_row: Pack | None, existing: dict[str, _Stored]
 ) -> tuple[PackPlan, dict[str, dict[str, Any]], dict[str, str]]:
-    plan = PackPlan(pack_key=pack.meta.pack, path=pack.path, new_pack=pack_row is None)
+    plan = PackPlan(
+        pack_key=pack.meta.pack,
+        path=pack.path,
+        new_pack=pack_row is None,
+        titles={card.key: card.title for card in pack.cards},
+    )
     values_by_key: dict[str, dict[str, Any]] = {}
     hash_by_key: dict[str, str] = {}
     for card in pack.cards:
@@ -242,6 +267,7 @@ def _plan_pack(
     plan.retired = [
         key for key, row in existing.items() if not row.retired and key not in values_by_key
     ]
+    plan.titles.update({key: existing[key].title for key in plan.retired})
     return plan, values_by_key, hash_by_key
 
 
@@ -439,5 +465,6 @@ def retire_dropped_bundled(session: Session, keep: set[str], now: datetime) -> l
             card.retired = True
             card.retired_at = now
             plan.retired.append(card.key)
+            plan.titles[card.key] = card.title
         plans.append(plan)
     return plans

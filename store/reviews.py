@@ -19,7 +19,7 @@ from typing import Any
 from sqlalchemy import bindparam, delete, select
 from sqlalchemy.orm import Session
 
-from kvdrill.engine.errors import UserError
+from kvdrill.engine.errors import UserError, did_you_mean
 from kvdrill.engine.problems.types import Variant, Verdict
 from kvdrill.engine.study.clock import study_day
 from kvdrill.engine.study.rules import answer_schedule
@@ -223,5 +223,12 @@ def find_card(session: Session, reference: str) -> Card:
         .where(Pack.key == pack_key, Card.key == card_key)
     ).one_or_none()
     if card is None:
-        raise UserError(f"there is no card '{reference}' (write it as pack-id/card-id)")
+        known = [
+            f"{pack}/{key}"
+            for pack, key in session.execute(
+                select(Pack.key, Card.key).join(Pack, Pack.id == Card.pack_id)
+            )
+        ]
+        hint = did_you_mean(reference.strip(), known) or " (write it as pack-id/card-id)"
+        raise UserError(f"there is no card '{reference}'{hint}")
     return card

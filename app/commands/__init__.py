@@ -15,4 +15,7 @@ COMMAND_MODULES = (
     "stats",
     "convert",
     "export",
+    "problem",
+    "settings",
+    "completion",
 )

@@ -22,12 +22,17 @@ def register(subparsers) -> None:
         action="store_true",
         help="first write generated ids into card headings that lack one (nothing else changes)",
     )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print the errors and counts (packs, cards by kind, problem templates, claims)",
+    )
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from kvdrill.app.plain_text import plural
-    from kvdrill.app.services.importing import find_pack_files, read_files
+    from kvdrill.app.services.importing import check_report, find_pack_files, read_files
     from kvdrill.engine.errors import PackErrors, printable
     from kvdrill.engine.packs.add_ids import add_ids_to_file
     from kvdrill.engine.packs.source import paths_from_arguments
@@ -44,6 +49,12 @@ def run(args: argparse.Namespace) -> int:
                 print(printable(f"{file}:{line}: added id {{#{card_id}}}"))
 
     read = read_files(files, missing)
+    if args.json:
+        import json
+
+        report = check_report(read)
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+        return 0 if report["ok"] else 1
     for problem in sorted(read.problems):
         print(problem)
     print(

@@ -58,6 +58,7 @@ def register(subparsers) -> None:
     parser.add_argument(
         "--suspended", action="store_true", help="list your suspended cards, then exit"
     )
+    parser.add_argument("--json", action="store_true", help="with --suspended: the list as JSON")
     parser.add_argument(
         "--unsuspend",
         metavar="PACK/CARD",
@@ -68,6 +69,8 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
+    if args.json and not args.suspended:
+        raise UserError("--json goes with --suspended (the list of suspended cards)")
     if args.suspended or args.unsuspend:
         return manage_suspended(args)
     if args.plain:
@@ -96,6 +99,12 @@ def manage_suspended(args) -> int:
             print(f"Unsuspended: {reference} ({literal(title)})")
         if args.suspended:
             listed = services.suspended_cards()
+            if args.json:
+                import json
+
+                cards = [{"card": reference, "title": title} for reference, title in listed]
+                print(json.dumps(cards, indent=2, ensure_ascii=False))
+                return 0
             if not listed:
                 print("No suspended cards.")
             for reference, title in listed:

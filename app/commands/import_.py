@@ -28,6 +28,11 @@ def register(subparsers) -> None:
     parser.add_argument(
         "--dry-run", action="store_true", help="show what would change; write nothing"
     )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="per pack, the ids and titles of the cards added, changed, retired and revived",
+    )
     parser.set_defaults(func=run)
 
 
@@ -95,6 +100,12 @@ def run(args) -> int:
         progress.clear()
         database.close()
 
+    if args.json:
+        import json
+
+        report = {"dry_run": args.dry_run, "packs": [pack.to_dict() for pack in plan.packs]}
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+        return 0
     for line in plan.summary_lines():
         print(line)
     if args.dry_run:

@@ -45,6 +45,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from kvdrill.app.services import environment
+from kvdrill.app.services.problems import SEED_RANGE
 from kvdrill.engine.errors import UserError
 from kvdrill.engine.packs.card_view import CHOICE_LETTERS, CardView, DrillState
 from kvdrill.engine.problems.types import Variant, Verdict
@@ -58,14 +59,13 @@ from kvdrill.store.card_rows import card_view, problem_spec
 from kvdrill.store.cards import card_view_row, due_by
 from kvdrill.store.day_queue import check_filters, queue_cards, today_log
 from kvdrill.store.db import Database, Session, write_transaction
-from kvdrill.store.profiles import get_or_create_profile
+from kvdrill.store.profiles import get_or_create_profile, profile_settings
 
 __all__ = ["CardView", "DrillSession", "InvalidAnswer", "LEECH_LAPSES", "WrongCardKind"]
 
 CHOICE_RIGHT_QUALITY = 4
 CHOICE_WRONG_QUALITY = 1
 GIVE_UP_QUALITY = 0
-SEED_RANGE = 2**31
 
 
 class WrongCardKind(Exception):
@@ -183,7 +183,12 @@ class DrillSession:
             today = study_day(clock(), row.rollover_hour)
             check_filters(session, pack, tag, lesson)
             counts, missed = today_log(session, row, today)
-            cards = queue_cards(session, row.id, missed, pack=pack, tag=tag, lesson=lesson)
+            # A pack asked for by name is studied whatever its language; otherwise only the
+            # packs in the profile's language are offered.
+            lang = None if pack is not None else profile_settings(row).language
+            cards = queue_cards(
+                session, row.id, missed, lang=lang, pack=pack, tag=tag, lesson=lesson
+            )
             profile_id, rollover, seconds = row.id, row.rollover_hour, row.answer_seconds
         plan = plan_day(cards, today, counts, new_limit=new_limit, limit=limit)
         return cls(database, profile_id, rollover, seconds, clock, today, SessionQueue(plan))

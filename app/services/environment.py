@@ -1,18 +1,13 @@
 """Every ``KVDRILL_*`` environment variable, read here and nowhere else. Standard library only.
 
-- ``KVDRILL_NOW``: an ISO timestamp that sets the clock (tests and demos cross days with it).
-- ``KVDRILL_DB``: the database URL when ``--db`` is not given.
-- ``KVDRILL_DATA_DIR``: where kvdrill keeps its files (default: the platform's data dir).
-- ``KVDRILL_FAST_START``: ``0`` turns off the fast-start helper process (benchmarks compare).
-- ``KVDRILL_FIRST_CARD_FILE``: a file the TUI writes when the first card is painted
-  (scripts/bench_start.py measures with it).
-
+``VARIABLES`` names each one and what it does; ``kvdrill --help`` lists them from there.
 The store is handed what these say (a URL, a time); it never reads the environment itself.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from datetime import datetime
 from pathlib import Path
 
@@ -24,6 +19,23 @@ DATA_DIR_VARIABLE = "KVDRILL_DATA_DIR"
 FAST_START_VARIABLE = "KVDRILL_FAST_START"
 FIRST_CARD_FILE_VARIABLE = "KVDRILL_FIRST_CARD_FILE"
 DB_FILENAME = "kvdrill.db"
+
+VARIABLES = {
+    DB_VARIABLE: "the database URL when --db is not given",
+    DATA_DIR_VARIABLE: "where kvdrill keeps its files (default: the platform's data dir)",
+    NOW_VARIABLE: "an ISO timestamp that sets the clock (tests and demos cross days with it)",
+    FAST_START_VARIABLE: "0 turns off the fast-start helper process (benchmarks compare)",
+    FIRST_CARD_FILE_VARIABLE: "a file the full-screen app writes when the first card is painted",
+}
+
+# ``scheme://user:password@``: the password runs to the last ``@`` before a space or a slash.
+_URL_PASSWORD = re.compile(r"(?P<head>\b[a-zA-Z][\w+.-]*://[^:/@\s]*):[^\s/]*@")
+
+
+def mask_password(text: str) -> str:
+    """``text`` with the password of every database URL in it written as ``***``; every message
+    that can quote a URL goes through it."""
+    return _URL_PASSWORD.sub(r"\g<head>:***@", text)
 
 
 def _read(name: str) -> str:

@@ -86,6 +86,30 @@ def read_files(
     return ReadPacks(files, checked.packs, problems, checked.cards)
 
 
+def check_report(read: ReadPacks) -> dict[str, Any]:
+    """``kvdrill check --json``: every error, and counts of packs, cards by kind, problem
+    templates and claims (of the packs that parsed)."""
+    kinds: dict[str, int] = {}
+    claims = 0
+    for pack in read.packs:
+        for card in pack.cards:
+            kinds[card.kind] = kinds.get(card.kind, 0) + 1
+            claims += sum(1 for item in card.key_numbers if item.claim is not None)
+    return {
+        "ok": not read.problems,
+        "files": len(read.files),
+        "packs": len(read.packs),
+        "cards": read.cards,
+        "cards_by_kind": dict(sorted(kinds.items())),
+        "problem_templates": kinds.get("problem", 0),
+        "claims": claims,
+        "errors": [
+            {"path": problem.path, "line": problem.line, "message": problem.message}
+            for problem in sorted(read.problems)
+        ],
+    }
+
+
 def read_packs(paths: list[Path], progress: Progress | None = None) -> ReadPacks:
     files, missing = find_pack_files(paths)
     return read_files(files, missing, progress)

@@ -1,0 +1,76 @@
+"""Problem templates outside a drill (``kvdrill problem``): list them, draw a variant from a
+template and a seed, check an answer. The templates are the stored packs' problem cards (the
+bundled decks are stored on first use); nothing here touches a schedule or the review log."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from kvdrill.engine.errors import UserError, did_you_mean
+
+if TYPE_CHECKING:
+    from kvdrill.engine.problems.types import Variant, Verdict
+    from kvdrill.store.db import Database
+
+# Seeds a learner can type and share; the drill's own seeds use the same range.
+SEED_RANGE = 2**31
+
+
+@dataclass(frozen=True)
+class ProblemTemplate:
+    id: str  # "<pack key>/<card key>", as the drill logs it
+    title: str
+    spec: dict[str, Any]
+
+
+def list_templates(database: Database, profile_name: str, now: datetime) -> list[ProblemTemplate]:
+    """The problem templates of the packs in the profile's language."""
+    from kvdrill.store.cards import problem_templates
+    from kvdrill.store.profiles import get_or_create_profile, profile_settings
+
+    with database.session() as session:
+        language = profile_settings(get_or_create_profile(session, profile_name, now)).language
+        rows = problem_templates(session, language)
+    return [ProblemTemplate(f"{pack}/{key}", title, spec) for pack, key, title, spec in rows]
+
+
+def find_template(database: Database, template_id: str) -> ProblemTemplate:
+    """The template ``pack/card`` (or a card id that only one pack has), in any language."""
+    from kvdrill.store.cards import problem_templates
+
+    with database.session() as session:
+        rows = problem_templates(session)
+    templates = [ProblemTemplate(f"{pack}/{key}", title, spec) for pack, key, title, spec in rows]
+    wanted = template_id.strip()
+    matches = [t for t in templates if wanted in (t.id, t.id.partition("/")[2])]
+    if len(matches) == 1:
+        return matches[0]
+    if len(matches) > 1:
+        names = ", ".join(t.id for t in matches)
+        raise UserError(f"'{wanted}' names more than one template ({names}): give pack/card")
+    known = [t.id for t in templates] + [t.id.partition("/")[2] for t in templates]
+    hint = did_you_mean(wanted, known) or " (kvdrill problem --list shows them)"
+    raise UserError(f"there is no problem template '{wanted}'{hint}")
+
+
+def draw(template: ProblemTemplate, seed: int | None) -> Variant:
+    """The variant of ``template`` for ``seed`` (a fresh random seed when None)."""
+    from kvdrill.engine.problems.generator import make_variant
+
+    if seed is None:
+        seed = secrets.randbelow(SEED_RANGE)
+    if not 0 <= seed < SEED_RANGE:
+        raise UserError(f"--seed takes a whole number from 0 to {SEED_RANGE - 1}")
+    try:
+        return make_variant(template.spec, template.id, seed)
+    except ValueError as exc:
+        raise UserError(f"{template.id}: cannot draw a variant with seed {seed}: {exc}") from None
+
+
+def check(variant: Variant, typed: str) -> Verdict:
+    from kvdrill.engine.problems.checker import check_answer
+
+    return check_answer(variant, typed)

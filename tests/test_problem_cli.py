@@ -1,0 +1,131 @@
+"""``kvdrill problem``: list templates, print a variant by seed, check an answer."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kvdrill.app.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATE = "capacity-problems/gen-kv-bytes-per-token"
+
+
+def run(capsys, db_url: str, *argv: str) -> tuple[int, str, str]:
+    code = main(["--db", db_url, "problem", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_list_names_the_bundled_templates(db_url: str, capsys) -> None:
+    code, out, _ = run(capsys, db_url, "--list", "--json")
+    templates = json.loads(out)
+    assert code == 0
+    ids = [item["template"] for item in templates]
+    assert TEMPLATE in ids and all("/" in item for item in ids)
+    assert all(item["title"] for item in templates)
+    code, out, _ = run(capsys, db_url, "--list")
+    assert code == 0 and TEMPLATE in out and out.count("\n") == len(ids)
+
+
+def test_a_variant_is_printed_without_its_answer(db_url: str, capsys) -> None:
+    code, out, _ = run(capsys, db_url, TEMPLATE, "--seed", "7", "--json")
+    variant = json.loads(out)
+    assert code == 0
+    assert variant["template"] == TEMPLATE and variant["seed"] == 7
+    assert variant["unit"] and variant["prompt"] and variant["inputs"]
+    assert "expected" not in variant and "correct" not in variant
+    code, text, _ = run(capsys, db_url, TEMPLATE, "--seed", "7")
+    assert variant["prompt"].split("\n")[0] in text and f"Unit asked: {variant['unit']}" in text
+    assert "Expected" not in text and "Answer:" not in text
+
+
+def test_an_answer_is_checked_with_verdict_diagnosis_and_worked_solution(
+    db_url: str, capsys
+) -> None:
+    code, out, _ = run(capsys, db_url, TEMPLATE, "--seed", "7", "--json")
+    variant = json.loads(out)
+    code, out, _ = run(capsys, db_url, TEMPLATE, "--seed", "7", "--answer", "1 B", "--json")
+    wrong = json.loads(out)
+    assert code == 1 and wrong["correct"] is False
+    assert wrong["unit"] == variant["unit"] and isinstance(wrong["expected"], float)
+    assert wrong["message"] and wrong["worked_solution"]
+    right = f"{wrong['expected']:g} {wrong['unit']}"
+    code, out, _ = run(capsys, db_url, TEMPLATE, "--seed", "7", "--answer", right, "--json")
+    checked = json.loads(out)
+    assert code == 0 and checked["correct"] is True and checked["diagnosis"] is None
+
+    half = f"{wrong['expected'] / 2:g} {wrong['unit']}"  # the factor 2 of K and V left out
+    code, out, _ = run(capsys, db_url, TEMPLATE, "--seed", "7", "--answer", half)
+    assert code == 1
+    assert "Not quite" in out and "Diagnosis: " in out and f"Expected: {right}" in out
+
+
+def _variant_in_new_process(db_url: str, seed: str) -> dict:
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "app",
+            "--db",
+            db_url,
+            "problem",
+            TEMPLATE,
+            "--seed",
+            seed,
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONHASHSEED": "random"},
+    )
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_the_same_template_and_seed_give_the_same_variant_in_two_processes(
+    db_url: str, tmp_path: Path
+) -> None:
+    other_db = f"sqlite:///{tmp_path / 'other.db'}"
+    first = _variant_in_new_process(db_url, "12345")
+    assert _variant_in_new_process(other_db, "12345") == first
+    assert any(_variant_in_new_process(db_url, seed) != first for seed in ("1", "2", "3"))
+
+
+def test_without_a_seed_the_printed_seed_gives_the_variant_back(db_url: str, capsys) -> None:
+    code, out, _ = run(capsys, db_url, TEMPLATE, "--json")
+    drawn = json.loads(out)
+    code, out, _ = run(capsys, db_url, TEMPLATE, "--seed", str(drawn["seed"]), "--json")
+    assert json.loads(out) == drawn
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["gen-kv-bytes-per-tokn"], "(did you mean 'gen-kv-bytes-per-token'?)"),
+        ([], "give a TEMPLATE or --list"),
+        (["--list", "--seed", "3"], "--seed and --answer go with a TEMPLATE"),
+        ([TEMPLATE, "--seed", "-1"], "--seed takes a whole number from 0 to"),
+    ],
+)
+def test_problem_mistakes_are_one_line(db_url: str, capsys, argv, message) -> None:
+    code, out, err = run(capsys, db_url, *argv)
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert message in err, err
+
+
+def test_a_vietnamese_profile_lists_only_vietnamese_templates(db_url: str, capsys) -> None:
+    assert main(["--db", db_url, "settings", "language", "vi"]) == 0
+    capsys.readouterr()
+    code, out, _ = run(capsys, db_url, "--list", "--json")
+    listed = json.loads(out)
+    assert code == 0 and TEMPLATE not in [item["template"] for item in listed]
+    # A template named in full is drawn whatever the profile's language.
+    assert run(capsys, db_url, TEMPLATE, "--seed", "1")[0] == 0
