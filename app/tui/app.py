@@ -106,6 +106,17 @@ class KvdrillApp(App[None]):
 
         self.push_screen(StatsScreen(), drill_topic)
 
+    def action_open_settings(self) -> None:
+        from kvdrill.app.tui.screens.settings import SettingsScreen
+
+        if not isinstance(self.screen, SettingsScreen):
+            self.push_screen(SettingsScreen())
+
+    def apply_theme_name(self, name: str) -> None:
+        """Show the theme the profile now stores (``"light"`` or ``"dark"``)."""
+        self.theme_settled = True
+        self.theme = LIGHT_THEME if name == "light" else DARK_THEME
+
     def action_go_home(self) -> None:
         """Back to the home screen (it refreshes its counts when it shows again)."""
         while len(self.screen_stack) > 2 and not isinstance(self.screen, HomeScreen):
@@ -163,6 +174,11 @@ class KvdrillApp(App[None]):
             "Import packs", "Import Markdown packs from a path", self.action_open_import
         )
         yield SystemCommand("Stats", "Weak topics, heatmap and forecast", self.action_open_stats)
+        yield SystemCommand(
+            "Settings",
+            "New cards and reviews per day, theme, language...",
+            self.action_open_settings,
+        )
         yield SystemCommand("Home", "Back to the home screen", self.action_go_home)
         yield SystemCommand("Keys", "List the keys of this screen", self.action_show_keys)
         yield SystemCommand(

@@ -178,3 +178,14 @@ class ImportDone(WorkerResult):
 @dataclass
 class ReportLoaded(WorkerResult):
     report: StatsReport
+
+
+# --- settings -------------------------------------------------------------------------------
+
+
+@dataclass
+class SettingsLoaded(WorkerResult):
+    """The profile's settings (``ProfileSettings``); ``changed`` names the one just saved."""
+
+    settings: Any
+    changed: str | None = None

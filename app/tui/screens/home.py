@@ -17,6 +17,7 @@ KEYS = [
     ("d / Enter", "drill today's cards"),
     ("i", "import packs"),
     ("s", "stats: weak topics, heatmap, forecast"),
+    ("o", "settings: daily limits, theme, language"),
     ("r", "refresh the counts"),
     ("?", "this list"),
     ("q", "quit (every answer is already saved)"),
@@ -34,6 +35,7 @@ class HomeScreen(Screen[None]):
         Binding("enter", "app.start_drill", "Drill", show=False, priority=True),
         Binding("i", "app.open_import", "Import"),
         Binding("s", "app.open_stats", "Stats"),
+        Binding("o", "app.open_settings", "Settings", show=False),
         Binding("r", "refresh_overview", "Refresh", show=False),
         Binding("q", "app.quit", "Quit"),
     ]

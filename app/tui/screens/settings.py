@@ -1,0 +1,81 @@
+"""The profile's settings, one line each: type a new value and press Enter to save it.
+
+The same checks as ``kvdrill settings KEY VALUE`` (engine/study/settings.py): a value out of
+bounds is refused in one line naming what is allowed, and nothing changes.
+"""
+
+from __future__ import annotations
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Static
+
+from kvdrill.app.tui.messages import CallFailed, SettingsLoaded, failures_reported
+from kvdrill.engine.study.settings import describe_setting, setting_names
+
+KEYS = [
+    ("Tab / shift+Tab", "move between settings"),
+    ("Enter", "save the value typed"),
+    ("Escape", "back"),
+]
+
+
+class SettingsScreen(Screen[None]):
+    """Every profile setting with what it means and the values it takes."""
+
+    KEYS = KEYS
+    BINDINGS = [Binding("escape", "app.pop_screen", "Back")]
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="settings-body"):
+            yield Static(Content.from_markup("[b]Settings[/b] of profile $p", p=self.app.profile))
+            for name in setting_names():
+                meaning, allowed = describe_setting(name)
+                with Horizontal(classes="setting-row"):
+                    yield Static(Content(name), classes="setting-name")
+                    yield Input(id=f"setting-{name}", classes="setting-value", disabled=True)
+                    yield Static(Content(f"{meaning} ({allowed})"), classes="setting-help")
+            yield Static(Content("Loading…"), id="settings-status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.load_settings()
+
+    @work(thread=True, group="settings", exclusive=True, exit_on_error=False)
+    def load_settings(self) -> None:
+        with failures_reported(self):
+            self.post_message(SettingsLoaded(self.app.backend.settings()))
+
+    @work(thread=True, group="settings", exit_on_error=False)
+    def save_setting(self, name: str, text: str) -> None:
+        with failures_reported(self):
+            settings = self.app.backend.change_setting_text(name, text)
+            self.post_message(SettingsLoaded(settings, changed=name))
+
+    def on_settings_loaded(self, message: SettingsLoaded) -> None:
+        values = message.settings.to_dict()
+        for name, value in values.items():
+            field = self.query_one(f"#setting-{name}", Input)
+            field.value = str(value)
+            field.disabled = False
+        status = "Type a value and press Enter to save it."
+        if message.changed is not None:
+            status = f"Saved: {message.changed} = {values[message.changed]}"
+            if message.changed == "theme":
+                self.app.apply_theme_name(values["theme"])
+        else:
+            self.query_one(f"#setting-{setting_names()[0]}", Input).focus()
+        self.query_one("#settings-status", Static).update(Content(status))
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        name = (event.input.id or "").removeprefix("setting-")
+        self.save_setting(name, event.value)
+
+    def on_call_failed(self, message: CallFailed) -> None:
+        self.query_one("#settings-status", Static).update(
+            Content.from_markup("[b]Not saved:[/b] $error", error=str(message.error))
+        )

@@ -1,0 +1,62 @@
+"""The settings screen: the same settings, checks and storage as ``kvdrill settings``."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from textual.widgets import Input, Static
+from tui_helpers import make_app, settle
+
+from kvdrill.app.services.settings import load_settings
+from kvdrill.app.tui.app import LIGHT_THEME
+from kvdrill.app.tui.screens.settings import SettingsScreen
+from kvdrill.engine.study.settings import ProfileSettings
+from kvdrill.store.db import open_database
+
+
+def stored(db_url: str) -> ProfileSettings:
+    database = open_database(db_url)
+    try:
+        return load_settings(database, "default", datetime(2026, 3, 2, 9))
+    finally:
+        database.close()
+
+
+def status(app) -> str:
+    return str(app.screen.query_one("#settings-status", Static).render())
+
+
+async def test_the_settings_screen_shows_changes_and_refuses_like_the_cli(db_url: str) -> None:
+    app = make_app(db_url, start="home")
+    async with app.run_test(size=(110, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("o")
+        await settle(pilot)
+        assert isinstance(app.screen, SettingsScreen)
+        field = app.screen.query_one("#setting-new_per_day", Input)
+        assert field.value == "10" and field.has_focus
+
+        field.value = ""
+        await pilot.press(*"20", "enter")
+        await settle(pilot)
+        assert "Saved: new_per_day = 20" in status(app)
+        assert stored(db_url).new_per_day == 20
+
+        rollover = app.screen.query_one("#setting-rollover_hour", Input)
+        rollover.focus()
+        rollover.value = ""
+        await pilot.press(*"30", "enter")
+        await settle(pilot)
+        assert "must be a whole number from 0 to 23" in status(app)
+        assert stored(db_url).rollover_hour == 4
+
+        theme = app.screen.query_one("#setting-theme", Input)
+        theme.focus()
+        theme.value = ""
+        await pilot.press(*"light", "enter")
+        await settle(pilot)
+        assert app.theme == LIGHT_THEME and stored(db_url).theme == "light"
+
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not isinstance(app.screen, SettingsScreen)
