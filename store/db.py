@@ -115,9 +115,13 @@ def open_database(url: str, url_source: str = "") -> Database:
 
 def _prepare_sqlite_file(path: Path) -> None:
     """Create the directory; refuse a file that exists but is not SQLite, before touching it."""
-    if path.is_dir():
+    try:
+        is_dir, exists = path.is_dir(), path.exists()
+    except OSError as exc:  # a name too long for the file system, say
+        raise UserError(f"cannot use the database file {path}: {exc.strerror}") from None
+    if is_dir:
         raise UserError(f"{path} is a directory, not a database file")
-    if path.exists():
+    if exists:
         with path.open("rb") as handle:
             header = handle.read(len(SQLITE_HEADER))
         # An empty file is a valid, empty SQLite database.

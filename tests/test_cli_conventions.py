@@ -231,3 +231,12 @@ def test_every_command_module_is_reachable_from_help(capsys) -> None:
     for name in ("settings", "problem", "completion"):
         assert f"    {name} " in out
     assert len(COMMAND_MODULES) >= 9
+
+
+def test_a_database_path_too_long_for_the_file_system_is_one_cut_line(
+    tmp_path: Path, capsys
+) -> None:
+    url = f"sqlite:///{tmp_path / ('d' * 400) / 'kvdrill.db'}"
+    code, out, err = run(capsys, "--db", url, "settings")
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert "File name too long" in err and "dddd[...]" in err and "Traceback" not in err

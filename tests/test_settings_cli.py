@@ -127,3 +127,16 @@ def _all_cards(session: DrillSession) -> list:
         cards.append(card)
         session.grade(5)  # the packs here are recall cards only
     return cards
+
+
+def test_a_setting_with_a_decimal_range_reads_and_bounds_a_number() -> None:
+    """What a later setting such as a desired retention (0.70 to 0.99) gets from ``setting``."""
+    from kvdrill.engine.errors import UserError
+    from kvdrill.engine.study.settings import Setting
+
+    rule = Setting("the retention to aim for", low=0.7, high=0.99)
+    assert rule.parse("desired_retention", float, "0.9") == 0.9
+    assert rule.check("desired_retention", float, 0.85) == 0.85
+    for bad in ("0.5", "nan", "ninety", "1"):
+        with pytest.raises(UserError, match="must be a number from 0.7 to 0.99"):
+            rule.parse("desired_retention", float, bad)
