@@ -60,3 +60,36 @@ async def test_the_settings_screen_shows_changes_and_refuses_like_the_cli(db_url
         await pilot.press("escape")
         await settle(pilot)
         assert not isinstance(app.screen, SettingsScreen)
+
+
+async def test_choosing_vietnamese_on_the_settings_screen_changes_the_home_packs(
+    db_url: str,
+) -> None:
+    from pathlib import Path
+
+    from textual.widgets import DataTable
+
+    from kvdrill.app.cli import main
+
+    packs = Path(__file__).parent / "fixtures" / "packs"
+    assert main(["--db", db_url, "import", str(packs / "sm2"), str(packs / "vi")]) == 0
+
+    def home_pack_titles(app) -> set[str]:
+        table = app.screen.query_one("#home-packs", DataTable)
+        return {str(table.get_row_at(row)[0]) for row in range(table.row_count)}
+
+    app = make_app(db_url, start="home")
+    async with app.run_test(size=(110, 30)) as pilot:
+        await settle(pilot)
+        assert "Bộ nhớ và dung lượng" not in home_pack_titles(app)
+        assert "Scheduler fixture" in home_pack_titles(app)
+        await pilot.press("o")
+        await settle(pilot)
+        language = app.screen.query_one("#setting-language", Input)
+        language.focus()
+        language.value = ""
+        await pilot.press("v", "i", "enter")
+        await settle(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert home_pack_titles(app) == {"Bộ nhớ và dung lượng"}
