@@ -25,6 +25,9 @@ from kvdrill.engine.packs.model import ParsedCard, ParsedPack
 from kvdrill.store.models import Card, CardTopic, Pack, Setting
 
 BUNDLED_HASH_KEY = "bundled_decks_hash"
+# How this importer stores cards: bump it when that changes, so files stored before are stored
+# again (it is part of the bundled decks' hash and of each pack's stored file hash).
+IMPORT_FORMAT = "kvdrill-import-1"
 
 Progress = Callable[[int, int], None]  # (packs done, packs in all)
 
@@ -334,7 +337,7 @@ def _apply_pack(session: Session, pack: ParsedPack, *, bundled: bool, now: datet
     pack_row.lessons = list(meta.lessons)
     pack_row.tags = list(meta.tags)
     pack_row.source_path = pack.path
-    pack_row.content_hash = pack.content_hash
+    pack_row.content_hash = stored_file_hash(pack.content_hash)
     pack_row.bundled = bundled
     pack_row.imported_at = now
     session.flush()  # the pack's id, for new cards
@@ -439,6 +442,51 @@ def _sync_topics(session: Session, pack_id: int, wanted: dict[int, set[tuple[str
         )
     if fresh:
         session.execute(CardTopic.__table__.insert(), fresh)
+
+
+# --- files stored before, byte for byte ----------------------------------------------------------
+
+
+def stored_file_hash(content_hash: str) -> str:
+    """What ``packs.content_hash`` holds: the file's sha256 under this ``IMPORT_FORMAT``."""
+    return hashlib.sha256(f"{IMPORT_FORMAT}:{content_hash}".encode()).hexdigest()
+
+
+def stored_unchanged(session: Session, digests: dict[str, str]) -> dict[str, PackPlan]:
+    """The learner's packs stored from these very files: path -> a plan with every live card
+    unchanged. ``digests`` maps a file's path, as the importer stores it, to the sha256 of its
+    bytes; a pack stored from another path, other bytes or another ``IMPORT_FORMAT`` is not
+    one of them."""
+    if not digests:
+        return {}
+    rows = session.execute(
+        select(Pack.id, Pack.key, Pack.source_path, Pack.content_hash).where(
+            ~Pack.bundled, Pack.source_path.in_(list(digests))
+        )
+    ).all()
+    same = {
+        row.id: row
+        for row in rows
+        if stored_file_hash(digests[row.source_path]) == row.content_hash
+    }
+    plans = {row.source_path: PackPlan(row.key, row.source_path) for row in same.values()}
+    if same:
+        for pack_id, key in session.execute(
+            select(Card.pack_id, Card.key)
+            .where(Card.pack_id.in_(list(same)), ~Card.retired)
+            .order_by(Card.pack_id, Card.position)
+        ):
+            plans[same[pack_id].source_path].unchanged.append(key)
+    return plans
+
+
+def mark_reimported(session: Session, plans: Iterable[PackPlan], now: datetime) -> None:
+    """Give packs skipped as unchanged the import time a full re-import would have given."""
+    keys = [plan.pack_key for plan in plans]
+    if keys:
+        session.execute(
+            update(Pack).where(Pack.key.in_(keys)).values(imported_at=now.replace(microsecond=0))
+        )
 
 
 # --- bundled decks ----------------------------------------------------------------------------

@@ -3,21 +3,25 @@
 from __future__ import annotations
 
 import io
+import os
 import shutil
 from datetime import date, datetime
 from pathlib import Path
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from kvdrill.app.cli import main
 from kvdrill.app.commands.import_ import ProgressLine
-from kvdrill.app.services.importing import import_bundled
+from kvdrill.app.services.importing import BUNDLED_DECKS, bundled_pack_files, import_bundled
+from kvdrill.engine.errors import PackErrors
+from kvdrill.engine.packs.parser import declared_pack_id, parse_pack
 from kvdrill.store.db import open_database
 from kvdrill.store.models import Card, CardState, Pack, ReviewLog, Setting
 from kvdrill.store.profiles import get_or_create_profile
 
 DECKS = Path(__file__).resolve().parent.parent / "decks"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
 def card_text(key: str, answer: str = "Two times layers times heads.") -> str:
@@ -308,3 +312,116 @@ def test_a_learners_import_parses_no_bundled_deck_once_the_database_stored_them(
     with database.session() as session:
         assert unstored_bundled_keys(session, decks) == frozenset()  # the packs table says
     database.close()
+
+
+# --- re-importing files stored before, byte for byte --------------------------------------------
+# ``kvdrill import`` skips parsing a file whose sha256 and path match what the database stored;
+# these pin that the skip never hides a change.
+
+
+def imported(capsys: pytest.CaptureFixture[str], db_url: str, *paths: Path) -> list[str]:
+    capsys.readouterr()
+    assert main(["--db", db_url, "import", *map(str, paths)]) == 0
+    return capsys.readouterr().out.splitlines()
+
+
+def stored_cards(db_url: str) -> dict[str, tuple[int, str, bool]]:
+    database = open_database(db_url)
+    with database.session() as session:
+        rows = session.execute(select(Card.key, Card.id, Card.answer, Card.retired)).all()
+    database.close()
+    return {key: (card_id, answer.strip(), retired) for key, card_id, answer, retired in rows}
+
+
+def test_an_untouched_or_touched_file_reports_every_card_unchanged(
+    pack_dir: Path, db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    imported(capsys, db_url, pack_dir)
+    before = stored_cards(db_url)
+    assert imported(capsys, db_url, pack_dir) == [
+        "alpha: 0 added, 0 changed, 0 retired, 2 unchanged",
+        "beta: 0 added, 0 changed, 0 retired, 1 unchanged",
+    ]
+    later = (pack_dir / "alpha.md").stat().st_mtime + 3600
+    os.utime(pack_dir / "alpha.md", (later, later))  # touched, same bytes
+    assert (
+        imported(capsys, db_url, pack_dir)[0] == "alpha: 0 added, 0 changed, 0 retired, 2 unchanged"
+    )
+    assert stored_cards(db_url) == before
+
+
+def test_an_edit_that_keeps_size_and_time_is_noticed(
+    pack_dir: Path, db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    imported(capsys, db_url, pack_dir)
+    pack = pack_dir / "alpha.md"
+    times = (pack.stat().st_atime, pack.stat().st_mtime)
+    size = pack.stat().st_size
+    write_pack(pack, "alpha", {"a1": "Uno.", "a2": "Two."})  # same length as "One."
+    os.utime(pack, times)
+    assert pack.stat().st_size == size
+    assert imported(capsys, db_url, pack) == ["alpha: 0 added, 1 changed, 0 retired, 1 unchanged"]
+    assert stored_cards(db_url)["a1"][1] == "Uno."
+
+
+def test_a_renamed_file_is_read_and_its_new_path_stored(
+    pack_dir: Path, db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    imported(capsys, db_url, pack_dir)
+    ids = stored_cards(db_url)
+    (pack_dir / "alpha.md").rename(pack_dir / "gamma.md")
+    assert imported(capsys, db_url, pack_dir) == [
+        "beta: 0 added, 0 changed, 0 retired, 1 unchanged",
+        "alpha: 0 added, 0 changed, 0 retired, 2 unchanged",
+    ]
+    database = open_database(db_url)
+    with database.session() as session:
+        path = session.scalar(select(Pack.source_path).where(Pack.key == "alpha"))
+    database.close()
+    assert path == str(pack_dir / "gamma.md")
+    assert stored_cards(db_url) == ids
+
+
+def test_a_changed_file_taking_a_skipped_files_id_is_refused(
+    pack_dir: Path, db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    imported(capsys, db_url, pack_dir)
+    write_pack(pack_dir / "alpha-copy.md", "alpha", {"a9": "Nine."})
+    capsys.readouterr()
+    assert main(["--db", db_url, "import", str(pack_dir)]) == 1
+    error = capsys.readouterr().err
+    assert 'pack id "alpha" is already used by' in error
+    assert "a9" not in stored_cards(db_url)
+
+
+def test_a_pack_stored_by_an_older_kvdrill_is_stored_again(
+    pack_dir: Path, db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    imported(capsys, db_url, pack_dir)
+    database = open_database(db_url)
+    with database.session() as session:
+        # As an older kvdrill left it: another pack hash, and a card it stored otherwise.
+        session.execute(update(Pack).values(content_hash="0" * 64))
+        session.execute(
+            update(Card)
+            .where(Card.key == "a1")
+            .values(answer="stored otherwise", content_hash="1" * 64)
+        )
+    database.close()
+    assert (
+        imported(capsys, db_url, pack_dir)[0] == "alpha: 0 added, 1 changed, 0 retired, 1 unchanged"
+    )
+    assert stored_cards(db_url)["a1"][1] == "One."
+
+
+def every_pack_file() -> list[Path]:
+    return [*bundled_pack_files(BUNDLED_DECKS), *sorted(FIXTURES.rglob("*.md"))]
+
+
+@pytest.mark.parametrize("path", every_pack_file(), ids=lambda path: path.name)
+def test_the_front_matter_reader_finds_the_id_the_parser_finds(path: Path) -> None:
+    try:
+        expected = parse_pack(path).meta.pack
+    except PackErrors:
+        return  # a pack that does not parse has no id to agree on
+    assert declared_pack_id(path) == expected

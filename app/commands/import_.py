@@ -66,7 +66,13 @@ class ProgressLine:
 
 def run(args) -> int:
     from kvdrill.app.services import environment
-    from kvdrill.app.services.importing import find_pack_files, plan_packs, read_files, store_packs
+    from kvdrill.app.services.importing import (
+        find_pack_files,
+        plan_packs,
+        read_files,
+        store_packs,
+        unchanged_files,
+    )
     from kvdrill.engine.errors import PackErrors
     from kvdrill.engine.packs.source import paths_from_arguments
     from kvdrill.store.db import open_database
@@ -74,25 +80,43 @@ def run(args) -> int:
 
     paths = paths_from_arguments(args.paths, "nothing imported")
     files, missing = find_pack_files(paths)
-    progress = ProgressLine(sys.stderr, len(files))
-    read = read_files(files, missing, progress=progress.callback("parsing"))
-    if read.problems:
-        progress.clear()
-        return _nothing_imported(PackErrors(read.problems))
-
     url = environment.database_url(args.db)
     source = environment.url_source(args.db)
+    path = sqlite_file(url)
+    database = None
+    unchanged: dict = {}
+    if not args.dry_run and (path is None or path.exists()):
+        # Files stored before, byte for byte, are not parsed again.
+        database = open_database(url, source)
+        unchanged = unchanged_files(database, files)
+    progress = ProgressLine(sys.stderr, len(files) - len(unchanged))
+    to_read = [file for file in files if str(file) not in unchanged]
+    read = read_files(to_read, missing, progress=progress.callback("parsing"))
+    if {pack.meta.pack for pack in read.packs} & {plan.pack_key for plan in unchanged.values()}:
+        # A changed file claims the id of a skipped one: check them all together.
+        unchanged = {}
+        read = read_files(files, missing, progress=progress.callback("parsing"))
+    if read.problems:
+        progress.clear()
+        if database is not None:
+            database.close()
+        return _nothing_imported(PackErrors(read.problems))
+
     if args.dry_run:
-        path = sqlite_file(url)
         # A database that does not exist yet is not created by a dry run: plan against an empty one.
         url = "sqlite://" if path is not None and not path.exists() else url
-    database = open_database(url, source)
+    if database is None:
+        database = open_database(url, source)
     try:
         if args.dry_run:
             plan = plan_packs(database, read.packs)
         else:
             plan = store_packs(
-                database, read.packs, environment.now(), progress.callback("importing")
+                database,
+                read.packs,
+                environment.now(),
+                progress.callback("importing"),
+                list(unchanged.values()),
             )
     except PackErrors as exc:  # packs the database refuses, such as a bundled pack's id
         return _nothing_imported(exc)
@@ -100,6 +124,8 @@ def run(args) -> int:
         progress.clear()
         database.close()
 
+    in_file_order = {item.path: item for item in plan.packs}
+    plan.packs[:] = [in_file_order[str(file)] for file in files if str(file) in in_file_order]
     if args.json:
         import json
 

@@ -25,9 +25,6 @@ if TYPE_CHECKING:
 
 # The decks ship inside the package (kvdrill.decks); an installed wheel keeps them as plain files.
 BUNDLED_DECKS = Path(str(resources.files("kvdrill.decks")))
-# Part of the bundled hash: bump it when the importer stores cards differently, so the bundled
-# decks are stored again on the next start.
-IMPORT_FORMAT = "kvdrill-import-1"
 
 Progress = Callable[[int, int], None]  # (done, in all)
 
@@ -136,6 +133,8 @@ def bundled_pack_files(decks: Path = BUNDLED_DECKS) -> list[Path]:
 
 def bundled_hash(files: list[Path], decks: Path = BUNDLED_DECKS) -> str:
     """One sha256 over the bundled files' names and bytes (and the import format)."""
+    from kvdrill.store.importer import IMPORT_FORMAT
+
     digest = hashlib.sha256(IMPORT_FORMAT.encode())
     for path in files:
         digest.update(b"\0" + path.relative_to(decks).as_posix().encode("utf-8") + b"\0")
@@ -145,16 +144,12 @@ def bundled_hash(files: list[Path], decks: Path = BUNDLED_DECKS) -> str:
 
 @cache
 def _bundled_keys(decks: Path, digest: str) -> frozenset[str]:
-    """The pack ids of the bundled decks with hash ``digest``, parsed once per process."""
-    from kvdrill.engine.packs.parser import parse_pack
+    """The pack ids of the bundled decks with hash ``digest``, read once per process from their
+    front matter (a broken bundled file is reported by the bundled import itself)."""
+    from kvdrill.engine.packs.parser import declared_pack_id
 
-    keys = set()
-    for path in bundled_pack_files(decks):
-        try:
-            keys.add(parse_pack(path).meta.pack)
-        except PackErrors:
-            continue  # a broken bundled file is reported by the bundled import itself
-    return frozenset(keys)
+    ids = (declared_pack_id(path) for path in bundled_pack_files(decks))
+    return frozenset(pack_id for pack_id in ids if pack_id is not None)
 
 
 def unstored_bundled_keys(session: Any, decks: Path = BUNDLED_DECKS) -> frozenset[str]:
@@ -221,22 +216,51 @@ def plan_packs(database: Database, packs: list[Any]) -> Any:
     return plan
 
 
+def unchanged_files(database: Database, files: list[Path]) -> dict[str, Any]:
+    """The files this database stored before, byte for byte and from the same path: path ->
+    the ``PackPlan`` of a re-import that changes nothing. They need no parsing; a file that
+    cannot be read is left to the parser to report."""
+    from kvdrill.engine.packs.source import read_pack_bytes
+    from kvdrill.store.importer import stored_unchanged
+
+    digests = {}
+    for path in files:
+        try:
+            digests[str(path)] = hashlib.sha256(read_pack_bytes(path)).hexdigest()
+        except PackErrors:
+            continue
+    with database.session() as session:
+        found = stored_unchanged(session, digests)
+        taken = unstored_bundled_keys(session)  # such a pack goes through the full checks
+    return {path: plan for path, plan in found.items() if plan.pack_key not in taken}
+
+
 def store_packs(
-    database: Database, packs: list[Any], now: datetime, progress: Progress | None = None
+    database: Database,
+    packs: list[Any],
+    now: datetime,
+    progress: Progress | None = None,
+    unchanged: list[Any] = (),
 ) -> Any:
-    """Store ``packs`` in one transaction (all or nothing); the ``ImportPlan`` of what changed."""
+    """Store ``packs`` in one transaction (all or nothing); the ``ImportPlan`` of what changed.
+
+    ``unchanged``: plans from ``unchanged_files`` for files skipped unparsed; they are part of
+    the returned plan and get this import's time."""
     from kvdrill.store.db import begin_write
-    from kvdrill.store.importer import apply_import
+    from kvdrill.store.importer import apply_import, mark_reimported
 
     with database.session() as session:
         begin_write(session)  # another kvdrill importing at once waits, then sees ours
-        return apply_import(
+        plan = apply_import(
             session,
             packs,
             now=now,
             bundled_keys=unstored_bundled_keys(session),
             progress=progress,
         )
+        mark_reimported(session, unchanged, now)
+    plan.packs.extend(unchanged)
+    return plan
 
 
 def scan(database: Database, path_text: str) -> ImportScan:
