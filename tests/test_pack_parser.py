@@ -747,3 +747,60 @@ def test_the_fast_outline_and_lists_agree_with_a_full_commonmark_parse(
 )
 def test_a_misspelled_section_is_one_error_not_also_a_missing_one(body: str, expected: str) -> None:
     assert errors_of(FRONT + "## C {#c}\n" + body) == [expected]
+
+
+# --- the line scanner gives what markdown-it gives ---------------------------------------------
+# engine/packs/outline.py reads a pack's outline without markdown-it when it can tell; these
+# parse each text both ways (the scanner turned off: markdown-it only) and want the very same
+# ParsedPack, or the very same errors with their lines.
+
+DECKS = Path(__file__).resolve().parent.parent / "decks"
+TRICKY_LINES = [
+    "", "  ", "\t", "---", "----", "...", "... x", "# H", "## Card {#c1}", "## Card {#c2} #tag",
+    "### Prompt", "### Answer", "### Key numbers", "### Choices", "#tag", "####### seven",
+    "## closing ##", "## a #b", "##", "# #", "## x ##   ", "```", "```py", "````", "~~~",
+    "~~~ x`y", "```a`b", "  ```", "    code", "  ## indented", "text line", "- item",
+    "- [x] right", "- [ ] wrong", "* item", "1. one", "  - sub", "> quote", "<div>", "a < b",
+    "===", "--", "- - -", "***", "\u00a0## nbsp", "## tab\there", "#\tx", "~~~~", "   ~~~",
+    "\tindented tab", "##\u3000ideo\u3000", "Lessons: 3", "x\r", "nul \0",
+]  # fmt: skip
+
+
+def both_ways(parse, monkeypatch: pytest.MonkeyPatch):
+    def outcome():
+        try:
+            return parse()
+        except PackErrors as exc:
+            return [str(problem) for problem in exc.problems]
+
+    scanned = outcome()
+    with monkeypatch.context() as patch:
+        patch.setattr("kvdrill.engine.packs.parser.scan_outline", lambda text: None)
+        return scanned, outcome()
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted(DECKS.rglob("*.md")) + sorted(PACKS.parent.rglob("*.md")),
+    ids=lambda path: f"{path.parent.name}/{path.name}",
+)
+def test_the_line_scanner_parses_every_deck_and_fixture_as_markdown_it_does(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scanned, markdown_it = both_ways(lambda: parse_pack(path), monkeypatch)
+    assert scanned == markdown_it
+
+
+def test_the_line_scanner_agrees_with_markdown_it_on_generated_packs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rng = random.Random(20261130)
+    for _ in range(1500):
+        lines = [rng.choice(TRICKY_LINES) for _ in range(rng.randint(0, 16))]
+        if rng.random() < 0.7:
+            lines = ["---", "pack: demo", "title: Demo", "version: 1", "---", *lines]
+        text = "\n".join(lines) + ("\n" if rng.random() < 0.6 else "")
+        scanned, markdown_it = both_ways(
+            lambda text=text: parse_pack_text(text, "gen.md"), monkeypatch
+        )
+        assert scanned == markdown_it, text

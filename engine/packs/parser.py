@@ -43,6 +43,7 @@ from kvdrill.engine.packs.model import (
     ParsedPack,
     Related,
 )
+from kvdrill.engine.packs.outline import scan_outline
 from kvdrill.engine.packs.source import (
     check_pack_text,
     decode_pack_bytes,
@@ -225,6 +226,15 @@ class CheckedPaths:
     cards: int
 
 
+def outline_blocks(text: str) -> list[_Block]:
+    """The pack's top-level blocks: from the line scanner (engine/packs/outline.py) when it can
+    tell, else from markdown-it; both give the same blocks."""
+    scanned = scan_outline(text)
+    if scanned is None:
+        return _blocks(_outline(text))
+    return [_Block(kind, start, end, **fields) for kind, start, end, fields in scanned]
+
+
 def _blocks(tokens: list[Token]) -> list[_Block]:
     """The top-level blocks of a token stream (list items kept as line ranges)."""
     blocks: list[_Block] = []
@@ -338,7 +348,7 @@ class _PackParser:
     # -- the whole file ----------------------------------------------------------------------
 
     def parse(self) -> ParsedPack:
-        blocks = _blocks(_outline(self.text))
+        blocks = outline_blocks(self.text)
         if not blocks or blocks[0].kind != "front_matter":
             if self.lines[0].startswith("---"):
                 self.error(0, "front matter opened here is never closed: end it with a line ---")
@@ -991,7 +1001,7 @@ def card_headings(text: str) -> list[tuple[int, CardHeading]]:
     Text without front matter is no pack, so it has no card headings.
     """
     text = text[1:] if text.startswith("\ufeff") else text
-    blocks = _blocks(_outline(text))
+    blocks = outline_blocks(text)
     if not blocks or blocks[0].kind != "front_matter":
         return []
     return [

@@ -1,0 +1,160 @@
+"""A line scanner for a pack's outline: the top-level blocks the parser needs, without
+markdown-it, for packs made of what packs are usually made of.
+
+It gives exactly the blocks markdown-it's outline parser gives (front matter, ATX headings,
+fences, paragraphs; tests/test_pack_parser.py checks it on every deck and fixture) and it gives
+up, returning None, on anything where that takes CommonMark's full rules: HTML, setext
+underlines or ``---`` lines, indented headings or fences, a front matter never closed, carriage
+returns or NUL characters. The parser then asks markdown-it, so the structure is always
+CommonMark's. Standard library only.
+"""
+
+from __future__ import annotations
+
+import re
+
+# A line that markdown-it could read as a setext underline (or, in a full parse, a thematic
+# break): only - or only =, maybe indented, maybe trailing blanks.
+_UNDERLINE_RE = re.compile(r"[ \t]*(?:-+|=+)[ \t]*\Z")
+_BLANKS = " \t"
+# What markdown-it trims a heading's text by (JavaScript's trim): ASCII and Unicode spaces.
+_TRIM = "".join(
+    map(chr, [9, 10, 11, 12, 13, 32, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x2028, 0x2029])
+) + "\u202f\u205f\u3000"
+
+Block = tuple[str, int, int, dict]  # kind, first line, end line (exclusive), fields
+
+
+class _GiveUp(Exception):
+    """The text needs markdown-it."""
+
+
+def _atx(line: str) -> tuple[int, str] | None:
+    """(level, text) when ``line`` (not indented) is an ATX heading, else None."""
+    level = len(line) - len(line.lstrip("#"))
+    if not 1 <= level <= 6 or (level < len(line) and line[level] not in _BLANKS):
+        return None
+    rest = line[level:].rstrip(_BLANKS)
+    closing = rest.rstrip("#")
+    if len(closing) < len(rest) and closing and closing[-1] in _BLANKS:
+        rest = closing
+    return level, rest.strip(_TRIM)
+
+
+def _fence_open(line: str) -> tuple[str, str] | None:
+    """(marker run, info string) when ``line`` (not indented) opens a fence, else None."""
+    marker = line[:1]
+    if marker not in ("`", "~"):
+        return None
+    markup = line[: len(line) - len(line.lstrip(marker))]
+    info = line[len(markup) :]
+    if len(markup) < 3 or (marker == "`" and "`" in info):
+        return None
+    return markup, info
+
+
+def _check_start(line: str) -> None:
+    """Give up on a line whose meaning depends on rules this scanner leaves to markdown-it."""
+    stripped = line.lstrip(_BLANKS)
+    if stripped[:1] == "<" or _UNDERLINE_RE.match(line):
+        raise _GiveUp
+    if len(stripped) < len(line) and stripped[:1] in ("#", "`", "~"):
+        raise _GiveUp
+
+
+def _front_matter(lines: list[str]) -> int:
+    """The line after the front matter's closing marker (0: no front matter)."""
+    first = lines[0]
+    count = len(first) - len(first.lstrip("-"))
+    if count < 3:
+        return 0
+    for number in range(1, len(lines)):
+        line = lines[number]
+        if line.startswith("...") and not line[3:].strip(_BLANKS):
+            return number + 1
+        stripped = line.lstrip(_BLANKS)
+        run = len(stripped) - len(stripped.lstrip("-"))
+        if run and run >= count and not stripped[run:].strip(_BLANKS):
+            return number + 1
+    raise _GiveUp  # never closed: markdown-it reads the first line as text
+
+
+def scan_outline(text: str) -> list[Block] | None:
+    """The top-level blocks of a pack's text, or None when markdown-it must decide."""
+    if "\r" in text or "\0" in text:
+        return None
+    lines = text.split("\n")
+    # Like markdown-it: a final newline ends the last line, and a last line of only blanks
+    # with no newline after it is not a line at all.
+    terminated = text.endswith("\n") or not lines[-1].strip(_BLANKS)
+    if terminated:
+        lines.pop()
+    try:
+        return _scan(text, lines, terminated)
+    except _GiveUp:
+        return None
+
+
+def _scan(text: str, lines: list[str], terminated: bool) -> list[Block]:
+    blocks: list[Block] = []
+    total = len(lines)
+    number = 0
+    if text.startswith("-"):
+        end = _front_matter(lines)
+        if end:
+            content = "\n".join(lines[1 : end - 1]) if end > 2 else ""
+            blocks.append(("front_matter", 0, end, {"content": content}))
+            number = end
+    while number < total:
+        line = lines[number]
+        if not line.strip(_BLANKS):
+            number += 1
+            continue
+        _check_start(line)
+        if heading := _atx(line):
+            level, content = heading
+            blocks.append(("heading", number, number + 1, {"level": level, "content": content}))
+            number += 1
+        elif fence := _fence_open(line):
+            number = _fence(lines, number, fence, blocks, terminated)
+        else:
+            number = _paragraph(lines, number, blocks)
+    return blocks
+
+
+def _fence(
+    lines: list[str], start: int, fence: tuple[str, str], blocks: list[Block], terminated: bool
+) -> int:
+    markup, info = fence
+    marker = markup[0]
+    end = start + 1
+    closed = False
+    while end < len(lines):
+        stripped = lines[end].lstrip(_BLANKS)
+        run = len(stripped) - len(stripped.lstrip(marker))
+        if run >= len(markup) and not stripped[run:].strip(_BLANKS):
+            closed = True
+            break
+        end += 1
+    body = lines[start + 1 : end]
+    content = "".join(line + "\n" for line in body)
+    if body and not closed and not terminated:
+        content = content[:-1]  # the text's last line has no newline of its own
+    fields = {"content": content, "info": info.strip(), "markup": markup}
+    after = end + 1 if closed else end
+    blocks.append(("fence", start, after, fields))
+    return after
+
+
+def _paragraph(lines: list[str], start: int, blocks: list[Block]) -> int:
+    end = start + 1
+    while end < len(lines):
+        line = lines[end]
+        if not line.strip(_BLANKS):
+            break
+        _check_start(line)
+        if line[:1] not in _BLANKS and (_atx(line) or _fence_open(line)):
+            break
+        end += 1
+    blocks.append(("paragraph", start, end, {}))
+    return end
