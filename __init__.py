@@ -5,9 +5,15 @@ app/, engine/, store/ and decks/ install as kvdrill.app, kvdrill.engine, kvdrill
 kvdrill.decks, in an editable install and in a wheel alike.
 """
 
-from importlib.metadata import PackageNotFoundError, version
 
-try:
-    __version__ = version("kvdrill")
-except PackageNotFoundError:  # running from a checkout that was never installed
-    __version__ = "0+unknown"
+def __getattr__(name: str) -> str:
+    """``kvdrill.__version__``, looked up when asked: importlib.metadata costs every command
+    about 0.1 s at start."""
+    if name != "__version__":
+        raise AttributeError(f"module 'kvdrill' has no attribute {name!r}")
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("kvdrill")
+    except PackageNotFoundError:  # running from a checkout that was never installed
+        return "0+unknown"

@@ -15,7 +15,8 @@ from kvdrill.app.cli import main
 from kvdrill.app.commands.import_ import ProgressLine
 from kvdrill.app.services.importing import BUNDLED_DECKS, bundled_pack_files, import_bundled
 from kvdrill.engine.errors import PackErrors
-from kvdrill.engine.packs.parser import declared_pack_id, parse_pack
+from kvdrill.engine.packs.parser import parse_pack
+from kvdrill.engine.packs.source import declared_pack_id
 from kvdrill.store.db import open_database
 from kvdrill.store.models import Card, CardState, Pack, ReviewLog, Setting
 from kvdrill.store.profiles import get_or_create_profile

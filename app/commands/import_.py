@@ -67,6 +67,7 @@ class ProgressLine:
 def run(args) -> int:
     from kvdrill.app.services import environment
     from kvdrill.app.services.importing import (
+        ReadPacks,
         find_pack_files,
         plan_packs,
         read_files,
@@ -91,7 +92,11 @@ def run(args) -> int:
         unchanged = unchanged_files(database, files)
     progress = ProgressLine(sys.stderr, len(files) - len(unchanged))
     to_read = [file for file in files if str(file) not in unchanged]
-    read = read_files(to_read, missing, progress=progress.callback("parsing"))
+    read = (
+        read_files(to_read, missing, progress=progress.callback("parsing"))
+        if to_read or missing
+        else ReadPacks(files, [], [], 0)  # every file stored before: nothing to parse
+    )
     if {pack.meta.pack for pack in read.packs} & {plan.pack_key for plan in unchanged.values()}:
         # A changed file claims the id of a skipped one: check them all together.
         unchanged = {}

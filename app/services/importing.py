@@ -146,7 +146,7 @@ def bundled_hash(files: list[Path], decks: Path = BUNDLED_DECKS) -> str:
 def _bundled_keys(decks: Path, digest: str) -> frozenset[str]:
     """The pack ids of the bundled decks with hash ``digest``, read once per process from their
     front matter (a broken bundled file is reported by the bundled import itself)."""
-    from kvdrill.engine.packs.parser import declared_pack_id
+    from kvdrill.engine.packs.source import declared_pack_id
 
     ids = (declared_pack_id(path) for path in bundled_pack_files(decks))
     return frozenset(pack_id for pack_id in ids if pack_id is not None)

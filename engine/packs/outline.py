@@ -18,9 +18,10 @@ import re
 _UNDERLINE_RE = re.compile(r"[ \t]*(?:-+|=+)[ \t]*\Z")
 _BLANKS = " \t"
 # What markdown-it trims a heading's text by (JavaScript's trim): ASCII and Unicode spaces.
-_TRIM = "".join(
-    map(chr, [9, 10, 11, 12, 13, 32, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x2028, 0x2029])
-) + "\u202f\u205f\u3000"
+_TRIM = (
+    "".join(map(chr, [9, 10, 11, 12, 13, 32, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x2028, 0x2029]))
+    + "\u202f\u205f\u3000"
+)
 
 Block = tuple[str, int, int, dict]  # kind, first line, end line (exclusive), fields
 

@@ -1018,26 +1018,6 @@ def parse_pack_text(text: str, path: str) -> ParsedPack:
     return _parse(text, path, digest)
 
 
-def declared_pack_id(path: Path) -> str | None:
-    """The ``pack:`` id in a pack file's front matter, read without parsing the cards; None
-    when the file has no readable front matter or no text id (``parse_pack`` says why)."""
-    try:
-        lines = decode_pack_bytes(read_pack_bytes(path), str(path)).splitlines()
-    except PackErrors:
-        return None
-    if not lines or lines[0].rstrip() != "---":
-        return None
-    end = next((n for n, line in enumerate(lines) if n and line.rstrip() in ("---", "...")), 0)
-    if not end:
-        return None
-    try:
-        loaded = load_yaml("\n".join(lines[1:end]))
-    except YamlProblem:
-        return None
-    pack = loaded.value.get("pack") if isinstance(loaded.value, dict) else None
-    return pack if isinstance(pack, str) else None
-
-
 def parse_pack(path: Path) -> ParsedPack:
     """Parse one pack file. Raises ``PackErrors`` listing every problem found in it."""
     data = read_pack_bytes(path)
