@@ -6,7 +6,7 @@ before an answer (``to_dict``), so undo puts back exactly what was there (``from
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from datetime import date, datetime
 from fractions import Fraction
 from typing import Any
@@ -41,11 +41,12 @@ class Schedule:
 
     def columns(self) -> dict[str, Any]:
         """Field name -> value, as the store's columns take them."""
-        return asdict(self)
+        # Every field is a plain value: no deep copy (``asdict``) needed on the answer path.
+        return {name: getattr(self, name) for name in _FIELDS}
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON values (dates as ISO text)."""
-        return {name: _iso(value) for name, value in asdict(self).items()}
+        return {name: _iso(getattr(self, name)) for name in _FIELDS}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Schedule:
@@ -68,7 +69,10 @@ class Schedule:
         """The schedule in a stored row (anything with these attributes); None for no row."""
         if row is None:
             return None
-        return cls(**{field.name: getattr(row, field.name) for field in fields(cls)})
+        return cls(**{name: getattr(row, name) for name in _FIELDS})
+
+
+_FIELDS = tuple(field.name for field in fields(Schedule))
 
 
 def _iso(value: Any) -> Any:
