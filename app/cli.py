@@ -9,7 +9,6 @@ import re
 import sys
 from typing import NoReturn
 
-from kvdrill import __version__
 from kvdrill.app.commands import COMMAND_MODULES
 from kvdrill.app.services import environment
 from kvdrill.engine.errors import UserError, did_you_mean, printable
@@ -64,6 +63,20 @@ def _global_options(parser: argparse.ArgumentParser, default: object) -> None:
     )
 
 
+class VersionAction(argparse.Action):
+    """``--version``, with the version looked up only when asked (importlib.metadata is slow)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, **kwargs) -> None:
+        kwargs.setdefault("help", "show program's version number and exit")
+        super().__init__(option_strings, dest, default=argparse.SUPPRESS, nargs=0, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        import kvdrill
+
+        print(f"kvdrill {kvdrill.__version__}")
+        parser.exit(0)
+
+
 def _environment_help() -> str:
     width = max(len(name) for name in environment.VARIABLES)
     lines = [f"  {name:<{width}}  {text}" for name, text in environment.VARIABLES.items()]
@@ -77,7 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=_environment_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"kvdrill {__version__}")
+    parser.add_argument("--version", action=VersionAction)
     _global_options(parser, None)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
