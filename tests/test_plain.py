@@ -15,7 +15,9 @@ from sqlalchemy import select
 from kvdrill.app.cli import main
 from kvdrill.app.plain import literal
 from kvdrill.app.plain_text import markdown_to_plain
+from kvdrill.engine.packs.parser import parse_pack
 from kvdrill.store.db import open_database
+from kvdrill.store.importer import bundled_pack_files
 from kvdrill.store.models import Card, ReviewLog
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -145,7 +147,8 @@ def test_a_new_user_gets_the_bundled_decks(monkeypatch, capsys, db_url: str) -> 
     monkeypatch.setattr(sys, "stdin", io.StringIO("\n4\n"))
     assert main(["--db", db_url, "drill", "--plain", "--limit", "1"]) == 0
     out = capsys.readouterr().out
-    assert "[1/1] Memory and capacity ·" in out
+    titles = [parse_pack(path).meta.title for path in bundled_pack_files()]
+    assert any(f"[1/1] {title} ·" in out for title in titles), out
 
 
 def test_an_unknown_pack_is_one_line_and_exit_1(monkeypatch, capsys, fixture_db) -> None:
