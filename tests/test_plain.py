@@ -15,9 +15,9 @@ from sqlalchemy import select
 from kvdrill.app.cli import main
 from kvdrill.app.plain import literal
 from kvdrill.app.plain_text import markdown_to_plain
+from kvdrill.app.services.importing import bundled_pack_files
 from kvdrill.engine.packs.parser import parse_pack
 from kvdrill.store.db import open_database
-from kvdrill.store.importer import bundled_pack_files
 from kvdrill.store.models import Card, ReviewLog
 
 ROOT = Path(__file__).resolve().parent.parent
