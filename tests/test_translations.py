@@ -1,4 +1,7 @@
-"""Translated editions check clean and stay in step with the packs they translate."""
+"""Bundled translated editions check clean and stay in step with the packs they translate.
+
+An edition is a bundled pack whose id is the original's id plus ``-<lang>`` (``memory-and-capacity-vi``).
+"""
 
 from __future__ import annotations
 
@@ -9,8 +12,8 @@ import pytest
 from kvdrill.engine.packs.claims import verify_claims
 from kvdrill.engine.packs.parser import parse_paths
 
-ROOT = Path(__file__).resolve().parent.parent
-EDITIONS = sorted((ROOT / "translations").glob("*/*.md"))
+DECKS = Path(__file__).resolve().parent.parent / "decks"
+EDITIONS = sorted(DECKS.glob("*-vi.md"))
 
 
 def _pack(path: Path):
@@ -21,8 +24,7 @@ def _pack(path: Path):
 
 
 def _original(edition: Path) -> Path:
-    lang = edition.parent.name
-    return ROOT / "decks" / f"{edition.stem.removesuffix('-' + lang)}.md"
+    return DECKS / f"{edition.stem.rsplit('-', 1)[0]}.md"
 
 
 def test_there_are_editions_to_check() -> None:
@@ -32,7 +34,7 @@ def test_there_are_editions_to_check() -> None:
 @pytest.mark.parametrize("edition", EDITIONS, ids=lambda p: p.stem)
 def test_an_edition_mirrors_its_original(edition: Path) -> None:
     translated, original = _pack(edition), _pack(_original(edition))
-    assert translated.meta.lang == edition.parent.name
+    assert translated.meta.lang == edition.stem.rsplit("-", 1)[1] != original.meta.lang
     assert translated.meta.pack == f"{original.meta.pack}-{translated.meta.lang}"
     assert verify_claims(translated) == []
     assert [c.key for c in translated.cards] == [c.key for c in original.cards]
