@@ -173,6 +173,7 @@ class ReviewLog(Base):
             "study_day",
             "mistake",
             sqlite_where=text("mistake IS NOT NULL"),
+            postgresql_where=text("mistake IS NOT NULL"),
         ),
     )
 

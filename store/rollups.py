@@ -12,13 +12,17 @@ hundreds of thousands of rows on every call, so the joins are maintained increme
 Each table is by definition the GROUP BY of a join (``store/stats.py`` keeps that join as the
 reference, and tests compare the two after arbitrary edits). Every trigger adds a signed delta
 through an upsert, so inserts, deletes, updates, re-imported topics and retire/revive all keep
-the identity. The triggers are SQLite's; on another database the stats fall back to the joins.
+the identity. The same trigger bodies run on SQLite (migration 0003) and, as PL/pgSQL trigger
+functions, on PostgreSQL (migration 0004); on another database the stats fall back to the joins.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from sqlalchemy import Connection, text
 
+DIALECTS = ("sqlite", "postgresql")  # the databases whose migrations create the triggers
 NO_DUE_DAY = "9999-12-31"  # stands for "not scheduled" in topic_states' key
 
 DAY_KEYS = ("profile_id", "kind", "value", "study_day")
@@ -27,12 +31,22 @@ STATE_KEYS = ("profile_id", "kind", "value", "due_day", "suspended")
 STATE_SUMS = ("cards", "seen", "reviews", "lapses", "easiness_sum", "leeches")
 
 
+def _int(condition: str) -> str:
+    """A truth value as 0 or 1: PostgreSQL's booleans do not add up, SQLite's already do."""
+    return f"CAST({condition} AS INTEGER)"
+
+
 def _upsert(table: str, keys: tuple[str, ...], sums: tuple[str, ...], select: str) -> str:
-    updates = ", ".join(f"{c} = {c} + excluded.{c}" for c in sums)
+    updates = ", ".join(f"{c} = {table}.{c} + excluded.{c}" for c in sums)
+    # Rows are upserted in key order, so two writers lock shared rollup rows in the same order.
     return (
-        f"INSERT INTO {table} ({', '.join(keys + sums)}) {select} "
+        f"INSERT INTO {table} ({', '.join(keys + sums)}) {select} ORDER BY {_positions(keys)} "
         f"ON CONFLICT ({', '.join(keys)}) DO UPDATE SET {updates};"
     )
+
+
+def _positions(keys: tuple[str, ...]) -> str:
+    return ", ".join(str(i + 1) for i in range(len(keys)))
 
 
 def _review_delta(row: str, sign: str) -> str:
@@ -42,9 +56,9 @@ def _review_delta(row: str, sign: str) -> str:
         DAY_KEYS,
         DAY_SUMS,
         f"SELECT {row}.profile_id, ct.kind, ct.value, {row}.study_day, {sign}1, "
-        f"{sign}({row}.quality >= 3), {sign}({row}.moved_schedule), "
-        f"{sign}({row}.moved_schedule AND {row}.quality < 3), {sign}{row}.seconds, "
-        f"{sign}({row}.mistake IS NOT NULL) "
+        f"{sign}{_int(f'{row}.quality >= 3')}, {sign}{_int(f'{row}.moved_schedule')}, "
+        f"{sign}{_int(f'{row}.moved_schedule AND {row}.quality < 3')}, {sign}{row}.seconds, "
+        f"{sign}{_int(f'{row}.mistake IS NOT NULL')} "
         f"FROM card_topics AS ct WHERE ct.card_id = {row}.card_id",
     )
 
@@ -56,9 +70,9 @@ def _topic_review_delta(row: str, sign: str) -> str:
         DAY_KEYS,
         DAY_SUMS,
         f"SELECT r.profile_id, {row}.kind, {row}.value, r.study_day, {sign}COUNT(*), "
-        f"{sign}SUM(r.quality >= 3), {sign}SUM(r.moved_schedule), "
-        f"{sign}SUM(r.moved_schedule AND r.quality < 3), {sign}SUM(r.seconds), "
-        f"{sign}SUM(r.mistake IS NOT NULL) "
+        f"{sign}SUM({_int('r.quality >= 3')}), {sign}SUM({_int('r.moved_schedule')}), "
+        f"{sign}SUM({_int('r.moved_schedule AND r.quality < 3')}), {sign}SUM(r.seconds), "
+        f"{sign}SUM({_int('r.mistake IS NOT NULL')}) "
         f"FROM review_log AS r WHERE r.card_id = {row}.card_id GROUP BY r.profile_id, r.study_day",
     )
 
@@ -66,9 +80,9 @@ def _topic_review_delta(row: str, sign: str) -> str:
 def _state_values(state: str, sign: str) -> str:
     return (
         f"COALESCE({state}.due_day, '{NO_DUE_DAY}'), {state}.suspended, {sign}1, "
-        f"{sign}({state}.reviews > 0), {sign}{state}.reviews, {sign}{state}.lapses, "
+        f"{sign}{_int(f'{state}.reviews > 0')}, {sign}{state}.reviews, {sign}{state}.lapses, "
         f"{sign}(CASE WHEN {state}.reviews > 0 THEN {state}.easiness_milli ELSE 0 END), "
-        f"{sign}{state}.leech"
+        f"{sign}{_int(f'{state}.leech')}"
     )
 
 
@@ -80,7 +94,7 @@ def _state_delta(row: str, sign: str) -> str:
         STATE_SUMS,
         f"SELECT {row}.profile_id, ct.kind, ct.value, {_state_values(row, sign)} "
         f"FROM card_topics AS ct JOIN cards AS c ON c.id = ct.card_id "
-        f"WHERE ct.card_id = {row}.card_id AND c.retired = 0",
+        f"WHERE ct.card_id = {row}.card_id AND NOT c.retired",
     )
 
 
@@ -92,7 +106,7 @@ def _topic_state_delta(row: str, sign: str) -> str:
         STATE_SUMS,
         f"SELECT cs.profile_id, {row}.kind, {row}.value, {_state_values('cs', sign)} "
         f"FROM card_states AS cs JOIN cards AS c ON c.id = cs.card_id "
-        f"WHERE cs.card_id = {row}.card_id AND c.retired = 0",
+        f"WHERE cs.card_id = {row}.card_id AND NOT c.retired",
     )
 
 
@@ -114,7 +128,7 @@ def _topic_card_delta(kind: str, value: str, card_id: str, sign: str) -> str:
         "topic_cards",
         ("kind", "value"),
         ("cards",),
-        f"SELECT {kind}, {value}, {sign}1 FROM cards AS c WHERE c.id = {card_id} AND c.retired = 0",
+        f"SELECT {kind}, {value}, {sign}1 FROM cards AS c WHERE c.id = {card_id} AND NOT c.retired",
     )
 
 
@@ -127,46 +141,102 @@ def _retire_card_delta(sign: str) -> str:
     )
 
 
-def _triggers() -> dict[str, str]:
+@dataclass(frozen=True)
+class _Trigger:
+    event: str  # e.g. "AFTER UPDATE OF retired ON cards"
+    when: str | None  # a condition on NEW and OLD, or None
+    body: str  # SQL statements, each ending in ";"
+
+
+def _triggers() -> dict[str, _Trigger]:
     plus, minus = "+", "-"
     return {
-        "rollup_review_insert": "AFTER INSERT ON review_log BEGIN " + _review_delta("NEW", plus),
-        "rollup_review_delete": "AFTER DELETE ON review_log BEGIN " + _review_delta("OLD", minus),
-        "rollup_review_update": "AFTER UPDATE ON review_log BEGIN "
-        + _review_delta("OLD", minus)
-        + _review_delta("NEW", plus),
-        "rollup_state_insert": "AFTER INSERT ON card_states BEGIN " + _state_delta("NEW", plus),
-        "rollup_state_delete": "AFTER DELETE ON card_states BEGIN " + _state_delta("OLD", minus),
-        "rollup_state_update": "AFTER UPDATE ON card_states BEGIN "
-        + _state_delta("OLD", minus)
-        + _state_delta("NEW", plus),
-        "rollup_topic_insert": "AFTER INSERT ON card_topics BEGIN "
-        + _topic_review_delta("NEW", plus)
-        + _topic_state_delta("NEW", plus)
-        + _topic_card_delta("NEW.kind", "NEW.value", "NEW.card_id", plus),
-        "rollup_topic_delete": "AFTER DELETE ON card_topics BEGIN "
-        + _topic_review_delta("OLD", minus)
-        + _topic_state_delta("OLD", minus)
-        + _topic_card_delta("OLD.kind", "OLD.value", "OLD.card_id", minus),
-        "rollup_card_retire": "AFTER UPDATE OF retired ON cards "
-        "WHEN NEW.retired != 0 AND OLD.retired = 0 BEGIN "
-        + _retire_delta(minus)
-        + _retire_card_delta(minus),
-        "rollup_card_revive": "AFTER UPDATE OF retired ON cards "
-        "WHEN NEW.retired = 0 AND OLD.retired != 0 BEGIN "
-        + _retire_delta(plus)
-        + _retire_card_delta(plus),
+        "rollup_review_insert": _Trigger(
+            "AFTER INSERT ON review_log", None, _review_delta("NEW", plus)
+        ),
+        "rollup_review_delete": _Trigger(
+            "AFTER DELETE ON review_log", None, _review_delta("OLD", minus)
+        ),
+        "rollup_review_update": _Trigger(
+            "AFTER UPDATE ON review_log",
+            None,
+            _review_delta("OLD", minus) + _review_delta("NEW", plus),
+        ),
+        "rollup_state_insert": _Trigger(
+            "AFTER INSERT ON card_states", None, _state_delta("NEW", plus)
+        ),
+        "rollup_state_delete": _Trigger(
+            "AFTER DELETE ON card_states", None, _state_delta("OLD", minus)
+        ),
+        "rollup_state_update": _Trigger(
+            "AFTER UPDATE ON card_states",
+            None,
+            _state_delta("OLD", minus) + _state_delta("NEW", plus),
+        ),
+        "rollup_topic_insert": _Trigger(
+            "AFTER INSERT ON card_topics",
+            None,
+            _topic_review_delta("NEW", plus)
+            + _topic_state_delta("NEW", plus)
+            + _topic_card_delta("NEW.kind", "NEW.value", "NEW.card_id", plus),
+        ),
+        "rollup_topic_delete": _Trigger(
+            "AFTER DELETE ON card_topics",
+            None,
+            _topic_review_delta("OLD", minus)
+            + _topic_state_delta("OLD", minus)
+            + _topic_card_delta("OLD.kind", "OLD.value", "OLD.card_id", minus),
+        ),
+        "rollup_card_retire": _Trigger(
+            "AFTER UPDATE OF retired ON cards",
+            "NEW.retired AND NOT OLD.retired",
+            _retire_delta(minus) + _retire_card_delta(minus),
+        ),
+        "rollup_card_revive": _Trigger(
+            "AFTER UPDATE OF retired ON cards",
+            "OLD.retired AND NOT NEW.retired",
+            _retire_delta(plus) + _retire_card_delta(plus),
+        ),
     }
 
 
 def create_triggers(connection: Connection) -> None:
-    for name, body in _triggers().items():
-        connection.execute(text(f"CREATE TRIGGER IF NOT EXISTS {name} {body} END"))
+    """Create the triggers in the connection's dialect (SQLite or PostgreSQL)."""
+    postgresql = connection.dialect.name == "postgresql"
+    for name, trigger in _triggers().items():
+        if postgresql:
+            # PL/pgSQL: a trigger runs a function; an AFTER trigger's return value is ignored.
+            connection.execute(
+                text(
+                    f"CREATE OR REPLACE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS "
+                    f"$$ BEGIN {trigger.body} RETURN NULL; END $$"
+                )
+            )
+            when = f" WHEN ({trigger.when})" if trigger.when else ""
+            connection.execute(
+                text(
+                    f"CREATE TRIGGER {name} {trigger.event} FOR EACH ROW{when} "
+                    f"EXECUTE FUNCTION {name}()"
+                )
+            )
+        else:
+            when = f" WHEN {trigger.when}" if trigger.when else ""
+            connection.execute(
+                text(
+                    f"CREATE TRIGGER IF NOT EXISTS {name} {trigger.event}{when} BEGIN {trigger.body} END"
+                )
+            )
 
 
 def drop_triggers(connection: Connection) -> None:
-    for name in _triggers():
-        connection.execute(text(f"DROP TRIGGER IF EXISTS {name}"))
+    postgresql = connection.dialect.name == "postgresql"
+    for name, trigger in _triggers().items():
+        table = trigger.event.rsplit(" ", 1)[1]
+        if postgresql:
+            connection.execute(text(f"DROP TRIGGER IF EXISTS {name} ON {table}"))
+            connection.execute(text(f"DROP FUNCTION IF EXISTS {name}()"))
+        else:
+            connection.execute(text(f"DROP TRIGGER IF EXISTS {name}"))
 
 
 def rebuild(connection: Connection) -> None:
@@ -177,7 +247,7 @@ def rebuild(connection: Connection) -> None:
     connection.execute(
         text(
             "INSERT INTO topic_cards (kind, value, cards) SELECT ct.kind, ct.value, COUNT(*) "
-            "FROM card_topics AS ct JOIN cards AS c ON c.id = ct.card_id AND c.retired = 0 "
+            "FROM card_topics AS ct JOIN cards AS c ON c.id = ct.card_id AND NOT c.retired "
             "GROUP BY ct.kind, ct.value"
         )
     )
@@ -185,8 +255,9 @@ def rebuild(connection: Connection) -> None:
         text(
             f"INSERT INTO topic_days ({', '.join(DAY_KEYS + DAY_SUMS)}) "
             "SELECT r.profile_id, ct.kind, ct.value, r.study_day, COUNT(*), "
-            "SUM(r.quality >= 3), SUM(r.moved_schedule), SUM(r.moved_schedule AND r.quality < 3), "
-            "SUM(r.seconds), SUM(r.mistake IS NOT NULL) "
+            f"SUM({_int('r.quality >= 3')}), SUM({_int('r.moved_schedule')}), "
+            f"SUM({_int('r.moved_schedule AND r.quality < 3')}), "
+            f"SUM(r.seconds), SUM({_int('r.mistake IS NOT NULL')}) "
             "FROM review_log AS r JOIN card_topics AS ct ON ct.card_id = r.card_id "
             "GROUP BY r.profile_id, ct.kind, ct.value, r.study_day"
         )
@@ -195,9 +266,10 @@ def rebuild(connection: Connection) -> None:
         text(
             f"INSERT INTO topic_states ({', '.join(STATE_KEYS + STATE_SUMS)}) "
             f"SELECT cs.profile_id, ct.kind, ct.value, COALESCE(cs.due_day, '{NO_DUE_DAY}'), "
-            "cs.suspended, COUNT(*), SUM(cs.reviews > 0), SUM(cs.reviews), SUM(cs.lapses), "
-            "SUM(CASE WHEN cs.reviews > 0 THEN cs.easiness_milli ELSE 0 END), SUM(cs.leech) "
-            "FROM card_states AS cs JOIN cards AS c ON c.id = cs.card_id AND c.retired = 0 "
+            f"cs.suspended, COUNT(*), SUM({_int('cs.reviews > 0')}), SUM(cs.reviews), "
+            "SUM(cs.lapses), SUM(CASE WHEN cs.reviews > 0 THEN cs.easiness_milli ELSE 0 END), "
+            f"SUM({_int('cs.leech')}) "
+            "FROM card_states AS cs JOIN cards AS c ON c.id = cs.card_id AND NOT c.retired "
             "JOIN card_topics AS ct ON ct.card_id = cs.card_id "
             "GROUP BY cs.profile_id, ct.kind, ct.value, COALESCE(cs.due_day, "
             f"'{NO_DUE_DAY}'), cs.suspended"

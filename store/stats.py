@@ -24,6 +24,7 @@ from kvdrill.engine.study.stats_report import (
     streak,
     weak_score,
 )
+from kvdrill.store import rollups
 from kvdrill.store.models import (
     Card,
     CardState,
@@ -171,8 +172,9 @@ def _states_by_rollup(
 
 
 def uses_rollups(session: Session) -> bool:
-    """The trigger-kept rollups exist on SQLite (store/rollups.py); elsewhere, join."""
-    return session.get_bind().dialect.name == "sqlite"
+    """The trigger-kept rollups exist on SQLite and PostgreSQL (store/rollups.py); elsewhere,
+    join."""
+    return session.get_bind().dialect.name in rollups.DIALECTS
 
 
 def topic_stats(
@@ -208,7 +210,8 @@ def topic_stats(
         n_recent, diagnosed = int(n_recent or 0), int(diagnosed or 0)
         lapse_rate = _ratio(failed_recent, first_recent)
         previous_rate = _ratio(failed_previous, first_previous)
-        mean_easiness = None if easiness_milli is None else round(easiness_milli / 1000, 3)
+        # float(): PostgreSQL's AVG of integers is a Decimal.
+        mean_easiness = None if easiness_milli is None else round(float(easiness_milli) / 1000, 3)
         topics.append(
             TopicStats(
                 kind=kind,
@@ -224,7 +227,7 @@ def topic_stats(
                 if lapse_rate is None or previous_rate is None
                 else round(lapse_rate - previous_rate, 4),
                 mean_easiness=mean_easiness,
-                mean_seconds=None if mean_seconds is None else round(mean_seconds, 1),
+                mean_seconds=None if mean_seconds is None else round(float(mean_seconds), 1),
                 due_next_7_days=int(due7 or 0),
                 leeches=int(leeches or 0),
                 diagnosed_mistakes=diagnosed,

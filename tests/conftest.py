@@ -20,9 +20,8 @@ def isolated_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.delenv("KVDRILL_NOW", raising=False)
 
 
-@pytest.fixture
-def db_url(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'kvdrill.db'}"
+# db_url (SQLite, or PostgreSQL too in modules marked both_backends) and the PostgreSQL server.
+pytest_plugins = ["postgres_server"]
 
 
 # --- small collections, for the scheduler's and the session's tests ----------------------------

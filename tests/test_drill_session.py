@@ -15,6 +15,8 @@ from kvdrill.engine.errors import UserError
 from kvdrill.store.db import open_database
 from kvdrill.store.models import ReviewLog
 
+pytestmark = pytest.mark.both_backends  # SQLite and a real PostgreSQL server
+
 DAY1 = datetime(2026, 3, 10, 9, 0)
 DAY2 = datetime(2026, 3, 11, 9, 0)
 DAY3 = datetime(2026, 3, 12, 9, 0)
@@ -312,6 +314,7 @@ def test_a_database_that_stays_locked_is_one_line_and_keeps_the_card(db, monkeyp
     assert log_rows(db) == 0 and session.current.key == "alpha" and session.done == 0
 
 
+@pytest.mark.sqlite_only
 def test_an_answer_waits_for_another_writer_to_finish(db, db_url: str) -> None:
     session = open_session(db)
     other = sqlite3.connect(db_url.removeprefix("sqlite:///"), check_same_thread=False)

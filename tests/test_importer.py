@@ -16,6 +16,8 @@ from kvdrill.store.importer import apply_import, plan_import
 from kvdrill.store.models import Card, CardState, CardTopic, Pack, ReviewLog
 from kvdrill.store.profiles import get_or_create_profile
 
+pytestmark = pytest.mark.both_backends  # SQLite and a real PostgreSQL server
+
 
 def recall(key: str, answer: str = "An answer.", **fields) -> ParsedCard:
     defaults = {"title": key.title(), "prompt": f"Question {key}?", "line": 10}

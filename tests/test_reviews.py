@@ -13,6 +13,8 @@ from kvdrill.store.db import open_database
 from kvdrill.store.models import CardState, Note, ReviewLog
 from kvdrill.store.profiles import get_or_create_profile
 
+pytestmark = pytest.mark.both_backends  # SQLite and a real PostgreSQL server
+
 MORNING = datetime(2026, 3, 10, 9, 0)
 
 

@@ -20,6 +20,8 @@ from kvdrill.store.db import open_database
 from kvdrill.store.models import Card, CardState, CardTopic, ReviewLog
 from kvdrill.store.stats import build_report
 
+pytestmark = pytest.mark.both_backends  # SQLite and a real PostgreSQL server
+
 
 @pytest.fixture
 def session(db_url: str):
