@@ -23,12 +23,18 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from kvdrill.engine.capacity.units import shorten
 from kvdrill.engine.errors import UserError
-from kvdrill.store.location import HEAD_REVISION, sqlite_file
+from kvdrill.store.location import HEAD_REVISION, mask_password, sqlite_file
 
 T = TypeVar("T")
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 BUSY_TIMEOUT_MS = 5000
 SQLITE_HEADER = b"SQLite format 3\x00"
+# PostgreSQL advisory lock keys (any 64-bit numbers no other kvdrill lock uses).
+MIGRATION_LOCK = 0x6B76_6472_696C_6C01  # "kvdrill" 01
+# Errors after which a write transaction is simply run again: SQLite's lock held too long, and
+# PostgreSQL's serialization failure and deadlock (SQLSTATE 40001, 40P01).
+_RETRYABLE_SQLSTATES = ("40001", "40P01")
+WRITE_ATTEMPTS = 3
 
 SQLITE_PRAGMAS = (
     "PRAGMA journal_mode=WAL",
@@ -75,7 +81,7 @@ def open_database(url: str, url_source: str = "") -> Database:
         sa_url = make_url(resolved)
     except ArgumentError:
         raise UserError(
-            f"{shorten(resolved, 200)!r}{source} is not a database URL "
+            f"{mask_password(shorten(resolved, 200))!r}{source} is not a database URL "
             "(try sqlite:///path/to/file.db)"
         ) from None
     path = sqlite_file(resolved)
@@ -90,7 +96,9 @@ def open_database(url: str, url_source: str = "") -> Database:
     try:
         engine = create_engine(sa_url, **options)
     except (NoSuchModuleError, ImportError) as exc:
-        raise UserError(f"cannot use database URL {resolved!r}{source}: {exc}") from None
+        raise UserError(
+            mask_password(f"cannot use database URL {resolved!r}{source}: {exc}")
+        ) from None
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _set_sqlite_pragmas)
     try:
@@ -104,7 +112,7 @@ def open_database(url: str, url_source: str = "") -> Database:
         reason = getattr(exc, "orig", None) or exc
         if "not a database" in str(reason):
             raise UserError(f"{where} is not a SQLite database") from None
-        raise UserError(f"cannot open the database {where}: {reason}") from None
+        raise UserError(mask_password(f"cannot open the database {where}: {reason}")) from None
     return Database(
         url=resolved,
         engine=engine,
@@ -177,16 +185,24 @@ def _run_migrations(engine: Engine, path: Path | None) -> None:
             # changes); checked again before commit. The pragma is a no-op inside a transaction.
             connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
             connection.exec_driver_sql("BEGIN IMMEDIATE")
+        elif engine.dialect.name == "postgresql":
+            # PostgreSQL's DDL is transactional: the whole upgrade is one transaction, and this
+            # lock (held until it ends) makes a second process wait, then find the schema current.
+            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
         revision = current_revision(connection)
         if revision is not None and revision not in known:
             connection.rollback()
             raise UserError(
-                f"the database {path or engine.url} was written by a newer kvdrill "
-                f"(schema revision {revision}); upgrade kvdrill to use it"
+                mask_password(
+                    f"the database {path or engine.url} was written by a newer kvdrill "
+                    f"(schema revision {revision}); upgrade kvdrill to use it"
+                )
             )
         if revision is None and _has_tables(connection):
             connection.rollback()
-            raise UserError(f"the database {path or engine.url} is not a kvdrill database")
+            raise UserError(
+                mask_password(f"the database {path or engine.url} is not a kvdrill database")
+            )
         if revision != HEAD_REVISION:
             if revision is not None and path is not None:
                 backup_sqlite(path, revision)
@@ -246,17 +262,44 @@ def begin_write(session: Session) -> None:
 
 
 def write_transaction(database: Database, action: Callable[[Session], T], locked_message: str) -> T:
-    """Run ``action`` in one write transaction; retry once if another process held the lock.
+    """Run ``action`` in one write transaction; run it again if another process held the lock
+    (SQLite) or won a conflict (PostgreSQL's deadlock or serialization failure).
 
-    Still locked the second time: a UserError with ``locked_message``, nothing written."""
-    for attempt in (1, 2):
+    Still failing after ``WRITE_ATTEMPTS``: a UserError with ``locked_message``, nothing written."""
+    for attempt in range(1, WRITE_ATTEMPTS + 1):
         try:
             with database.session() as session:
                 begin_write(session)
                 return action(session)
         except OperationalError as exc:
-            if "locked" not in str(exc) and "busy" not in str(exc):
+            if not is_retryable(exc):
                 raise
-            if attempt == 2:
+            if attempt == WRITE_ATTEMPTS:
                 raise UserError(locked_message) from None
     raise AssertionError("unreachable")
+
+
+def lock_card(session: Session, profile_id: int, card_id: int) -> None:
+    """Serialize the writers of one card's schedule for one profile until the transaction ends.
+
+    Every read-then-write of a card state (an answer, undo, suspend, bury, a note) calls it
+    first, so two machines answering the same card cannot both read the old state: the second
+    waits, then reads the first one's answer (PostgreSQL's READ COMMITTED gives each statement
+    a fresh snapshot). On PostgreSQL it is a transaction-scoped advisory lock on the pair,
+    which also covers a card that has no state row yet, where ``SELECT ... FOR UPDATE`` would
+    lock nothing. On SQLite ``begin_write`` already holds the database's write lock.
+    """
+    connection = session.connection()
+    if connection.dialect.name == "postgresql":
+        connection.execute(
+            text("SELECT pg_advisory_xact_lock(:profile, :card)"),
+            {"profile": profile_id, "card": card_id},
+        )
+
+
+def is_retryable(exc: OperationalError) -> bool:
+    """True when the failed write transaction may be run again as it is (another writer won)."""
+    sqlstate = getattr(exc.orig, "sqlstate", None)
+    if sqlstate is not None:
+        return sqlstate in _RETRYABLE_SQLSTATES
+    return "locked" in str(exc) or "busy" in str(exc)

@@ -20,6 +20,18 @@ HEAD_REVISION = "0004"
 _URL = re.compile(r"(?P<scheme>[\w+]+)://(?P<authority>[^/]*)(?:/(?P<database>[^?]*))?(?:\?.*)?")
 
 
+# ``scheme://user:password@``: the password runs to the last ``@`` before a space or a slash.
+_URL_PASSWORD = re.compile(r"(?P<head>\b[a-zA-Z][\w+.-]*://[^:/@\s]*):[^\s/]*@")
+
+
+def mask_password(text: str) -> str:
+    """``text`` with the password of every database URL in it replaced by ``***``.
+
+    Every message that can quote a database URL, or a driver's error about one, goes through it.
+    """
+    return _URL_PASSWORD.sub(r"\g<head>:***@", text)
+
+
 def sqlite_file(url: str) -> Path | None:
     """The file behind a SQLite URL; None for in-memory SQLite, another database or no URL."""
     match = _URL.fullmatch(url)

@@ -8,6 +8,7 @@ A setting with a column of its own on ``profiles`` is kept there; every other on
 
 from __future__ import annotations
 
+import importlib
 import re
 from datetime import datetime
 from typing import Any
@@ -48,10 +49,10 @@ def get_or_create_profile(session: Session, name: str, now: datetime) -> Profile
         "created_at": now.replace(microsecond=0),
         **_stored_values(ProfileSettings().to_dict(), {}),
     }
-    if session.get_bind().dialect.name == "sqlite":
+    dialect = session.get_bind().dialect.name
+    if dialect in ("sqlite", "postgresql"):
         # Another process may create the same profile at the same moment: let its row win.
-        from sqlalchemy.dialects.sqlite import insert
-
+        insert = importlib.import_module(f"sqlalchemy.dialects.{dialect}").insert
         session.execute(insert(Profile).values(**values).on_conflict_do_nothing())
         return session.scalars(select(Profile).where(Profile.name == name)).one()
     profile = Profile(**values)

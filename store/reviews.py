@@ -24,6 +24,7 @@ from kvdrill.engine.problems.types import Variant, Verdict
 from kvdrill.engine.study.clock import study_day
 from kvdrill.engine.study.rules import answer_schedule
 from kvdrill.engine.study.schedule import Schedule
+from kvdrill.store.db import lock_card
 from kvdrill.store.models import Card, CardState, Note, Pack, ReviewLog
 
 # Statements of the answer path, built once: building one costs more than running it.
@@ -56,6 +57,7 @@ def restore_schedule(
     session: Session, profile_id: int, card_id: int, schedule: Schedule | None
 ) -> None:
     """Put a card's state back to ``schedule``; None deletes the row."""
+    lock_card(session, profile_id, card_id)
     state = session.get(CardState, (profile_id, card_id))
     if schedule is None:
         if state is not None:
@@ -70,6 +72,7 @@ def restore_schedule(
 
 def ensure_state(session: Session, profile_id: int, card_id: int) -> CardState:
     """The card's state row, created (as a new card's) if missing."""
+    lock_card(session, profile_id, card_id)
     state = session.get(CardState, (profile_id, card_id))
     if state is None:
         state = CardState(profile_id=profile_id, card_id=card_id, **Schedule().columns())
@@ -99,6 +102,7 @@ def record_answer(
     """
     if graded_by not in ("self", "auto"):
         raise ValueError(f"graded_by must be 'self' or 'auto', got {graded_by!r}")
+    lock_card(session, profile_id, card_id)
     connection = session.connection()
     key = {"key_profile": profile_id, "key_card": card_id}
     before = Schedule.from_row(connection.execute(_STATE_BY_KEY, key).first())
@@ -157,6 +161,10 @@ def undo_answer(session: Session, log_id: int) -> bool:
     log = session.get(ReviewLog, log_id)
     if log is None:
         return False
+    lock_card(session, log.profile_id, log.card_id)
+    # Another machine may have undone it while this one waited for the lock.
+    if session.scalar(select(ReviewLog.id).where(ReviewLog.id == log_id)) is None:
+        return False
     later = session.scalar(
         select(ReviewLog.id)
         .where(
@@ -186,6 +194,7 @@ def bury(session: Session, profile_id: int, card_id: int, today: date) -> None:
 
 def set_note(session: Session, profile_id: int, card_id: int, text: str, now: datetime) -> None:
     """Save the learner's note on a card; an empty text deletes it."""
+    lock_card(session, profile_id, card_id)
     note = session.get(Note, (profile_id, card_id))
     if not text.strip():
         if note is not None:

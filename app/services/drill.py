@@ -58,7 +58,7 @@ from kvdrill.store import reviews
 from kvdrill.store.card_rows import card_view, problem_spec
 from kvdrill.store.cards import card_view_row, due_by
 from kvdrill.store.day_queue import check_filters, queue_cards, today_log
-from kvdrill.store.db import Database, Session, write_transaction
+from kvdrill.store.db import Database, Session, lock_card, write_transaction
 from kvdrill.store.profiles import get_or_create_profile, profile_settings
 
 __all__ = ["CardView", "DrillSession", "InvalidAnswer", "LEECH_LAPSES", "WrongCardKind"]
@@ -326,8 +326,8 @@ class DrillSession:
         self._view = None
 
     def _write(self, action: Callable[[Session], Any]) -> Any:
-        """Run ``action`` in one write transaction (retried once if another process held the
-        lock); a database that stays locked is a UserError and nothing is saved."""
+        """Run ``action`` in one write transaction (retried if another process held the
+        lock or won a conflict); a database that stays locked is a UserError and nothing is saved."""
         return write_transaction(
             self._database,
             action,
@@ -373,6 +373,8 @@ class DrillSession:
             return
 
         def write(session: Session) -> Schedule | None:
+            # The card's lock before reading what undo will restore (another machine's answer).
+            lock_card(session, self.profile_id, view.card_id)
             prev = reviews.load_schedule(session, self.profile_id, view.card_id)
             change(session, view.card_id)
             return prev
