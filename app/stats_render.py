@@ -3,7 +3,14 @@
 
 from __future__ import annotations
 
-from kvdrill.engine.study.stats_report import DayCount, StatsReport, TopicStats
+from kvdrill.engine.study.stats_report import (
+    MIN_REVIEWS,
+    WEAK_SCORE,
+    DayCount,
+    GroupReport,
+    StatsReport,
+    TopicStats,
+)
 
 SHADES = " ░▒▓█"
 BARS = " ▁▂▃▄▅▆▇█"
@@ -99,6 +106,41 @@ def mistake_sentences(report: StatsReport) -> list[str]:
     return lines
 
 
+def table_lines(rows: list[list[str]]) -> list[str]:
+    """Rows of cells (the first is the header) as left-aligned columns, indented two spaces."""
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return [
+        "  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) for row in rows
+    ]
+
+
+GROUP_HEADERS = ["topic", "weak", "judged", "reviews", "acc"]
+
+
+def render_group_text(report: GroupReport, max_topics: int = 20) -> str:
+    out = [
+        f"kvdrill stats --group — {report.learners} learner(s), study day {report.today}, "
+        f"window {report.window_days} days",
+        "",
+        f"Weak topics across the group (weak: learners scoring {WEAK_SCORE} or more; judged: "
+        f"learners with {MIN_REVIEWS}+ recent reviews; acc: the group's recent reviews graded 3+):",
+    ]
+    rows = [GROUP_HEADERS] + [
+        [
+            f"{t.kind}:{t.topic}",
+            str(t.learners_weak),
+            str(t.learners_judged),
+            str(t.recent_reviews),
+            percent(t.accuracy),
+        ]
+        for t in report.topics[:max_topics]
+    ]
+    out += table_lines(rows)
+    if len(report.topics) > max_topics:
+        out.append(f"  ... and {len(report.topics) - max_topics} more (use --json for all)")
+    return "\n".join(out)
+
+
 def render_text(report: StatsReport, max_topics: int = 15) -> str:
     out = [
         f"kvdrill stats — profile {report.profile}, study day {report.today}, "
@@ -107,10 +149,7 @@ def render_text(report: StatsReport, max_topics: int = 15) -> str:
         "",
         "Weakest topics (weak score 0-1, higher is weaker; '-' until 5 recent reviews):",
     ]
-    rows = [TOPIC_HEADERS] + [topic_row(t) for t in report.topics[:max_topics]]
-    widths = [max(len(r[i]) for r in rows) for i in range(len(TOPIC_HEADERS))]
-    for row in rows:
-        out.append("  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)))
+    out += table_lines([TOPIC_HEADERS] + [topic_row(t) for t in report.topics[:max_topics]])
     if len(report.topics) > max_topics:
         out.append(f"  ... and {len(report.topics) - max_topics} more (use --json for all)")
     out += ["", "Mistakes:"]

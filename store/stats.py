@@ -15,10 +15,12 @@ from sqlalchemy.orm import Session
 
 from kvdrill.engine.study.stats_report import (
     DayCount,
+    GroupReport,
     MistakeStats,
     StatsReport,
     TopicStats,
     WeekRetention,
+    group_topics,
     mistake_words,
     rank_topics,
     streak,
@@ -434,4 +436,55 @@ def build_report(
         heatmap=heatmap,
         forecast=forecast(session, profile.id, today, use_rollups),
         retention=retention,
+    )
+
+
+def group_reviews(
+    session: Session, start: date, today: date, use_rollups: bool
+) -> dict[tuple[str, str], tuple[int, int]]:
+    """Per topic, over every profile: reviews from ``start`` to ``today``, and those passed."""
+    if use_rollups:
+        query = (
+            select(
+                TopicDay.kind, TopicDay.value, func.sum(TopicDay.reviews), func.sum(TopicDay.passed)
+            )
+            .where(TopicDay.study_day >= start, TopicDay.study_day <= today)
+            .group_by(TopicDay.kind, TopicDay.value)
+        )
+    else:
+        query = (
+            select(
+                CardTopic.kind,
+                CardTopic.value,
+                func.count(),
+                func.sum(_is_true(ReviewLog.quality >= 3)),
+            )
+            .join(CardTopic, CardTopic.card_id == ReviewLog.card_id)
+            .where(ReviewLog.study_day >= start, ReviewLog.study_day <= today)
+            .group_by(CardTopic.kind, CardTopic.value)
+        )
+    return {
+        (kind, value): (int(reviews), int(passed or 0))
+        for kind, value, reviews, passed in session.execute(query)
+        if reviews
+    }
+
+
+def build_group_report(
+    session: Session, today: date, window_days: int = 30, use_rollups: bool | None = None
+) -> GroupReport:
+    """The weak topics of every profile in the database, as counts (no names, no notes)."""
+    if use_rollups is None:
+        use_rollups = uses_rollups(session)
+    profile_ids = session.scalars(select(Profile.id).order_by(Profile.id)).all()
+    per_learner = [
+        topic_stats(session, profile_id, today, window_days, use_rollups)
+        for profile_id in profile_ids
+    ]
+    start = today - timedelta(days=window_days - 1)
+    return GroupReport(
+        today=today,
+        window_days=window_days,
+        learners=len(profile_ids),
+        topics=group_topics(per_learner, group_reviews(session, start, today, use_rollups)),
     )

@@ -14,6 +14,11 @@ def register(subparsers) -> None:
     parser.add_argument("--days", type=int, default=30, help="recent window in days (default 30)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.add_argument(
+        "--group",
+        action="store_true",
+        help="weak topics across every profile in the database (counts only, no notes)",
+    )
+    parser.add_argument(
         "--schema", action="store_true", help="print the JSON schema of --json and exit"
     )
     parser.set_defaults(func=run)
@@ -23,20 +28,28 @@ def run(args: argparse.Namespace) -> int:
     import json
 
     from kvdrill.engine.errors import UserError
-    from kvdrill.engine.study.stats_report import StatsReport
+    from kvdrill.engine.study.stats_report import GroupReport, StatsReport
 
     if args.schema:
-        print(json.dumps(StatsReport.model_json_schema(), indent=2))
+        model = GroupReport if args.group else StatsReport
+        print(json.dumps(model.model_json_schema(), indent=2))
         return 0
     if not 1 <= args.days <= 3650:
         raise UserError("--days takes a whole number of days from 1 to 3650.")
     from kvdrill.app.services.backend import Services
-    from kvdrill.app.stats_render import render_text
 
     services = Services(args.db, args.profile, bundled=False)
     try:
+        if args.group:
+            from kvdrill.app.stats_render import render_group_text
+
+            group = services.group_report(args.days)
+            print(group.model_dump_json(indent=2) if args.json else render_group_text(group))
+            return 0
         report = services.stats_report(args.days)
     finally:
         services.close()
+    from kvdrill.app.stats_render import render_text
+
     print(report.model_dump_json(indent=2) if args.json else render_text(report))
     return 0

@@ -158,6 +158,12 @@ class Services:
 
         return load_report(self.database, self.profile, environment.now(), window_days)
 
+    def group_report(self, window_days: int = 30) -> Any:
+        """The ``GroupReport``: weak topics across every profile in the database, as counts."""
+        from kvdrill.app.services.stats import load_group_report
+
+        return load_group_report(self.database, self.profile, environment.now(), window_days)
+
     def settings(self) -> Any:
         from kvdrill.app.services.settings import load_settings
 

@@ -1,4 +1,5 @@
-"""The stats report of a profile's current study day (``kvdrill stats`` and the stats screen)."""
+"""The stats report of a profile's current study day, and the group's weak topics (``kvdrill
+stats [--group]`` and the stats screen)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from kvdrill.engine.study.clock import study_day
-from kvdrill.engine.study.stats_report import StatsReport
+from kvdrill.engine.study.stats_report import GroupReport, StatsReport
 
 if TYPE_CHECKING:
     from kvdrill.store.db import Database
@@ -25,3 +26,16 @@ def load_report(
         profile = get_or_create_profile(session, profile_name, now)
         today = study_day(now, profile.rollover_hour)
         return build_report(session, profile, today, window_days)
+
+
+def load_group_report(
+    database: Database, profile_name: str, now: datetime, window_days: int = DEFAULT_WINDOW_DAYS
+) -> GroupReport:
+    """Every profile's weak topics as counts (no names, no notes), over the window ending on
+    this profile's study day of ``now``."""
+    from kvdrill.store.profiles import get_or_create_profile
+    from kvdrill.store.stats import build_group_report
+
+    with database.session() as session:
+        profile = get_or_create_profile(session, profile_name, now)
+        return build_group_report(session, study_day(now, profile.rollover_hour), window_days)

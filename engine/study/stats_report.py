@@ -15,6 +15,14 @@ in [0, 1], higher is weaker, blending three signals:
 
 Lapses dominate because a forgotten card is the clearest sign of weakness; low easiness says the
 topic has been hard for a while; diagnosed mistakes say the learner keeps making the same slip.
+
+Group report
+------------
+``kvdrill stats --group`` looks at every profile in the database: a learner is weak on a topic
+when the topic is judged for them and scores ``WEAK_SCORE`` or more (half the first answers
+lapsed, say, or a fifth lapsed on hard cards). Per topic it counts the learners weak on it and
+those judged, and the group's accuracy over everyone's recent reviews. It holds counts only:
+no learner's name, notes or answers.
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ from datetime import date, timedelta
 from pydantic import BaseModel, ConfigDict, Field
 
 MIN_REVIEWS = 5
+WEAK_SCORE = 0.25
 LAPSE_WEIGHT = 0.5
 EASINESS_WEIGHT = 0.3
 MISTAKE_WEIGHT = 0.2
@@ -121,6 +130,62 @@ class StatsReport(Report):
     retention: list[WeekRetention]
 
 
+class GroupTopic(Report):
+    kind: str = Field(description="pack | tag | lesson")
+    topic: str = Field(description="the pack id, tag or lesson number")
+    learners_weak: int = Field(description=f"learners whose weak score is {WEAK_SCORE} or more")
+    learners_judged: int = Field(description=f"learners with {MIN_REVIEWS}+ recent reviews")
+    recent_reviews: int = Field(description="the group's reviews in the recent window")
+    accuracy: float | None = Field(description="share of the group's recent reviews graded 3+")
+
+
+class GroupReport(Report):
+    today: date
+    window_days: int
+    learners: int = Field(description="profiles in the database")
+    topics: list[GroupTopic] = Field(description="most learners weak first, then lowest accuracy")
+
+
+def group_topics(
+    per_learner: list[list[TopicStats]], reviews_passed: dict[tuple[str, str], tuple[int, int]]
+) -> list[GroupTopic]:
+    """Each learner's topic figures, and the group's (recent reviews, passed) per topic, as the
+    group's topics, ranked: most learners weak first, then lowest accuracy, then most reviews."""
+    judged: dict[tuple[str, str], int] = {}
+    weak: dict[tuple[str, str], int] = {}
+    for topics in per_learner:
+        for topic in topics:
+            key = (topic.kind, topic.topic)
+            judged.setdefault(key, 0)
+            weak.setdefault(key, 0)
+            if topic.score is not None:
+                judged[key] += 1
+                weak[key] += topic.score >= WEAK_SCORE
+    rows = []
+    for key in judged.keys() | reviews_passed.keys():
+        reviews, passed = reviews_passed.get(key, (0, 0))
+        rows.append(
+            GroupTopic(
+                kind=key[0],
+                topic=key[1],
+                learners_weak=weak.get(key, 0),
+                learners_judged=judged.get(key, 0),
+                recent_reviews=reviews,
+                accuracy=round(passed / reviews, 4) if reviews else None,
+            )
+        )
+    return sorted(
+        rows,
+        key=lambda t: (
+            -t.learners_weak,
+            t.accuracy is None,
+            t.accuracy or 0.0,
+            -t.recent_reviews,
+            topic_order(t),
+        ),
+    )
+
+
 def weak_score(
     recent_first_answers: int,
     recent_lapses: int,
@@ -142,7 +207,7 @@ def weak_score(
     )
 
 
-def topic_order(topic: TopicStats) -> tuple[str, int, str]:
+def topic_order(topic: TopicStats | GroupTopic) -> tuple[str, int, str]:
     """Packs, lessons, tags; lessons in number order (5 before 17), the rest by name."""
     number = int(topic.topic) if topic.topic.isdigit() else 0
     return (topic.kind, number, topic.topic)
