@@ -18,4 +18,5 @@ COMMAND_MODULES = (
     "problem",
     "settings",
     "completion",
+    "serve",
 )

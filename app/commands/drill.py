@@ -6,6 +6,7 @@ Plain ``kvdrill`` (no command) opens the UI's home screen through ``run_home``.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from kvdrill.engine.errors import UserError
@@ -114,13 +115,18 @@ def manage_suspended(args) -> int:
     return 0
 
 
+WEB_DRIVER = "textual.drivers.web_driver:WebDriver"
+
+
 def run_home(args) -> int:
     """Plain ``kvdrill``: the UI's home screen."""
     return launch_tui(args, "home", {})
 
 
 def launch_tui(args, start: str, options: dict) -> int:
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+    # textual-serve (``kvdrill serve``) runs the app with its web driver, a browser for terminal.
+    served = os.environ.get("TEXTUAL_DRIVER") == WEB_DRIVER
+    if not served and not (sys.stdin.isatty() and sys.stdout.isatty()):
         # Without a terminal the full-screen app would wait forever for keys.
         raise UserError(
             "the full-screen app needs a terminal; for pipes and scripts use `kvdrill drill --plain`"

@@ -1,0 +1,189 @@
+"""``kvdrill serve`` driven by a real headless browser: Debian's Chromium through chromedriver and
+Selenium. The page is loaded, the home screen read, a drill started, a card graded, and the
+review found in the database.
+
+The page draws the app on a canvas (xterm.js), so the test reads what the browser's terminal
+holds: a script installed before the page's own catches the page's xterm.js ``Terminal`` as it is
+created, and the test reads the lines of its screen buffer.
+
+Where Chromium, chromedriver, Selenium or textual-serve are missing the test says so and skips;
+with ``KVDRILL_REQUIRE_BROWSER=1`` (set by .ci/run) it fails instead. Only loopback is used,
+every wait is bounded, and the server is stopped at the end.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from kvdrill.store.db import open_database
+from kvdrill.store.models import ReviewLog
+
+CHROMIUM = os.environ.get("KVDRILL_CHROMIUM", "/usr/bin/chromium")
+CHROMEDRIVER = os.environ.get("KVDRILL_CHROMEDRIVER", "/usr/bin/chromedriver")
+SERVER_START_S = 60
+SCREEN_WAIT_S = 90  # the first start imports the bundled packs
+HOST = "127.0.0.1"
+
+# Runs before the page's scripts: the page assigns its terminal to ``this.terminal``; an
+# accessor on Object.prototype sees that first assignment and keeps the Terminal.
+CATCH_TERMINAL = """
+window.__terminals = [];
+Object.defineProperty(Object.prototype, "terminal", {
+  configurable: true,
+  set(value) {
+    Object.defineProperty(this, "terminal", {value, writable: true, configurable: true});
+    if (value && value.buffer) window.__terminals.push(value);
+  },
+});
+"""
+SCREEN_TEXT = """
+const terminal = window.__terminals[0];
+if (!terminal) return "";
+const buffer = terminal.buffer.active, lines = [];
+for (let row = 0; row < terminal.rows; row++) {
+  const line = buffer.getLine(buffer.viewportY + row);
+  lines.push(line ? line.translateToString(true) : "");
+}
+return lines.join("\\n");
+"""
+
+
+def missing(reason: str) -> None:
+    if os.environ.get("KVDRILL_REQUIRE_BROWSER") == "1":
+        pytest.fail(f"the browser test is required here but {reason}")
+    pytest.skip(f"no headless browser for this test: {reason}")
+
+
+def free_loopback_port() -> int:
+    with socket.socket() as probe:
+        probe.bind((HOST, 0))
+        return probe.getsockname()[1]
+
+
+def wait_for(condition: Callable[[], object], seconds: float, what: str) -> object:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        result = condition()
+        if result:
+            return result
+        time.sleep(0.25)
+    raise AssertionError(f"gave up after {seconds}s waiting for {what}")
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[str, str]]:
+    """``kvdrill serve`` on a free loopback port and a temp database: (page URL, database URL)."""
+    try:
+        import textual_serve  # noqa: F401
+    except ImportError:
+        missing("textual-serve is not installed (pip install 'kvdrill[serve]')")
+    db_url = f"sqlite:///{tmp_path / 'served.db'}"
+    port = free_loopback_port()
+    env = {**os.environ, "KVDRILL_DATA_DIR": str(tmp_path / "data"), "KVDRILL_DB": db_url}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "kvdrill.app", "serve", "--host", HOST, "--port", str(port)],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=open(tmp_path / "serve.log", "w"),  # noqa: SIM115 - closed with the process
+        stderr=subprocess.STDOUT,
+        start_new_session=True,  # its app processes are stopped with it
+    )
+    try:
+
+        def listening() -> bool:
+            with socket.socket() as probe:
+                return probe.connect_ex((HOST, port)) == 0
+
+        wait_for(lambda: listening() or server.poll() is not None, SERVER_START_S, "the server")
+        assert server.poll() is None, (tmp_path / "serve.log").read_text()
+        yield f"http://{HOST}:{port}/", db_url
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait(timeout=15)
+
+
+@pytest.fixture
+def browser(tmp_path: Path):
+    if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
+        missing(
+            f"{CHROMIUM} or {CHROMEDRIVER} is missing (apt-get install chromium chromium-driver)"
+        )
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        missing("selenium is not installed (pip install 'kvdrill[test]')")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for argument in (
+        "--headless=new",
+        "--no-sandbox",  # CI runs as root
+        "--disable-dev-shm-usage",
+        "--window-size=1280,900",
+        f"--user-data-dir={tmp_path / 'chromium'}",
+    ):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(60)
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": CATCH_TERMINAL})
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def test_a_browser_drills_a_card_and_the_review_lands_in_the_database(served, browser) -> None:
+    page, db_url = served
+    browser.get(page)
+
+    def screen() -> str:
+        return browser.execute_script(SCREEN_TEXT) or ""
+
+    def wait_to_see(*words: str, what: str) -> None:
+        try:
+            wait_for(lambda: all(word in screen() for word in words), SCREEN_WAIT_S, what)
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}; the browser shows:\n{screen()}") from None
+
+    def press(keys: str) -> None:
+        browser.find_element("css selector", ".xterm-helper-textarea").send_keys(keys)
+
+    wait_to_see("kvdrill", "Drill", "Stats", "due", what="the home screen with its packs")
+    press("d")
+    wait_to_see("Reveal", "left", what="the first card")
+    press(" ")
+    wait_to_see("Again", "Good", what="the grades")
+    press("3")  # Good: quality 4
+
+    def reviews() -> list[tuple[int, str]]:
+        database = open_database(db_url)
+        try:
+            with database.session() as session:
+                return session.execute(select(ReviewLog.quality, ReviewLog.graded_by)).all()
+        finally:
+            database.close()
+
+    assert wait_for(reviews, SCREEN_WAIT_S, "the review in the database") == [(4, "self")]
+
+
+def test_only_loopback_addresses_are_served_without_a_warning() -> None:
+    from kvdrill.app.commands.serve import is_loopback
+
+    assert all(
+        is_loopback(host) for host in ("127.0.0.1", "127.3.2.1", "::1", "[::1]", "localhost")
+    )
+    assert not any(is_loopback(host) for host in ("0.0.0.0", "::", "192.168.1.5", "example.org"))
