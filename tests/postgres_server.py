@@ -75,11 +75,27 @@ class Cluster:
         ) as connection:
             connection.execute(sql)
 
-    def new_database(self) -> str:
-        """A new, empty database; its SQLAlchemy URL."""
+    _migrated_template: str | None = None
+
+    def new_database(self, template: str = "template1") -> str:
+        """A new database, a copy of ``template`` (empty by default); its SQLAlchemy URL."""
+        return self.url(self._create(template))
+
+    def _create(self, template: str) -> str:
         name = f"kvdrill_test_{next(self._names)}"
-        self.admin(f"CREATE DATABASE {name}")
-        return self.url(name)
+        self.admin(f"CREATE DATABASE {name} TEMPLATE {template}")
+        return name
+
+    def new_migrated_database(self) -> str:
+        """A new database already at the current schema: a copy of one migrated once per run,
+        so only the tests of migrations pay for running them."""
+        if self._migrated_template is None:
+            from kvdrill.store.db import open_database
+
+            name = self._create("template1")
+            open_database(self.url(name)).close()
+            self._migrated_template = name
+        return self.new_database(self._migrated_template)
 
 
 def _run_as_server_user(command: list[str], **options) -> subprocess.CompletedProcess:
@@ -171,6 +187,8 @@ def postgres_url(postgres_cluster: Cluster) -> str:
 
 @pytest.fixture
 def db_url(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> str:
+    """SQLite: a file not created yet. PostgreSQL: a database at the current schema (its
+    migrations are tested from empty in tests/test_postgres.py)."""
     if backend == "postgresql":
-        return request.getfixturevalue("postgres_url")
+        return request.getfixturevalue("postgres_cluster").new_migrated_database()
     return f"sqlite:///{tmp_path / 'kvdrill.db'}"

@@ -123,7 +123,9 @@ GLOBAL = [
     pytest.param(["--profile", "", "stats"], "'' is not a usable profile name"),
     pytest.param(["--db", "\x1b[2J", "stats"], "'\\x1b[2J' is not a database URL"),
     pytest.param(["--db", "garbage", "stats"], "'garbage' is not a database URL"),
-    pytest.param(["--db", "postgresql://nobody@nowhere/x", "stats"], "cannot use database URL"),
+    pytest.param(
+        ["--db", "postgresql+nodriver://nobody@nowhere/x", "stats"], "cannot use database URL"
+    ),
 ]
 
 OTHER_COMMANDS = [
