@@ -31,6 +31,7 @@ BUSY_TIMEOUT_MS = 5000
 SQLITE_HEADER = b"SQLite format 3\x00"
 # PostgreSQL advisory lock keys (any 64-bit numbers no other kvdrill lock uses).
 MIGRATION_LOCK = 0x6B76_6472_696C_6C01  # "kvdrill" 01
+WRITE_LOCK = 0x6B76_6472_696C_6C02
 # Errors after which a write transaction is simply run again: SQLite's lock held too long, and
 # PostgreSQL's serialization failure and deadlock (SQLSTATE 40001, 40P01).
 _RETRYABLE_SQLSTATES = ("40001", "40P01")
@@ -248,13 +249,20 @@ def backup_sqlite(path: Path, revision: str) -> Path:
     return target
 
 
-def begin_write(session: Session) -> None:
-    """Take SQLite's write lock now, so a read-check-write sequence cannot race another process.
+def begin_write(session: Session, whole_database: bool = False) -> None:
+    """Take the write lock now, so a read-check-write sequence cannot race another process.
 
-    Call it first thing in a fresh session; the lock is held until the session commits.
+    Call it first thing in a fresh session; the lock is held until the session commits. SQLite
+    has one lock: every writer waits for the one before. On PostgreSQL, ``whole_database``
+    writers (imports, which retire and re-tag cards) take an advisory lock alone, and the
+    others (answers, notes, settings) share it, serializing only per card (``lock_card``):
+    an import never interleaves with an answer, and two learners never wait for each other.
     """
     connection = session.connection()
-    if (
+    if connection.dialect.name == "postgresql":
+        shared = "" if whole_database else "_shared"
+        connection.execute(text(f"SELECT pg_advisory_xact_lock{shared}(:key)"), {"key": WRITE_LOCK})
+    elif (
         connection.dialect.name == "sqlite"
         and not connection.connection.dbapi_connection.in_transaction
     ):
@@ -287,7 +295,8 @@ def lock_card(session: Session, profile_id: int, card_id: int) -> None:
     waits, then reads the first one's answer (PostgreSQL's READ COMMITTED gives each statement
     a fresh snapshot). On PostgreSQL it is a transaction-scoped advisory lock on the pair,
     which also covers a card that has no state row yet, where ``SELECT ... FOR UPDATE`` would
-    lock nothing. On SQLite ``begin_write`` already holds the database's write lock.
+    lock nothing. Call it after ``begin_write``, which on SQLite already holds the database's
+    write lock (on PostgreSQL, the database lock before the card's: one order, no deadlock).
     """
     connection = session.connection()
     if connection.dialect.name == "postgresql":

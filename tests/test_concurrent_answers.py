@@ -168,3 +168,30 @@ def test_many_answers_from_two_machines_at_once_are_all_counted_once(machines) -
         by_join = build_report(session, profile, MORNING.date(), 30, use_rollups=False)
     assert by_rollup == by_join
     assert by_rollup.total_reviews == logged
+
+
+def test_two_machines_starting_at_once_import_the_bundled_packs_once(db_url: str) -> None:
+    from kvdrill.store.importer import import_bundled
+    from kvdrill.store.models import Pack
+
+    databases = [open_database(db_url) for _ in range(2)]
+    plans: list[object] = []
+
+    def start(database: Database) -> None:
+        try:
+            plans.append(import_bundled(database))
+        except BaseException as exc:  # noqa: BLE001 - reported by the assert below
+            plans.append(exc)
+
+    threads = [threading.Thread(target=start, args=(database,)) for database in databases]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(WAIT_S * 3)
+    assert not any(isinstance(plan, BaseException) for plan in plans), plans
+    assert sum(plan is not None for plan in plans) == 1  # one imported, the other found it done
+    with databases[0].session() as session:
+        keys = session.scalars(select(Pack.key).where(Pack.bundled)).all()
+    assert len(keys) == len(set(keys)) > 0
+    for database in databases:
+        database.close()

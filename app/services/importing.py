@@ -193,7 +193,7 @@ def import_bundled(database: Database, now: datetime, decks: Path = BUNDLED_DECK
         raise PackErrors(read.problems)
     with database.session() as session:
         # Under the write lock, so two kvdrill processes starting at once import once.
-        begin_write(session)
+        begin_write(session, whole_database=True)
         if recorded_bundled_hash(session) == digest:
             return None
         plan = apply_import(session, read.packs, now=now, bundled=True)
@@ -250,7 +250,8 @@ def store_packs(
     from kvdrill.store.importer import apply_import, mark_reimported
 
     with database.session() as session:
-        begin_write(session)  # another kvdrill importing at once waits, then sees ours
+        # Another kvdrill importing at once waits, then sees ours.
+        begin_write(session, whole_database=True)
         plan = apply_import(
             session,
             packs,
