@@ -61,5 +61,9 @@ def run(args: argparse.Namespace) -> int:
     if args.db:
         os.environ["KVDRILL_DB"] = args.db
     command = shlex.join([sys.executable, "-m", "kvdrill.app", "--profile", args.profile])
-    Server(command, host=args.host, port=args.port, title="kvdrill").serve()
+    try:
+        Server(command, host=args.host, port=args.port, title="kvdrill").serve()
+    except OSError as exc:  # the port is taken, or the address is not this machine's
+        reason = os.strerror(exc.errno) if exc.errno else str(exc)
+        raise UserError(f"cannot serve on {args.host}:{args.port}: {reason}") from None
     return 0
