@@ -8,6 +8,7 @@ from kvdrill.engine.study.stats_report import (
     WEAK_SCORE,
     DayCount,
     GroupReport,
+    GroupTopic,
     StatsReport,
     TopicStats,
 )
@@ -117,6 +118,16 @@ def table_lines(rows: list[list[str]]) -> list[str]:
 GROUP_HEADERS = ["topic", "weak", "judged", "reviews", "acc"]
 
 
+def group_row(topic: GroupTopic) -> list[str]:
+    return [
+        f"{topic.kind}:{topic.topic}",
+        str(topic.learners_weak),
+        str(topic.learners_judged),
+        str(topic.recent_reviews),
+        percent(topic.accuracy),
+    ]
+
+
 def render_group_text(report: GroupReport, max_topics: int = 20) -> str:
     out = [
         f"kvdrill stats --group — {report.learners} learner(s), study day {report.today}, "
@@ -125,17 +136,7 @@ def render_group_text(report: GroupReport, max_topics: int = 20) -> str:
         f"Weak topics across the group (weak: learners scoring {WEAK_SCORE} or more; judged: "
         f"learners with {MIN_REVIEWS}+ recent reviews; acc: the group's recent reviews graded 3+):",
     ]
-    rows = [GROUP_HEADERS] + [
-        [
-            f"{t.kind}:{t.topic}",
-            str(t.learners_weak),
-            str(t.learners_judged),
-            str(t.recent_reviews),
-            percent(t.accuracy),
-        ]
-        for t in report.topics[:max_topics]
-    ]
-    out += table_lines(rows)
+    out += table_lines([GROUP_HEADERS] + [group_row(t) for t in report.topics[:max_topics]])
     if len(report.topics) > max_topics:
         out.append(f"  ... and {len(report.topics) - max_topics} more (use --json for all)")
     return "\n".join(out)

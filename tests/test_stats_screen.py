@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from stats_helpers import open_stats
 from textual.widgets import DataTable, Static
 from tui_helpers import make_app, settle, steady
@@ -65,3 +66,28 @@ async def test_the_header_lines_up_with_the_rows_after_each_sort(stats_db: str) 
             ] == starts
             await pilot.press("o")
             await steady(pilot)
+
+
+async def test_g_shows_the_groups_weak_topics_and_back(
+    group_url: str,  # noqa: F811 - the fixture imported above
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("KVDRILL_NOW", "2026-03-20T12:00:00")
+    from kvdrill.app.tui import create_app
+
+    app = create_app(group_url, profile="ana", start="home", options={"bundled": False})
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_stats(pilot)
+        screen = app.screen
+        table = screen.query_one("#topics", DataTable)
+        own = first_column(table)
+        await pilot.press("g")
+        await settle(pilot)
+        summary = str(screen.query_one("#stats-summary", Static).render())
+        assert "3 learner(s)" in summary
+        assert first_column(table) == ["pack:sm2-test", "tag:kv", "tag:weights"]
+        assert [str(cell) for cell in table.get_row_at(1)] == ["tag:kv", "2", "3", "18", "33%"]
+        assert not screen.query_one("#mistakes").display
+        await pilot.press("g")
+        await settle(pilot)
+        assert first_column(table) == own and screen.query_one("#mistakes").display

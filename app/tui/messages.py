@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from kvdrill.app.services.overview import Overview
     from kvdrill.engine.packs.card_view import CardView, DrillState
     from kvdrill.engine.problems.types import Verdict
-    from kvdrill.engine.study.stats_report import StatsReport
+    from kvdrill.engine.study.stats_report import GroupReport, StatsReport
 
 
 class WorkerResult(Message):
@@ -178,6 +178,11 @@ class ImportDone(WorkerResult):
 @dataclass
 class ReportLoaded(WorkerResult):
     report: StatsReport
+
+
+@dataclass
+class GroupReportLoaded(WorkerResult):
+    report: GroupReport
 
 
 # --- settings -------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """The stats screen: weak topics (sortable), mistakes in plain words, heatmap, forecast.
 
 Enter on a topic dismisses the screen with ``(kind, topic)``, so whoever pushed it can start a
-drill of that topic. The report is built in a worker thread; the screen never blocks.
+drill of that topic. ``g`` switches to the group's weak topics (every profile in the database,
+as counts) and back. Reports are built in a worker thread; the screen never blocks.
 """
 
 from __future__ import annotations
@@ -17,18 +18,25 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from kvdrill.app.stats_render import (
+    GROUP_HEADERS,
     TOPIC_HEADERS,
     bar_line,
+    group_row,
     heatmap_lines,
     mistake_sentences,
     topic_row,
 )
-from kvdrill.app.tui.messages import CallFailed, ReportLoaded, failures_reported
+from kvdrill.app.tui.messages import (
+    CallFailed,
+    GroupReportLoaded,
+    ReportLoaded,
+    failures_reported,
+)
 from kvdrill.app.tui.widgets.tables import fill_table
 from kvdrill.engine.study.stats_report import topic_order
 
 if TYPE_CHECKING:
-    from kvdrill.engine.study.stats_report import StatsReport
+    from kvdrill.engine.study.stats_report import GroupReport, StatsReport
 
 SORT_KEYS = {
     "weak": lambda t: (t.score is None, -(t.score or 0)),
@@ -47,6 +55,7 @@ class StatsScreen(Screen[tuple[str, str] | None]):
     BINDINGS = [
         Binding("escape,q", "close", "Back"),
         Binding("o", "cycle_sort", "Sort"),
+        Binding("g", "toggle_group", "Group"),
         Binding("enter", "drill_topic", "Drill topic", show=True),
     ]
 
@@ -56,6 +65,8 @@ class StatsScreen(Screen[tuple[str, str] | None]):
         self.report: StatsReport | None = None
         self.sort_names = list(SORT_KEYS)
         self.sort_index = 0
+        self.group_report: GroupReport | None = None
+        self.showing_group = False
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -84,8 +95,45 @@ class StatsScreen(Screen[tuple[str, str] | None]):
     def on_report_loaded(self, message: ReportLoaded) -> None:
         self.show_report(message.report)
 
+    @work(thread=True, exclusive=True, exit_on_error=False)
+    def load_group_report(self) -> None:
+        with failures_reported(self):
+            self.post_message(GroupReportLoaded(self.app.backend.group_report(self.days)))
+
+    def on_group_report_loaded(self, message: GroupReportLoaded) -> None:
+        self.show_group_report(message.report)
+
+    def action_toggle_group(self) -> None:
+        self.showing_group = not self.showing_group
+        self.query_one("#mistakes").display = not self.showing_group
+        self.query_one("#charts").display = not self.showing_group
+        if not self.showing_group:
+            if self.report is not None:
+                self.show_report(self.report)
+        elif self.group_report is None:
+            self.query_one("#stats-summary", Static).update("Loading the group's stats…")
+            self.load_group_report()
+        else:
+            self.show_group_report(self.group_report)
+
+    def show_group_report(self, report: GroupReport) -> None:
+        self.group_report = report
+        if not self.showing_group:
+            return
+        self.query_one("#stats-summary", Static).update(
+            f"The group: {report.learners} learner(s) · study day {report.today} · window "
+            f"{report.window_days} days · counts only, no one's notes (g: your own stats)"
+        )
+        fill_table(
+            self.query_one("#topics", DataTable),
+            [(header, header) for header in GROUP_HEADERS],
+            [(group_row(topic), f"{topic.kind}\t{topic.topic}") for topic in report.topics],
+        )
+
     def show_report(self, report: StatsReport) -> None:
         self.report = report
+        if self.showing_group:
+            return
         self.query_one("#stats-summary", Static).update(
             f"Study day {report.today} · {report.total_reviews} reviews · streak "
             f"{report.streak_days} day(s) · window {report.window_days} days · "
@@ -116,12 +164,12 @@ class StatsScreen(Screen[tuple[str, str] | None]):
 
     def action_cycle_sort(self) -> None:
         self.sort_index = (self.sort_index + 1) % len(self.sort_names)
-        if self.report is not None:
+        if self.report is not None and not self.showing_group:
             self.show_report(self.report)
 
     def on_data_table_header_selected(self, event: DataTable.HeaderSelected) -> None:
         name = str(event.column_key.value)
-        if name in SORT_KEYS and self.report is not None:
+        if name in SORT_KEYS and self.report is not None and not self.showing_group:
             self.sort_index = self.sort_names.index(name)
             self.show_report(self.report)
 
@@ -131,7 +179,7 @@ class StatsScreen(Screen[tuple[str, str] | None]):
 
     def action_drill_topic(self) -> None:
         table = self.query_one("#topics", DataTable)
-        if self.report is None or table.row_count == 0:
+        if table.row_count == 0:
             return
         row_key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
         kind, topic = str(row_key.value).split("\t", 1)
