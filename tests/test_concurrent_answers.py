@@ -9,12 +9,11 @@ from collections.abc import Callable
 from datetime import datetime
 
 import pytest
-from drill_helpers import add_pack, recall_cards
 from sqlalchemy import func, select, text
 
+from kvdrill.app.services.drill import DrillSession
 from kvdrill.store import reviews
 from kvdrill.store.db import Database, open_database
-from kvdrill.store.drill import DrillSession
 from kvdrill.store.models import CardState, ReviewLog, TopicDay
 from kvdrill.store.profiles import get_or_create_profile
 from kvdrill.store.stats import build_report
@@ -26,12 +25,12 @@ WAIT_S = 20  # bound on every wait for the other machine
 
 
 @pytest.fixture
-def machines(db_url: str):
+def machines(db_url: str, collection):
     """Two databases opened on one URL, with a pack of eight cards tagged alike."""
     first = open_database(db_url)
     with first.session() as session:
-        add_pack(session, cards=recall_cards(8, tags=["kv", "weights"]))
-        get_or_create_profile(session, "default")
+        collection.add_pack(session, cards=collection.recall_cards(8, tags=["kv", "weights"]))
+        get_or_create_profile(session, "default", MORNING)
     second = open_database(db_url)
     yield first, second
     first.close()
@@ -163,7 +162,7 @@ def test_many_answers_from_two_machines_at_once_are_all_counted_once(machines) -
         assert len(per_card) == 8 and dict(states) == per_card
         assert moved == len(per_card)
         assert sum(per_card.values()) == logged
-        profile = get_or_create_profile(session, "default")
+        profile = get_or_create_profile(session, "default", MORNING)
         by_rollup = build_report(session, profile, MORNING.date(), 30, use_rollups=True)
         by_join = build_report(session, profile, MORNING.date(), 30, use_rollups=False)
     assert by_rollup == by_join
@@ -171,7 +170,7 @@ def test_many_answers_from_two_machines_at_once_are_all_counted_once(machines) -
 
 
 def test_two_machines_starting_at_once_import_the_bundled_packs_once(db_url: str) -> None:
-    from kvdrill.store.importer import import_bundled
+    from kvdrill.app.services.importing import import_bundled
     from kvdrill.store.models import Pack
 
     databases = [open_database(db_url) for _ in range(2)]
@@ -179,7 +178,7 @@ def test_two_machines_starting_at_once_import_the_bundled_packs_once(db_url: str
 
     def start(database: Database) -> None:
         try:
-            plans.append(import_bundled(database))
+            plans.append(import_bundled(database, MORNING))
         except BaseException as exc:  # noqa: BLE001 - reported by the assert below
             plans.append(exc)
 

@@ -7,7 +7,6 @@ import json
 from datetime import date, datetime, timedelta
 
 import pytest
-from drill_helpers import add_pack, recall_cards
 
 from kvdrill.app.cli import main
 from kvdrill.store import reviews
@@ -22,16 +21,18 @@ SECRET_NOTE = "my private mnemonic: K and V, twice"
 
 
 @pytest.fixture
-def group_url(db_url: str) -> str:
+def group_url(db_url: str, collection) -> str:
     """Ana and Ben keep failing the kv card; Cleo knows it but keeps failing the weights card."""
     database = open_database(db_url)
     with database.session() as session:
-        pack = add_pack(
-            session, cards=recall_cards(1, tags=["kv"]) + recall_cards(1, tags=["weights"])
+        cards = collection.recall_cards(1, tags=["kv"]) + collection.recall_cards(
+            1, tags=["weights"]
         )
+        pack = collection.add_pack(session, cards=cards)
         kv_card, weights_card = (card.id for card in pack.cards)
         learners = {
-            name: get_or_create_profile(session, name).id for name in ("ana", "ben", "cleo")
+            name: get_or_create_profile(session, name, datetime(2026, 3, 1)).id
+            for name in ("ana", "ben", "cleo")
         }
         session.flush()
         answers = {
