@@ -104,3 +104,11 @@ def stats_db(db_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
     from stats_helpers import make_stats_db
 
     return make_stats_db(db_url, monkeypatch)
+
+
+@pytest.fixture
+def group_db(db_url: str, collection) -> str:
+    """Three learners on one database (tests/stats_helpers.py make_group_db)."""
+    from stats_helpers import make_group_db
+
+    return make_group_db(db_url, collection)

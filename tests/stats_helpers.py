@@ -11,8 +11,10 @@ import pytest
 from sqlalchemy.orm import Session
 from tui_helpers import settle, steady
 
+from kvdrill.store import reviews
 from kvdrill.store.db import open_database
 from kvdrill.store.models import Card, CardState, CardTopic, Pack, Profile, ReviewLog
+from kvdrill.store.profiles import get_or_create_profile
 
 TODAY = date(2026, 11, 29)
 
@@ -113,3 +115,49 @@ async def open_stats(pilot) -> None:
     while getattr(pilot.app.screen, "report", None) is None:
         await pilot.pause(0.01)
     await steady(pilot)
+
+
+# --- a study group: three learners sharing one database ---------------------------------------
+
+GROUP_TODAY = date(2026, 3, 20)
+SECRET_NOTE = "my private mnemonic: K and V, twice"
+
+
+def make_group_db(db_url: str, collection) -> str:
+    """Ana and Ben keep failing the kv card; Cleo knows it but keeps failing the weights card."""
+    database = open_database(db_url)
+    with database.session() as session:
+        cards = collection.recall_cards(1, tags=["kv"]) + collection.recall_cards(
+            1, tags=["weights"]
+        )
+        pack = collection.add_pack(session, cards=cards)
+        kv_card, weights_card = (card.id for card in pack.cards)
+        learners = {
+            name: get_or_create_profile(session, name, datetime(2026, 3, 1)).id
+            for name in ("ana", "ben", "cleo")
+        }
+        session.flush()
+        answers = {
+            "ana": [(kv_card, 1)],
+            "ben": [(kv_card, 2)],
+            "cleo": [(kv_card, 5), (weights_card, 1)],
+        }
+        for name, cards in answers.items():
+            for offset in range(6):  # one first answer a day, six days running
+                when = datetime.combine(
+                    GROUP_TODAY - timedelta(days=6 - offset), datetime.min.time()
+                )
+                for card_id, quality in cards:
+                    reviews.record_answer(
+                        session,
+                        profile_id=learners[name],
+                        card_id=card_id,
+                        quality=quality,
+                        seconds=5.0,
+                        graded_by="self",
+                        now=when + timedelta(hours=9),
+                        rollover_hour=4,
+                    )
+        reviews.set_note(session, learners["ben"], kv_card, SECRET_NOTE, datetime(2026, 3, 19))
+    database.close()
+    return db_url

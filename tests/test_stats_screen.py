@@ -69,13 +69,13 @@ async def test_the_header_lines_up_with_the_rows_after_each_sort(stats_db: str) 
 
 
 async def test_g_shows_the_groups_weak_topics_and_back(
-    group_url: str,  # noqa: F811 - the fixture imported above
+    group_db: str,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("KVDRILL_NOW", "2026-03-20T12:00:00")
     from kvdrill.app.tui import create_app
 
-    app = create_app(group_url, profile="ana", start="home", options={"bundled": False})
+    app = create_app(group_db, profile="ana", start="home", options={"bundled": False})
     async with app.run_test(size=(120, 40)) as pilot:
         await open_stats(pilot)
         screen = app.screen
