@@ -13,7 +13,7 @@ Each table is by definition the GROUP BY of a join (``store/stats.py`` keeps tha
 reference, and tests compare the two after arbitrary edits). Every trigger adds a signed delta
 through an upsert, so inserts, deletes, updates, re-imported topics and retire/revive all keep
 the identity. The same trigger bodies run on SQLite (migration 0003) and, as PL/pgSQL trigger
-functions, on PostgreSQL (migration 0004); on another database the stats fall back to the joins.
+functions, on PostgreSQL (migration 0005); on another database the stats fall back to the joins.
 """
 
 from __future__ import annotations

@@ -84,8 +84,8 @@ def test_a_new_database_is_migrated_to_head_and_matches_the_models(postgres_url:
 
 
 def test_a_database_migrated_before_the_triggers_gets_its_rollups_built(postgres_url: str) -> None:
-    """0003 made the rollup tables on PostgreSQL but nothing kept them: 0004 fills them."""
-    migrate_to(postgres_url, "0003")
+    """0003 made the rollup tables on PostgreSQL but nothing kept them: 0005 fills them."""
+    migrate_to(postgres_url, "0004")
     engine = create_engine(postgres_url)
     from sqlalchemy.orm import Session
 
@@ -119,7 +119,7 @@ def test_downgrading_removes_the_triggers(postgres_url: str) -> None:
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     with engine.begin() as connection:
         config.attributes["connection"] = connection
-        command.downgrade(config, "0003")
+        command.downgrade(config, "0004")
     with engine.connect() as connection:
         triggers = connection.execute(
             text("SELECT count(*) FROM pg_trigger WHERE tgname LIKE 'rollup_%'")

@@ -6,7 +6,6 @@ Plain ``kvdrill`` (no command) opens the UI's home screen through ``run_home``.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from kvdrill.engine.errors import UserError
@@ -115,9 +114,6 @@ def manage_suspended(args) -> int:
     return 0
 
 
-WEB_DRIVER = "textual.drivers.web_driver:WebDriver"
-
-
 def run_home(args) -> int:
     """Plain ``kvdrill``: the UI's home screen."""
     return launch_tui(args, "home", {})
@@ -125,7 +121,9 @@ def run_home(args) -> int:
 
 def launch_tui(args, start: str, options: dict) -> int:
     # textual-serve (``kvdrill serve``) runs the app with its web driver, a browser for terminal.
-    served = os.environ.get("TEXTUAL_DRIVER") == WEB_DRIVER
+    from kvdrill.app.services.environment import served_in_a_browser
+
+    served = served_in_a_browser()
     if not served and not (sys.stdin.isatty() and sys.stdout.isatty()):
         # Without a terminal the full-screen app would wait forever for keys.
         raise UserError(

@@ -59,7 +59,9 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     if args.db:
-        os.environ["KVDRILL_DB"] = args.db
+        from kvdrill.app.services.environment import export_database_url
+
+        export_database_url(args.db)
     command = shlex.join([sys.executable, "-m", "kvdrill.app", "--profile", args.profile])
     try:
         Server(command, host=args.host, port=args.port, title="kvdrill").serve()

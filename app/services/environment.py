@@ -7,11 +7,13 @@ The store is handed what these say (a URL, a time); it never reads the environme
 from __future__ import annotations
 
 import os
-import re
 from datetime import datetime
 from pathlib import Path
 
 from kvdrill.engine.study.clock import parse_now
+
+# One helper for every message that can quote a database URL; the store's errors use it too.
+from kvdrill.store.location import mask_password  # noqa: F401 - re-exported
 
 NOW_VARIABLE = "KVDRILL_NOW"
 DB_VARIABLE = "KVDRILL_DB"
@@ -27,15 +29,6 @@ VARIABLES = {
     FAST_START_VARIABLE: "0 turns off the fast-start helper process (benchmarks compare)",
     FIRST_CARD_FILE_VARIABLE: "a file the full-screen app writes when the first card is painted",
 }
-
-# ``scheme://user:password@``: the password runs to the last ``@`` before a space or a slash.
-_URL_PASSWORD = re.compile(r"(?P<head>\b[a-zA-Z][\w+.-]*://[^:/@\s]*):[^\s/]*@")
-
-
-def mask_password(text: str) -> str:
-    """``text`` with the password of every database URL in it written as ``***``; every message
-    that can quote a URL goes through it."""
-    return _URL_PASSWORD.sub(r"\g<head>:***@", text)
 
 
 def _read(name: str) -> str:
@@ -73,6 +66,21 @@ def database_url(cli_url: str | None) -> str:
 def url_source(cli_url: str | None) -> str:
     """Where ``database_url(cli_url)`` came from, for an error message ("" for --db or default)."""
     return f"${DB_VARIABLE}" if not cli_url and _read(DB_VARIABLE) else ""
+
+
+def export_database_url(url: str) -> None:
+    """Make ``url`` this process's $KVDRILL_DB, for the processes it starts (``kvdrill serve``'s
+    app processes get it there rather than on a command line that ``ps`` shows)."""
+    os.environ[DB_VARIABLE] = url
+
+
+# Textual's web driver, which textual-serve sets in TEXTUAL_DRIVER for the app processes it runs.
+WEB_DRIVER = "textual.drivers.web_driver:WebDriver"
+
+
+def served_in_a_browser() -> bool:
+    """True in an app process that textual-serve runs: it has a browser, not a terminal."""
+    return os.environ.get("TEXTUAL_DRIVER") == WEB_DRIVER
 
 
 def fast_start_enabled() -> bool:

@@ -2,8 +2,8 @@
 tables rebuilt from the joins, and the mistakes index made partial as on SQLite. Nothing changes
 on SQLite (0003 keeps its rollups there).
 
-Revision ID: 0004
-Revises: 0003
+Revision ID: 0005
+Revises: 0004
 Create Date: 2026-11-30
 """
 
@@ -14,8 +14,8 @@ from alembic import op
 
 from kvdrill.store import rollups
 
-revision = "0004"
-down_revision = "0003"
+revision = "0005"
+down_revision = "0004"
 branch_labels = None
 depends_on = None
 
