@@ -220,7 +220,8 @@ def test_a_very_long_argument_is_cut_in_the_error_line(db_url: str, capsys) -> N
     long_name = "q" * 5000
     code, _, err = run(capsys, "--db", db_url, "drill", "--plain", "--pack", long_name)
     assert code == 1 and err.count("\n") == 1
-    assert "qqqq[...]" in err and len(err) < 400
+    # The argument is cut; the list of packs that do exist may be as long as the collection.
+    assert "qqqq[...]" in err and "q" * 81 not in err
 
     code, _, err = run(capsys, long_name)
     assert code == 2 and err.count("\n") == 1 and len(err) < 400
