@@ -46,3 +46,23 @@ def test_an_edition_mirrors_its_original(edition: Path) -> None:
         )
         # The same answer letters.
         assert [c.correct for c in mine.choices] == [c.correct for c in theirs.choices], mine.key
+
+
+def test_the_pack_table_in_decks_readme_names_every_bundled_pack() -> None:
+    """decks/README.md lists the bundled packs; a pack added or renamed must appear there."""
+    from kvdrill.engine.packs.parser import parse_pack
+
+    readme = (DECKS / "README.md").read_text(encoding="utf-8")
+    table = readme.split("## The bundled packs", 1)[1].split("\n## ", 1)[0]
+    for path in sorted(DECKS.glob("*.md")):
+        if path.name == "README.md":
+            continue
+        pack = parse_pack(path)
+        assert f"`{pack.meta.pack}` ({path.name})" in table, f"{path.name} is not in the table"
+        kinds = [card.kind for card in pack.cards]
+        row = next(line for line in table.splitlines() if f"`{pack.meta.pack}`" in line)
+        cells = [cell.strip() for cell in row.strip("|").split("|")]
+        counted = [int(cells[i]) for i in (3, 4, 5, 6)]
+        assert counted == [kinds.count(k) for k in ("recall", "followup", "choice", "problem")], (
+            f"{path.name}: the table's counts are out of date"
+        )
