@@ -56,6 +56,11 @@ async def steady(pilot, rounds: int = 50) -> None:
     previous = None
     for _ in range(rounds):
         await pilot.pause(0.02)
+        if _paint_pending(pilot.app.screen):
+            # Two pictures of a screen whose refresh timer has not fired yet are equal and
+            # stale (a loaded machine showed the import diff table missing that way).
+            previous = None
+            continue
         shot = pilot.app.export_screenshot()
         if shot == previous:
             return
@@ -74,3 +79,18 @@ def text_of(app, selector: str) -> str:
     if isinstance(widget, Static):
         return str(widget.visual) if widget.visual is not None else ""
     return str(widget.render())
+
+
+def _paint_pending(screen) -> bool:
+    """Whether Textual still owes the screen a layout or repaint (its idle-time work: the
+    screen's update timer, and a DataTable measuring rows it was just given)."""
+    from textual.widgets import DataTable
+
+    return bool(
+        screen._layout_required
+        or screen._scroll_required
+        or screen._repaint_required
+        or screen._recompose_required
+        or screen._dirty_widgets
+        or any(table._require_update_dimensions for table in screen.query(DataTable))
+    )
