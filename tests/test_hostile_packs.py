@@ -278,3 +278,59 @@ def test_random_bytes_never_raise_anything_but_pack_errors(tmp_path: Path) -> No
             parse_pack(path)
         except PackErrors as exc:
             assert all(str(p).startswith(f"{path}:") for p in exc.problems)
+
+
+# -- links and ranges that used to crash check and import ----------------------------------------
+
+
+def _cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    from kvdrill.app.cli import main
+
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("command", ["check", "import"])
+def test_symlink_loops_are_one_line_each(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    packs = tmp_path / "packs"
+    packs.mkdir()
+    (packs / "self.md").symlink_to("self.md")
+    (packs / "a.md").symlink_to("b.md")
+    (packs / "b.md").symlink_to("a.md")
+    (packs / "dangling.md").symlink_to("gone.md")
+    database = tmp_path / "x.db"
+    argv = ["--db", f"sqlite:///{database}", command, str(packs / "self.md"), str(packs)]
+    code, out, err = _cli(argv, capsys)
+    assert code == 1
+    lines = sorted(line for line in (out + err).splitlines() if line.startswith(str(packs)))
+    assert lines == [
+        f"{packs / 'a.md'}:1: a symbolic link that loops back on itself",
+        f"{packs / 'b.md'}:1: a symbolic link that loops back on itself",
+        f"{packs / 'dangling.md'}:1: a symbolic link to nothing (its target is missing)",
+        f"{packs / 'self.md'}:1: a symbolic link that loops back on itself",
+    ]
+    assert "Traceback" not in err
+    assert not database.exists()
+
+
+INFINITE_RANGE = FRONT + (
+    "## Fit {#fit}\n\n### Problem\n\n~~~problem\nask: kv_pool_tokens\nvary:\n  model: gqa\n"
+    "  gpu: [h100-sxm]\n  request_tokens: {from: 1000, to: .inf, step: 100}\nunit: tokens\n~~~\n"
+)
+
+
+@pytest.mark.parametrize("command", ["check", "import"])
+def test_an_infinite_range_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    path = tmp_path / "inf.md"
+    path.write_text(INFINITE_RANGE, encoding="utf-8")
+    database = tmp_path / "x.db"
+    code, out, err = _cli(["--db", f"sqlite:///{database}", command, str(path)], capsys)
+    assert code == 1
+    assert f"{path}:13: problem: vary.request_tokens: inf is not a finite number" in out + err
+    assert "Traceback" not in err
+    assert not database.exists()

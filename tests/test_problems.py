@@ -80,6 +80,13 @@ def test_catalog_selectors_and_ranges_compile() -> None:
         ({"constraints": ["weight_bytes < 70"]}, "compares a size in bytes with a count"),
         ({"constraints": ["weights_fitt"]}, "named ones: weights_fit"),
         ({"constraints": ["layers > 1000"]}, "no variant meets the constraints"),
+        # YAML's true is not the number 1, and infinite or absurd numbers are not values.
+        ({"given": {"kv_dtype_bytes": True}}, "kv_dtype_bytes: expected a number, got true"),
+        ({"given": {"kv_heads": float("inf")}}, "inf is not a finite number"),
+        ({"given": {"kv_heads": float("nan")}}, "nan is not a finite number"),
+        ({"given": {"kv_heads": 10**400}}, "is too large"),
+        ({"vary": {"model": "gqa", "layers": {"from": 8, "to": float("inf")}}}, "not a finite"),
+        ({"vary": {"model": "gqa", "layers": {"from": 8, "to": 1e300}}}, "is too large"),
     ],
 )
 def test_template_errors_are_reported(change: dict, words: str) -> None:
@@ -230,3 +237,31 @@ def test_readme_example_template_is_valid() -> None:
     block = re.search(r"~~~problem\n(ask: requests_that_fit.*?)~~~", text, re.DOTALL)
     assert block is not None
     assert validate_problem(card(yaml.safe_load(block.group(1))), "README.md") == []
+
+
+def test_a_template_whose_answer_cannot_be_typed_fails_check() -> None:
+    """6.4e82 bytes is a number the answer reader refuses (above 1e30): nobody could answer it."""
+    found = messages(
+        {
+            "ask": "huge",
+            "formula": {"expr": "size * 1e30 * 1e30 * 1e20", "symbols": {"size": "B"}},
+            "given": {"size": "64 B"},
+            "unit": "B",
+        }
+    )
+    assert len(found) == 1
+    assert "an answer a learner can type (at most 1e+30 B)" in found[0]
+
+
+def test_an_answer_just_within_the_reader_s_limit_is_fine() -> None:
+    assert (
+        messages(
+            {
+                "ask": "big",
+                "formula": {"expr": "size * 1e20", "symbols": {"size": "B"}},
+                "given": {"size": "64 B"},
+                "unit": "B",
+            }
+        )
+        == []
+    )

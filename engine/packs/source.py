@@ -146,7 +146,13 @@ def expand_pack_paths(paths: list[Path]) -> tuple[list[Path], list[Located]]:
     unique: list[Path] = []
     seen: set[Path] = set()
     for file in files:
-        resolved = file.resolve()
+        try:
+            resolved = file.resolve(strict=True)
+        except (OSError, RuntimeError):  # RuntimeError: a symlink loop, before Python 3.13
+            problem = Located(str(file), 1, _unreachable(file))
+            if problem not in problems:  # the same link given and found in a directory
+                problems.append(problem)
+            continue
         if resolved not in seen:
             seen.add(resolved)
             unique.append(file)
@@ -173,3 +179,16 @@ def declared_pack_id(path: Path) -> str | None:
         return None
     pack = loaded.value.get("pack") if isinstance(loaded.value, dict) else None
     return pack if isinstance(pack, str) else None
+
+
+def _unreachable(path: Path) -> str:
+    """Why a path given or found cannot be read: a dangling or looping link, or nothing there."""
+    if not path.is_symlink():
+        return "no such file or directory"
+    try:
+        path.resolve(strict=True)
+    except FileNotFoundError:
+        return "a symbolic link to nothing (its target is missing)"
+    except (OSError, RuntimeError):
+        return "a symbolic link that loops back on itself"
+    return "no such file or directory"

@@ -3,7 +3,7 @@
 Deterministic: the only randomness is ``random.Random`` seeded from the template id and the seed,
 and every choice is drawn in the template's own order, so the same id and seed give the same
 variant on every run and machine (the review log stores both). A draw that breaks a constraint,
-or gives an answer that is not a positive finite number, is drawn again, at most
+or gives an answer that is not a positive finite number a learner could type, is drawn again, at most
 ``MAX_ATTEMPTS`` times; then the template is declared unusable (``UserError``).
 
 Values are in base units (bytes, seconds, counts) throughout, as in engine/capacity/formulas.py; the
@@ -36,7 +36,7 @@ from kvdrill.engine.capacity.formulas import (
     solve_for,
     variant_for,
 )
-from kvdrill.engine.capacity.units import format_number, format_quantity
+from kvdrill.engine.capacity.units import MAX_MAGNITUDE, format_number, format_quantity
 from kvdrill.engine.errors import Located, UserError
 from kvdrill.engine.problems.templates import (
     MAX_ATTEMPTS,
@@ -295,6 +295,9 @@ def _broken_constraint(problem: Problem, draw: _Draw) -> str | None:
     """The first constraint this draw breaks (or 'a positive answer'), else None."""
     if not (math.isfinite(draw.answer) and draw.answer > 0):
         return "a positive answer"
+    if draw.answer / unit_factor(problem.unit) > MAX_MAGNITUDE:
+        # The answer reader refuses numbers this large: no typed answer could ever be right.
+        return f"an answer a learner can type (at most {MAX_MAGNITUDE:g} {problem.unit})".rstrip()
     values = draw.values
     for condition in problem.conditions:
         missing = [n for n in condition.names if n not in values]

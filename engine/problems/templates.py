@@ -12,6 +12,7 @@ The fields are documented in decks/README.md, "Problem templates".
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -41,10 +42,12 @@ from kvdrill.engine.capacity.formulas import (
 )
 from kvdrill.engine.capacity.units import (
     _DIMENSION_WORDS,
+    MAX_MAGNITUDE,
     AnswerError,
     describe_dimension,
     normalise_unit_text,
     read_quantity_parts,
+    shorten,
     unit_scale,
 )
 from kvdrill.engine.errors import UserError
@@ -72,7 +75,9 @@ NAMED_CONSTRAINTS = {
 # Units a constraint may use as constants: `weight_bytes <= 70 * GB`.
 CONSTRAINT_UNITS = ("B", "kB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB", "s", "ms", "us")
 
-Scalar = int | float | str
+# bool is listed so that pydantic keeps a YAML ``true`` as it is, for read_value to refuse:
+# without it, ``true`` would quietly become the number 1.
+Scalar = bool | int | float | str
 
 
 class _Strict(BaseModel):
@@ -224,8 +229,16 @@ def read_value(raw: Scalar, unit: str, what: str) -> Quantity:
     """A YAML value in base units: a number is in ``unit``; text may carry its own unit."""
 
     if isinstance(raw, bool) or raw is None:
-        raise ValueError(f"{what}: expected a number, got {raw!r}")
+        written = {True: "true", False: "false", None: "nothing"}[raw]
+        raise ValueError(f"{what}: expected a number, got {written}")
     if isinstance(raw, int | float):
+        # YAML reads .inf and .nan as floats, and 1e999 as inf: refuse them as the reader does.
+        if not (isinstance(raw, int) or math.isfinite(raw)):
+            raise ValueError(f"{what}: {raw} is not a finite number")
+        if abs(raw) > MAX_MAGNITUDE:
+            raise ValueError(
+                f"{what}: {shorten(str(raw), 20)} is too large (at most {MAX_MAGNITUDE:g})"
+            )
         return Quantity(float(raw) * unit_factor(unit))
     read = read_quantity_parts(str(raw))
     if not read.unit_text:
