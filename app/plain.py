@@ -2,8 +2,8 @@
 
 For ssh, scripts and screen readers. Works when stdin is a pipe: end of input ends the session
 cleanly, with its summary. Card Markdown is printed as plain text (no fences or bold markers,
-see app/plain_text.py); control characters from a pack are shown as escapes so a pack cannot
-drive the terminal.
+see app/plain_text.py); control, bidi and zero-width characters from a pack are shown as
+escapes so a pack can neither drive the terminal nor disguise what it shows.
 
 Keys at any prompt: ``u`` undo, ``s`` suspend, ``b`` bury, ``n`` note, ``q`` quit (also as the
 words undo, suspend, bury, note, quit). On a multiple-choice card a choice letter is always an
@@ -12,14 +12,13 @@ answer, so bury there is the word ``bury``.
 
 from __future__ import annotations
 
-import re
 import sys
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
 from kvdrill.app.plain_text import markdown_to_plain, plural
-from kvdrill.engine.errors import PackErrors, UserError
+from kvdrill.engine.errors import PackErrors, UserError, printable
 from kvdrill.engine.study.rules import LEECH_LAPSES
 from kvdrill.engine.study.sm2 import parse_grade
 
@@ -39,7 +38,6 @@ COMMANDS = {
     "q": "quit",
     "quit": "quit",
 }
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 class EndOfInput(Exception):
@@ -51,8 +49,9 @@ class Quit(Exception):
 
 
 def literal(text: str) -> str:
-    """Text as typed in the pack, with control characters shown as ``\\x1b``-style escapes."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    """Text as typed in the pack, with anything a terminal would act on (control, bidi and
+    zero-width characters) shown as ``\\x1b``-style escapes; line breaks kept."""
+    return printable(text, multiline=True)
 
 
 def shown(markdown: str) -> str:

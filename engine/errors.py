@@ -5,10 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
-def printable(text: str) -> str:
-    """``text`` with every character a terminal could act on (ESC, bidi controls, line
-    separators...) written as an escape, so echoing a pack's text is always safe."""
-    return "".join(ch if ch.isprintable() else _escape(ch) for ch in text)
+def printable(text: str, multiline: bool = False) -> str:
+    """``text`` with every character a terminal could act on (ESC, bidi overrides and
+    isolates, zero-width characters, line separators...) written as an escape, so echoing a
+    pack's or a learner's text is always safe. ``multiline`` keeps line feeds and tabs, for
+    card text printed as it is laid out; a carriage return is escaped either way."""
+    kept = "\n\t" if multiline else ""
+    return "".join(ch if ch.isprintable() or ch in kept else _escape(ch) for ch in text)
 
 
 def _escape(ch: str) -> str:

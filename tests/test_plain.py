@@ -323,3 +323,40 @@ def test_suspended_cards_are_listed_and_can_be_unsuspended(monkeypatch, capsys, 
     assert capsys.readouterr().out == "No suspended cards.\n"
     assert main(["--db", fixture_db, "drill", "--unsuspend", "sm2-fixture/nope"]) == 1
     assert "no card 'sm2-fixture/nope'" in capsys.readouterr().err
+
+
+BIDI_PACK = """---
+pack: bidi
+title: "Pack \u2067hidden\u2069"
+version: 1
+---
+
+## Cost \u202egnp.exe\u202c of a\u200btoken {#cost}
+
+### Prompt
+Which is bigger, \u2066A\u2069 or B\u200d?
+
+### Answer
+A, then\ttab.
+"""
+
+
+def test_bidi_and_zero_width_characters_are_shown_escaped(
+    monkeypatch, capsys, tmp_path: Path, db_url: str
+) -> None:
+    """A title that reads one way and means another: passes check, but never reaches the
+    terminal raw. Ordinary text, tabs and line breaks stay as they are."""
+    pack = tmp_path / "bidi.md"
+    pack.write_text(BIDI_PACK, encoding="utf-8")
+    assert main(["--db", db_url, "import", str(pack)]) == 0
+    capsys.readouterr()
+    monkeypatch.setenv("KVDRILL_NOW", "2026-03-10T09:00")
+    monkeypatch.setattr("kvdrill.store.importer.import_bundled", lambda database: None)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\n4\n"))
+    assert main(["--db", db_url, "drill", "--plain", "--pack", "bidi"]) == 0
+    out = capsys.readouterr().out
+    assert "Pack \\u2067hidden\\u2069 · Cost \\u202egnp.exe\\u202c of a\\u200btoken" in out
+    assert "Which is bigger, \\u2066A\\u2069 or B\\u200d?" in out
+    assert "A, then\ttab." in out
+    hidden = [ch for ch in out if not (ch.isprintable() or ch in "\n\t")]
+    assert hidden == []
