@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
 from kvdrill.app.plain_text import markdown_to_plain, plural
-from kvdrill.engine.errors import PackErrors, UserError, printable
+from kvdrill.engine.errors import DatabaseUnusable, PackErrors, UserError, printable
 from kvdrill.engine.study.rules import LEECH_LAPSES
 from kvdrill.engine.study.sm2 import parse_grade
 
@@ -112,6 +112,8 @@ class PlainDrill:
                 self.show_card(card)
                 try:
                     self.drill_card(card)
+                except DatabaseUnusable:
+                    raise  # nothing more can be saved: stop, with the reason on stderr
                 except UserError as exc:
                     # Nothing was saved for this card (a locked database, say): it stays.
                     self.say(f"kvdrill: {exc}")

@@ -23,6 +23,13 @@ class UserError(Exception):
     """A problem with the user's input, files or settings, described in one clear sentence."""
 
 
+class DatabaseUnusable(UserError):
+    """The database can take no more writes: deleted, replaced, read-only, full or damaged.
+
+    Whatever was confirmed before is kept; a session stops rather than asking for answers
+    it cannot save."""
+
+
 @dataclass(frozen=True, order=True)
 class Located:
     """One problem at a place in a file, printed as ``path:line: message``.

@@ -8,7 +8,10 @@ without loading Alembic at all: one ``SELECT`` on ``alembic_version``.
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import tempfile
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -17,12 +20,13 @@ from pathlib import Path
 from typing import TypeVar
 
 from sqlalchemy import Engine, create_engine, event, inspect, text
-from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from kvdrill.engine.capacity.units import shorten
-from kvdrill.engine.errors import UserError
+from kvdrill.engine.errors import DatabaseUnusable, UserError
+from kvdrill.store.guard import Guard, check_on_open, describe
 from kvdrill.store.location import HEAD_REVISION, mask_password, sqlite_file
 
 T = TypeVar("T")
@@ -36,6 +40,7 @@ WRITE_LOCK = 0x6B76_6472_696C_6C02
 # PostgreSQL's serialization failure and deadlock (SQLSTATE 40001, 40P01).
 _RETRYABLE_SQLSTATES = ("40001", "40P01")
 WRITE_ATTEMPTS = 3
+_MIGRATION_LOCK = threading.Lock()
 
 SQLITE_PRAGMAS = (
     "PRAGMA journal_mode=WAL",
@@ -53,6 +58,7 @@ class Database:
     engine: Engine
     sessionmaker: sessionmaker[Session]
     path: Path | None  # the SQLite file, when there is one
+    guard: Guard | None = None  # see store/guard.py
 
     @contextmanager
     def session(self) -> Iterator[Session]:
@@ -71,10 +77,12 @@ class Database:
         self.engine.dispose()
 
 
-def open_database(url: str, url_source: str = "") -> Database:
+def open_database(url: str, url_source: str = "", create_folder: bool = False) -> Database:
     """Open (creating if needed) the database at ``url`` and migrate it to the current schema.
 
-    ``url_source`` says where the URL came from (``$KVDRILL_DB``, say), for error messages."""
+    ``url_source`` says where the URL came from (``$KVDRILL_DB``, say), for error messages.
+    ``create_folder``: the file's folder may be created (kvdrill's own data folder); a folder
+    named in --db or $KVDRILL_DB must exist, so a typo does not leave new folders about."""
     resolved = url
     # A bad URL from the environment is a mystery unless the message says where it came from.
     source = f" (from {url_source})" if url_source else ""
@@ -86,8 +94,6 @@ def open_database(url: str, url_source: str = "") -> Database:
             "(try sqlite:///path/to/file.db)"
         ) from None
     path = sqlite_file(resolved)
-    if path is not None:
-        _prepare_sqlite_file(path)
     options: dict = {}
     if sa_url.get_backend_name() == "sqlite" and path is None:
         # One in-memory database shared by every thread (the TUI works in worker threads).
@@ -96,51 +102,117 @@ def open_database(url: str, url_source: str = "") -> Database:
         options = {"poolclass": StaticPool, "connect_args": {"check_same_thread": False}}
     try:
         engine = create_engine(sa_url, **options)
-    except (NoSuchModuleError, ImportError) as exc:
+    except (NoSuchModuleError, ImportError, ValueError, TypeError) as exc:
+        # ValueError/TypeError: a query option SQLAlchemy cannot read, such as ?timeout=abc.
         raise UserError(
             mask_password(f"cannot use database URL {resolved!r}{source}: {exc}")
         ) from None
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _set_sqlite_pragmas)
+    if path is not None:
+        _prepare_sqlite_file(path, create_folder)
+    guard = Guard(engine, path)
     try:
+        if path is not None:
+            with engine.connect() as connection:
+                check_on_open(connection, path)
         _migrate_to_head(engine, path)
+        guard.opened()
     except UserError:
         engine.dispose()
         raise
-    except DatabaseError as exc:
+    except (DatabaseError, OSError) as exc:
         engine.dispose()
         where = str(path) if path is not None else resolved
         reason = getattr(exc, "orig", None) or exc
         if "not a database" in str(reason):
             raise UserError(f"{where} is not a SQLite database") from None
-        raise UserError(mask_password(f"cannot open the database {where}: {reason}")) from None
+        if "malformed" in str(reason):
+            raise DatabaseUnusable(
+                f"the database {where} is damaged ({reason}); nothing was written to it"
+            ) from None
+        raise UserError(
+            mask_password(f"cannot open the database {where}: {describe(reason)}")
+        ) from None
     return Database(
         url=resolved,
         engine=engine,
         sessionmaker=sessionmaker(engine, expire_on_commit=False),
         path=path,
+        guard=guard,
     )
 
 
-def _prepare_sqlite_file(path: Path) -> None:
-    """Create the directory; refuse a file that exists but is not SQLite, before touching it."""
+def _prepare_sqlite_file(path: Path, create_folder: bool) -> None:
+    """Refuse a file that exists but is not a kvdrill database, before touching it; create a
+    missing one (and, if ``create_folder``, its folder)."""
     try:
-        is_dir, exists = path.is_dir(), path.exists()
-    except OSError as exc:  # a name too long for the file system, say
-        raise UserError(f"cannot use the database file {path}: {exc.strerror}") from None
-    if is_dir:
-        raise UserError(f"{path} is a directory, not a database file")
-    if exists:
-        with path.open("rb") as handle:
-            header = handle.read(len(SQLITE_HEADER))
-        # An empty file is a valid, empty SQLite database.
-        if header and header != SQLITE_HEADER:
-            raise UserError(f"{path} is not a SQLite database")
-        return
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.is_dir():
+            raise UserError(f"{path} is a directory, not a database file")
+        if path.exists():
+            with path.open("rb") as handle:
+                header = handle.read(len(SQLITE_HEADER))
+            if not header:
+                # kvdrill never leaves an empty file behind (see _create_sqlite_file): this one
+                # was truncated or made by something else, and taking it as new hides the loss.
+                raise UserError(
+                    f"the database {path} is an empty file (0 bytes), not a kvdrill database: "
+                    "restore a backup, or delete the file to start afresh"
+                )
+            if header != SQLITE_HEADER:
+                raise UserError(f"{path} is not a SQLite database")
+            return
+        if path.parent.exists() and not path.parent.is_dir():
+            raise UserError(f"{path.parent} is not a folder, so it cannot hold the database")
+        logs = (Path(f"{path}-wal"), Path(f"{path}-journal"))
+        orphans = [log for log in logs if log.exists() and log.stat().st_size > 0]
+        if orphans:
+            # SQLite would replay this log into a new file of the same name, mixing two
+            # databases: the file it belongs to was deleted or moved.
+            raise UserError(
+                f"{orphans[0]} is left from a database {path} that was deleted or moved: put "
+                f"the database back, or delete {orphans[0].name} (and {path.name}-shm) to "
+                "start afresh"
+            )
+        if not path.parent.exists():
+            if not create_folder:
+                raise UserError(
+                    f"the folder {path.parent} does not exist: create it first, or check "
+                    "the database path for a typo"
+                )
+            path.parent.mkdir(parents=True, exist_ok=True)
+        _create_sqlite_file(path)
     except OSError as exc:
-        raise UserError(f"cannot create the directory {path.parent}: {exc.strerror}") from None
+        raise UserError(f"cannot use the database file {path}: {exc.strerror or exc}") from None
+
+
+def _create_sqlite_file(path: Path) -> None:
+    """A new, migrated database at ``path``, made in one step: built under a temporary name
+    beside it, then linked into place. The path never holds a half-made (empty) file, so two
+    kvdrills starting at once cannot mistake each other's new file for a damaged one."""
+    handle, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".new", dir=path.parent)
+    os.close(handle)
+    temp = Path(temp_name)
+    try:
+        engine = create_engine(URL.create("sqlite", database=str(temp)))
+        event.listen(engine, "connect", _set_sqlite_pragmas)
+        try:
+            # Alembic keeps its migration context in module globals: one migration at a time.
+            with _MIGRATION_LOCK:
+                _run_migrations(engine, None)
+        finally:
+            engine.dispose()
+        try:
+            os.link(temp, path)
+        except FileExistsError:
+            pass  # another kvdrill made it first: use theirs
+        except OSError:
+            # No hard links on this file system: rename, unless one appeared meanwhile.
+            if not path.exists():
+                os.rename(temp, path)
+    finally:
+        for leftover in (temp, Path(f"{temp}-wal"), Path(f"{temp}-shm")):
+            leftover.unlink(missing_ok=True)
 
 
 def _set_sqlite_pragmas(dbapi_connection, _record) -> None:

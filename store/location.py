@@ -12,6 +12,8 @@ import re
 from pathlib import Path
 from urllib.parse import unquote
 
+from kvdrill.engine.errors import UserError
+
 # The newest migration in store/migrations/versions. tests/test_db.py fails if it falls behind.
 HEAD_REVISION = "0005"
 
@@ -40,4 +42,14 @@ def sqlite_file(url: str) -> Path | None:
     database = unquote(match["database"] or "")
     if database in ("", ":memory:") or database.startswith("file:"):
         return None
-    return Path(database).expanduser()
+    return _expand_home(Path(database), "the database path")
+
+
+def _expand_home(path: Path, what: str) -> Path:
+    """``~`` and ``~user`` expanded; a user with no home directory is a ``UserError``."""
+    try:
+        return path.expanduser()
+    except RuntimeError:  # ~nosuchuser
+        raise UserError(
+            f"{what} {str(path)[:80]!r} starts with a ~user that has no home directory"
+        ) from None

@@ -126,6 +126,16 @@ GLOBAL = [
     pytest.param(
         ["--db", "postgresql+nodriver://nobody@nowhere/x", "stats"], "cannot use database URL"
     ),
+    pytest.param(
+        ["--db", "sqlite:///x.db?timeout=abc", "stats"],
+        "cannot use database URL 'sqlite:///x.db?timeout=abc': could not convert",
+    ),
+    pytest.param(["--db", f"sqlite:////tmp/{'a' * 300}.db", "stats"], "File name too long"),
+    pytest.param(["--db", "sqlite:///~nosuchuser/x.db", "stats"], "~user that has no home"),
+    pytest.param(
+        ["--db", "sqlite:////no-such-kvdrill-folder/deeper/x.db", "stats"],
+        "the folder /no-such-kvdrill-folder/deeper does not exist: create it first",
+    ),
 ]
 
 OTHER_COMMANDS = [
@@ -234,7 +244,7 @@ def test_databases_that_are_not_databases(
     cases = [
         (f"sqlite:///{folder}", "is a directory, not a database file"),
         (f"sqlite:///{text}", "is not a SQLite database"),
-        (f"sqlite:///{text}/inside.db", "cannot create the directory"),
+        (f"sqlite:///{text}/inside.db", "notes.db is not a folder, so it cannot hold"),
     ]
     for url, fragment in cases:
         assert main(["--db", url, "import", str(DECKS)]) == 1
@@ -303,3 +313,53 @@ def test_a_bad_url_from_the_environment_says_where_it_came_from(
     monkeypatch.setenv("KVDRILL_DB", "garbage")
     assert main(["stats"]) == 1
     assert_one_line(capsys.readouterr().err, "'garbage' (from $KVDRILL_DB) is not a database URL")
+
+
+def test_a_data_dir_under_an_unknown_user_is_one_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KVDRILL_DATA_DIR", "~nosuchuser/x")
+    assert main(["stats"]) == 1
+    assert_one_line(
+        capsys.readouterr().err,
+        "$KVDRILL_DATA_DIR '~nosuchuser/x' starts with a ~user that has no home directory",
+    )
+
+
+def test_a_url_sqlalchemy_refuses_creates_no_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["--db", "sqlite:///x.db?timeout=abc", "stats"]) == 1
+    assert_one_line(capsys.readouterr().err, "could not convert string to float: 'abc'")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_database_in_a_missing_folder_is_refused_not_created(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From --db or $KVDRILL_DB a missing folder is a typo until proven otherwise; only the
+    data folder kvdrill chooses itself is created."""
+    missing = tmp_path / "typo" / "deeper"
+    assert main(["--db", f"sqlite:///{missing / 'x.db'}", "stats"]) == 1
+    assert_one_line(capsys.readouterr().err, f"the folder {missing} does not exist")
+    monkeypatch.setenv("KVDRILL_DB", f"sqlite:///{missing / 'x.db'}")
+    assert main(["stats"]) == 1
+    assert_one_line(capsys.readouterr().err, f"the folder {missing} does not exist")
+    assert not (tmp_path / "typo").exists()
+    monkeypatch.delenv("KVDRILL_DB")
+    monkeypatch.setenv("KVDRILL_DATA_DIR", str(tmp_path / "new" / "data"))
+    assert main(["stats"]) == 0
+    assert (tmp_path / "new" / "data" / "kvdrill.db").exists()
+
+
+def test_an_empty_database_file_is_refused_and_left_alone(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A 0-byte file where the database was is a loss to report, not a new start."""
+    empty = tmp_path / "kvdrill.db"
+    empty.write_bytes(b"")
+    assert main(["--db", f"sqlite:///{empty}", "stats"]) == 1
+    assert_one_line(capsys.readouterr().err, "is an empty file (0 bytes), not a kvdrill database")
+    assert empty.read_bytes() == b""
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kvdrill.db"]

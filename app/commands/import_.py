@@ -88,7 +88,7 @@ def run(args) -> int:
     unchanged: dict = {}
     if not args.dry_run and (path is None or path.exists()):
         # Files stored before, byte for byte, are not parsed again.
-        database = open_database(url, source)
+        database = open_database(url, source, create_folder=environment.is_own_folder(args.db))
         unchanged = unchanged_files(database, files)
     progress = ProgressLine(sys.stderr, len(files) - len(unchanged))
     to_read = [file for file in files if str(file) not in unchanged]
@@ -111,7 +111,7 @@ def run(args) -> int:
         # A database that does not exist yet is not created by a dry run: plan against an empty one.
         url = "sqlite://" if path is not None and not path.exists() else url
     if database is None:
-        database = open_database(url, source)
+        database = open_database(url, source, create_folder=environment.is_own_folder(args.db))
     try:
         if args.dry_run:
             plan = plan_packs(database, read.packs)

@@ -40,6 +40,7 @@ class Services:
                     database = open_database(
                         environment.database_url(self.database_url),
                         environment.url_source(self.database_url),
+                        create_folder=environment.is_own_folder(self.database_url),
                     )
                 except UserError as exc:
                     # The TUI shows this message too: never with a database password in it.

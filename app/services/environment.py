@@ -10,6 +10,7 @@ import os
 from datetime import datetime
 from pathlib import Path
 
+from kvdrill.engine.errors import UserError
 from kvdrill.engine.study.clock import parse_now
 
 # One helper for every message that can quote a database URL; the store's errors use it too.
@@ -50,7 +51,13 @@ def data_dir() -> Path:
     """The directory for kvdrill's own files: $KVDRILL_DATA_DIR, else the platform's choice."""
     override = _read(DATA_DIR_VARIABLE)
     if override:
-        return Path(override).expanduser()
+        try:
+            return Path(override).expanduser()
+        except RuntimeError:  # ~nosuchuser
+            raise UserError(
+                f"${DATA_DIR_VARIABLE} {override[:80]!r} starts with a ~user that has no home "
+                "directory"
+            ) from None
     import platformdirs
 
     return Path(platformdirs.user_data_dir("kvdrill", appauthor=False))
@@ -61,6 +68,12 @@ def database_url(cli_url: str | None) -> str:
     if cli_url:
         return cli_url
     return _read(DB_VARIABLE) or f"sqlite:///{data_dir() / DB_FILENAME}"
+
+
+def is_own_folder(cli_url: str | None) -> bool:
+    """Whether the database is kvdrill's own, in the data dir (whose folder may be created),
+    rather than one named by --db or $KVDRILL_DB (whose folder must exist)."""
+    return not cli_url and not _read(DB_VARIABLE)
 
 
 def url_source(cli_url: str | None) -> str:
