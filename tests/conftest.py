@@ -112,3 +112,25 @@ def group_db(db_url: str, collection) -> str:
     from stats_helpers import make_group_db
 
     return make_group_db(db_url, collection)
+
+
+# --- the fault-injection campaign ----------------------------------------------------------------
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--fault-campaign",
+        action="store_true",
+        help="run the fault-injection tests at full size (many kills, damaged files, hostile "
+        "packs and typed answers; minutes, not seconds). Also: KVDRILL_FAULT_CAMPAIGN=1",
+    )
+
+
+@pytest.fixture
+def fault_campaign(request: pytest.FixtureRequest) -> bool:
+    """True when the long fault-injection campaign was asked for; tests scale up with it."""
+    import os
+
+    return bool(request.config.getoption("--fault-campaign")) or bool(
+        os.environ.get("KVDRILL_FAULT_CAMPAIGN")
+    )

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import math
+import random
+import time
+
 import pytest
 
 from kvdrill.engine.problems.answers import AnswerError, read_typed_answer
+from kvdrill.engine.problems.checker import check_answer
+from kvdrill.engine.problems.generator import make_variant
 
 
 @pytest.mark.parametrize(
@@ -114,3 +120,83 @@ def test_a_bare_number_takes_the_expected_unit_and_says_so() -> None:
     typed = read_typed_answer("128 KiB", "B")
     assert (bare.unit, bare.unit_typed) == ("KiB", False)
     assert (typed.unit, typed.unit_typed) == ("KiB", True)
+
+
+# --- generated answers ---------------------------------------------------------------------------
+
+NUMBERS = [
+    "128", "131,072", "131 072", "131_072", "1.3e5", ".5", "0", "0.0", "-5", "+5", "1e30",
+    "1e31", "1e999", "1e-999", "9**9**9", "2^10", "32*1024", "0x10", "1/2", "nan", "inf",
+    "-inf", "NaN", "１２３", "١٢٣", "1,2,3", "1,,000", "1.2.3", "1e", "e5", "٫5", "12,34",
+    "9" * 99, "9" * 400, "0." + "0" * 300 + "1",
+]  # fmt: skip
+SUFFIXES = ["", "k", "K", "M", "G", "T", "B", "kk", "Mi", "%", "x"]
+UNITS = [
+    "", "B", "KiB", "kB", "KB", "MiB", "GB", "GiB", "TiB", "bits", "Gb", "ms", "s", "us", "µs",
+    "tokens", "tokens per second", "tokens/s", "TB/s", "GB/s", "requests", "params", "x", "%",
+    "B/token", "GiB/GPU", "kg", "meters", "furlongs", "gb", "kib", "KIB", "bytes",
+    "[bold]GiB[/]", "GiB\x1b[2J", "Gi\u202eB", "Gi\u200bB", "GiB" * 20, "per", "/", "**2",
+]  # fmt: skip
+DECORATION = ["", " ", "  ", "\t", "~", "≈", "about ", "\n", "\u00a0", "\u202f", "\x00", "\ufeff"]
+ASKED_UNITS = ["KiB", "GB", "B", "ms", "s", "tokens", "requests", "x", "TB/s", "", "params"]
+
+
+def generated_answers(count: int, seed: int) -> list[str]:
+    """Answer-shaped text: numbers, scale suffixes, units and decoration in every mix, and
+    one in ten pure noise (printable, control and astral characters)."""
+    rng = random.Random(seed)
+    answers = []
+    for _ in range(count):
+        if rng.random() < 0.1:
+            length = rng.randint(0, 140)
+            answers.append(
+                "".join(
+                    chr(rng.choice((rng.randint(0, 0x7F), rng.randint(0x80, 0x10FFFF))))
+                    for _ in range(length)
+                ).replace("\ud800", "")
+            )
+            continue
+        if rng.random() < 0.4:  # plausible: a learner's answer, right or wrong
+            number = f"{rng.uniform(0, 10 ** rng.randint(0, 12)):.{rng.randint(0, 4)}f}"
+            unit = rng.choice([*ASKED_UNITS, "MiB", "GiB", "kB", "tokens per second"])
+            answers.append(f"{number}{rng.choice(['', '', 'k', 'M'])}{rng.choice(['', ' '])}{unit}")
+            continue
+        parts = [rng.choice(DECORATION), rng.choice(NUMBERS), rng.choice(SUFFIXES)]
+        parts += [rng.choice(["", " "]), rng.choice(UNITS), rng.choice(DECORATION)]
+        answers.append("".join(parts))
+    return answers
+
+
+def test_ten_thousand_generated_answers_read_or_are_refused_in_one_line(
+    fault_campaign: bool,
+) -> None:
+    """Every answer reads or raises AnswerError with one printable line; never anything else.
+    The slowest are printed (run with -s): speed is for scripts/, not for asserts."""
+    count = 100_000 if fault_campaign else 10_000
+    for unit in ASKED_UNITS:  # the unit registry loads once: not the answers' cost
+        read_typed_answer("1", unit)
+    template = {"ask": "kv_bytes_per_token", "vary": {"model": "gqa"}, "unit": "KiB"}
+    variant = make_variant(template, "answers/generated", 14)
+    timings: list[tuple[float, str, str]] = []
+    refused = 0
+    for index, typed in enumerate(generated_answers(count, seed=14)):
+        unit = ASKED_UNITS[index % len(ASKED_UNITS)]
+        started = time.perf_counter()
+        try:
+            answer = read_typed_answer(typed, unit)
+        except AnswerError as error:
+            refused += 1
+            message = str(error)
+            assert message and "\n" not in message, (typed, message)
+            assert all(ch.isprintable() for ch in message), (typed, message)
+        else:
+            assert math.isfinite(answer.value) and answer.value >= 0, (typed, answer)
+        timings.append((time.perf_counter() - started, typed, unit))
+        if index % 5 == 0:  # and the whole check, diagnosis included, on a real variant
+            verdict = check_answer(variant, typed)
+            assert verdict.unreadable or verdict.quality in range(6), (typed, verdict)
+    assert 0 < refused < count
+    slowest = sorted(timings, reverse=True)[:3]
+    print(f"\n{count} typed answers, {refused} refused; slowest:")
+    for seconds, typed, unit in slowest:
+        print(f"  {seconds * 1000:.2f} ms  {typed[:40]!r} in {unit!r}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import re
 import signal
 import sqlite3
@@ -154,3 +155,82 @@ def test_two_processes_on_one_database_neither_crash_nor_lose_answers(
         assert "Session over: 60 cards, 60 answers" in drill.output
     assert integrity(db_url) == "ok"
     assert len(logged_keys(db_url)) == 120
+
+
+# --- kill -9 during imports ----------------------------------------------------------------------
+
+IMPORT_PACKS = 4
+IMPORT_CARDS = 200
+
+
+def write_pack_versions(folder: Path, version: int) -> None:
+    """Four packs of 200 cards whose answers name ``version``; version 2 also drops a card."""
+    folder.mkdir(exist_ok=True)
+    for pack in range(IMPORT_PACKS):
+        cards = [
+            f"## Card {i} {{#c{i}}}\n\n### Prompt\nQuestion {i}?\n\n### Answer\nv{version}\n"
+            for i in range(IMPORT_CARDS - (version == 2))
+        ]
+        (folder / f"pack{pack}.md").write_text(
+            f"---\npack: kill-import-{pack}\ntitle: Pack {pack}\nversion: {version}\n---\n\n"
+            + "\n".join(cards),
+            encoding="utf-8",
+        )
+
+
+def import_command(db_url: str, folder: Path) -> list[str]:
+    return [sys.executable, "-m", "app", "--db", db_url, "import", str(folder)]
+
+
+def pack_versions(db_url: str) -> set[tuple[str, int, int]]:
+    """(pack version, answers, live cards) per pack: one transaction means one version each."""
+    connection = sqlite3.connect(database_file(db_url))
+    try:
+        rows = connection.execute(
+            "SELECT packs.version, cards.answer, count(*) FROM packs "
+            "JOIN cards ON cards.pack_id = packs.id "
+            "WHERE packs.key LIKE 'kill-import-%' AND NOT cards.retired "
+            "GROUP BY packs.id, cards.answer"
+        ).fetchall()
+    finally:
+        connection.close()
+    return {
+        (int(version), int(answer.strip().removeprefix("v")), count)
+        for version, answer, count in rows
+    }
+
+
+def test_kill_during_imports_leaves_each_import_whole_or_absent(
+    db_url: str, tmp_path: Path, fault_campaign: bool
+) -> None:
+    """Import version 1 and 2 of four packs by turns, killing at random moments: every pack
+    is always entirely one version (never a mix), and the database passes integrity_check."""
+    folders = {version: tmp_path / f"v{version}" for version in (1, 2)}
+    for version, folder in folders.items():
+        write_pack_versions(folder, version)
+    env = dict(os.environ)
+    started = time.monotonic()
+    subprocess.run(import_command(db_url, folders[1]), check=True, capture_output=True, env=env)
+    duration = time.monotonic() - started
+    whole = {1: {(1, 1, IMPORT_CARDS)}, 2: {(2, 2, IMPORT_CARDS - 1)}}
+    rng = random.Random(14)
+    kills = 0
+    for attempt in range(40 if fault_campaign else 3):
+        version = 2 - attempt % 2
+        process = subprocess.Popen(
+            import_command(db_url, folders[version]),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=env,
+        )
+        time.sleep(rng.uniform(0.5, 1.05) * duration)
+        if process.poll() is None:
+            os.kill(process.pid, signal.SIGKILL)
+            kills += 1
+        process.wait(timeout=60)
+        assert integrity(db_url) == "ok"
+        assert pack_versions(db_url) in (whole[1], whole[2])
+    assert kills > 0
+    subprocess.run(import_command(db_url, folders[2]), check=True, capture_output=True, env=env)
+    assert pack_versions(db_url) == whole[2]
+    print(f"import kills: {kills}")
