@@ -334,3 +334,187 @@ def test_an_infinite_range_is_one_line(
     assert f"{path}:13: problem: vary.request_tokens: inf is not a finite number" in out + err
     assert "Traceback" not in err
     assert not database.exists()
+
+
+# -- a generated corpus of hostile packs, through check and import --------------------------------
+
+CANARY = "KVDRILL_CANARY"  # a file any executed pack text would create
+
+
+def problem_pack(name: str, block: str, title: str = "Gen", prompt_extra: str = "") -> str:
+    return (
+        f"---\npack: {name}\ntitle: {name}\nversion: 1\n---\n\n## {title} {{#gen}}\n\n"
+        f"### Problem\n\n~~~problem\n{block}\n~~~\n{prompt_extra}"
+    )
+
+
+def hostile_blocks(canary: Path) -> list[str]:
+    """Problem blocks that try to run code, blow up numbers or draw from impossible ranges."""
+    touch = f"__import__('os').system('touch {canary}')"
+    code = [
+        touch,
+        f"open('{canary}', 'w')",
+        "().__class__.__bases__[0].__subclasses__()",
+        f'exec("{touch}")',
+        f'eval("{touch}")',
+        "lambda: 1",
+        "layers if True else 0",
+        "[x for x in (1,)]",
+        "layers.__class__",
+        "f'{layers}'",
+        "Symbol('x')",
+        "Integer(2)**Integer(2)**Integer(99)",
+    ]
+    towers = ["2**2**2**2**2", "layers**64**64", "(9**9)**9", "1e308*1e308", "10**10**10"]
+    blocks = [
+        f"ask: out\nformula:\n  expr: {text!r}\n  symbols: {{}}\n  output: out\nunit: ''"
+        for text in code + towers
+    ]
+    placeholders = [
+        "{__import__('os').system('touch " + str(canary) + "')}",
+        "{model.__class__.__init__.__globals__}",
+        "{layers!r}",
+        "{layers:{layers}}",
+        "{0}",
+        "{layers.__class__}",
+        "{kv_heads[0]}",
+        "{" * 501,  # 250 escaped braces and a lone one
+    ]
+    blocks += [
+        f"ask: kv_bytes_per_token\nvary: {{model: gqa}}\nprompt: {text!r}\nunit: KiB"
+        for text in placeholders
+    ]
+    ranges = [
+        "{from: 1000, to: .inf, step: 100}",
+        "{from: -.inf, to: 8000}",
+        "{from: .nan, to: 8000}",
+        "{from: 1000, to: 1e308, step: 1}",
+        "{from: 1000, to: 8000, step: 1e-300}",
+        "{from: 1000, to: 8000, step: 0}",
+        "{from: 8000, to: 1000}",
+        "{from: 1000, to: " + "9" * 400 + "}",
+        "{from: true, to: 8000}",
+        "{from: [1], to: {a: 1}}",
+    ]
+    blocks += [
+        "ask: requests_that_fit\nvary:\n  model: gqa\n  gpu: [h100-sxm]\n"
+        f"  request_tokens: {text}\nunit: requests"
+        for text in ranges
+    ]
+    blocks += [
+        f"ask: kv_bytes_per_token\ngiven: {{kv_dtype_bytes: {value}}}\nvary: {{model: gqa}}\n"
+        "unit: KiB"
+        for value in ("true", ".inf", ".nan", "1e400", "-1", "0", "'1e999 B'", "[]", "null")
+    ]
+    blocks += [
+        "ask: kv_bytes_per_token\nvary: {model: gqa}\ngiven: {x: " + "[" * 900 + "]" * 900 + "}",
+        "ask: kv_bytes_per_token\nvary:\n" + "".join("  " * i + f"k{i}:\n" for i in range(1, 200)),
+        "ask: kv_bytes_per_token\nunit: KiB\nvary: {model: gqa}\n" + "x: 1\n" * 20000,
+        "ask: huge\nformula: {expr: 'size * 1e30 * 1e30', symbols: {size: B}}\n"
+        "given: {size: 64 B}\nunit: B",
+    ]
+    return blocks
+
+
+def hostile_texts(canary: Path) -> list[tuple[str, str]]:
+    """(file name, text) for the hostile corpus: problem blocks, then text attacks."""
+    files = [
+        (f"block-{i:03}.md", problem_pack(f"block-{i:03}", block))
+        for i, block in enumerate(hostile_blocks(canary))
+    ]
+    card = "\n### Prompt\nQ\n### Answer\nA\n"
+    titles = {
+        "bidi-id": "## T {#ev\u202eil}" + card,
+        "zero-width-id": "## T {#a\u200bb}" + card,
+        "nul-title": "## T\x00itle {#t}" + card,
+        "esc-title": "## \x1b]0;pwned\x07 {#t}" + card,
+        "c1-title": "## T\x9b2J {#t}" + card,
+        "bidi-tag": "## T {#t} #ta\u202eg" + card,
+        "huge-line": "## T {#t}\n### Prompt\n" + "x" * 3_000_000 + "\n### Answer\nA\n",
+        "many-cards": "".join(f"## C{i} {{#c{i}}}{card}" for i in range(2100)),
+        "many-lines": "## T {#t}" + card + "\n" * 100_001,
+    }
+    files += [(f"{name}.md", FRONT + body) for name, body in titles.items()]
+    files.append(("huge-file.md", FRONT + CARD + "word " * 900_000))
+    files.append(
+        ("deep-front-matter.md", "---\npack: x\ndescription: " + "{a: " * 5000 + "\n---\n")
+    )
+    return files
+
+
+def hostile_corpus(folder: Path, canary: Path, rng: random.Random, mutants: int) -> int:
+    """Write the corpus, plus ``mutants`` random mixes of its pieces, plus symlink loops;
+    return how many files were written."""
+    folder.mkdir()
+    texts = hostile_texts(canary)
+    for name, text in texts:
+        (folder / name).write_text(text, encoding="utf-8", errors="surrogatepass")
+    blocks = hostile_blocks(canary)
+    for i in range(mutants):
+        lines = [line for block in rng.sample(blocks, 3) for line in block.splitlines()]
+        rng.shuffle(lines)
+        (folder / f"mutant-{i:03}.md").write_text(
+            problem_pack(f"mutant-{i:03}", "\n".join(lines)), encoding="utf-8"
+        )
+    (folder / "loop.md").symlink_to("loop.md")
+    (folder / "ping.md").symlink_to("pong.md")
+    (folder / "pong.md").symlink_to("ping.md")
+    return len(texts) + mutants + 3
+
+
+@pytest.mark.parametrize("command", ["check", "import"])
+def test_a_generated_hostile_corpus_is_refused_file_by_file_and_runs_nothing(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    command: str,
+    fault_campaign: bool,
+) -> None:
+    canary = tmp_path / CANARY
+    corpus = tmp_path / "corpus"
+    count = hostile_corpus(corpus, canary, random.Random(14), 400 if fault_campaign else 20)
+    database = tmp_path / "x.db"
+    code, out, err = _cli(["--db", f"sqlite:///{database}", command, str(corpus)], capsys)
+    assert code == 1
+    assert "Traceback" not in err
+    lines = (out + err).splitlines()
+    problems = [line for line in lines if line.startswith(str(corpus))]
+    assert len(lines) == len(problems) + 1  # and one summary line
+    for line in problems:
+        path, number, message = line.split(":", 2)
+        assert Path(path).parent == corpus and int(number) >= 1 and message.strip(), line
+        assert all(ch.isprintable() for ch in line), repr(line)
+    refused = {Path(line.split(":", 1)[0]).name for line in problems}
+    accepted = {p.name for p in corpus.iterdir()} - refused
+    # Every file is refused with a reason, but one: a 3 MB prompt line is within the caps.
+    assert accepted == {"huge-line.md"}, accepted
+    assert not canary.exists()
+    assert not database.exists()
+    print(f"\n{command}: {count} hostile packs, {len(problems)} problems reported")
+
+
+def test_a_pack_rewritten_while_it_is_checked_never_crashes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fault_campaign: bool
+) -> None:
+    """Another program saves the file over and over while kvdrill reads it."""
+    import threading
+
+    path = tmp_path / "moving.md"
+    good = FRONT + "".join(f"## C{i} {{#c{i}}}\n### Prompt\nQ\n### Answer\nA\n" for i in range(300))
+    versions = [good, good[: len(good) // 2], "", FRONT + "\x00" * 10, good.replace("{#c1}", "")]
+    path.write_text(good, encoding="utf-8")
+    stop = threading.Event()
+
+    def rewrite() -> None:
+        rng = random.Random(14)
+        while not stop.is_set():
+            path.write_text(rng.choice(versions), encoding="utf-8")
+
+    writer = threading.Thread(target=rewrite)
+    writer.start()
+    try:
+        for _ in range(60 if fault_campaign else 10):
+            code, out, err = _cli(["check", str(path)], capsys)
+            assert code in (0, 1) and "Traceback" not in err
+    finally:
+        stop.set()
+        writer.join()
