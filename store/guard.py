@@ -26,7 +26,7 @@ from pathlib import Path
 from sqlalchemy import Engine, event
 from sqlalchemy.engine import Connection, ExceptionContext
 
-from kvdrill.engine.errors import DatabaseUnusable
+from kvdrill.engine.errors import DatabaseUnusable, UserError
 
 QUICK_CHECK_MAX_BYTES = 16 * 1024 * 1024
 # Problems quoted from quick_check's report: the first is enough to recognise the damage.
@@ -117,6 +117,12 @@ class Guard:
             return
         if any(word in str(original).lower() for word in _RETRIED):
             return
+        if isinstance(original, sqlite3.IntegrityError):
+            # A constraint refused this change (a race with another process, say): the
+            # database itself is fine, so the session may go on.
+            raise UserError(
+                f"the database {self.where} refused a change ({original}); it was not saved"
+            ) from None
         raise DatabaseUnusable(
             f"cannot use the database {self.where}: {describe(original)}; "
             "the change in progress was not saved"
