@@ -46,7 +46,7 @@ SQLITE_PRAGMAS = (
     "PRAGMA journal_mode=WAL",
     "PRAGMA foreign_keys=ON",
     f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}",
-    "PRAGMA synchronous=NORMAL",
+    "PRAGMA synchronous=FULL",
 )
 
 

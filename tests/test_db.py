@@ -56,6 +56,8 @@ def test_every_connection_has_wal_foreign_keys_and_a_busy_timeout(db_url: str) -
         assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
         assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
         assert connection.exec_driver_sql("PRAGMA busy_timeout").scalar() == 5000
+        # FULL: each commit is flushed to disk, so a confirmed answer survives a power cut.
+        assert connection.exec_driver_sql("PRAGMA synchronous").scalar() == 2
 
 
 def test_foreign_keys_are_enforced(db_url: str) -> None:
