@@ -518,3 +518,57 @@ def test_a_pack_rewritten_while_it_is_checked_never_crashes(
     finally:
         stop.set()
         writer.join()
+
+
+WRITER = """
+import sys
+from pathlib import Path
+path = sys.argv[1]
+first, second = Path(sys.argv[2]).read_bytes(), Path(sys.argv[3]).read_bytes()
+while True:  # rewrite in place, as an editor that truncates and writes does
+    for text in (first, second):
+        with open(path, "wb") as handle:
+            for start in range(0, len(text), 16384):
+                handle.write(text[start : start + 16384])
+                handle.flush()
+"""
+
+
+def test_a_pack_rewritten_during_the_read_is_refused_not_half_imported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fault_campaign: bool
+) -> None:
+    """Another program rewrites the file in place while kvdrill reads it: a read that saw the
+    file change is refused (no pack that silently lost cards); a clean read is whole."""
+    import subprocess
+    import sys
+
+    def version(word: str) -> str:
+        cards = [
+            f"## {word} {i} {{#c{i}}}\n### Prompt\nQ {'x' * 200}\n### Answer\nA\n"
+            for i in range(1500)
+        ]
+        return FRONT + "".join(cards)
+
+    path = tmp_path / "saved.md"
+    path.write_text(version("first"), encoding="utf-8")
+    sources = [tmp_path / "first.txt", tmp_path / "second.txt"]
+    for source, word in zip(sources, ("first", "second"), strict=True):
+        source.write_text(version(word), encoding="utf-8")
+    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(path), *map(str, sources)])
+    outcomes: dict[str, int] = {}
+    try:
+        for _ in range(200 if fault_campaign else 40):
+            code, out, err = _cli(["check", str(path)], capsys)
+            assert "Traceback" not in err
+            if "changed while it was being read" in out:
+                outcome = "refused: changed while read"
+            elif code == 0:
+                outcome = "whole" if "1,500 cards" in out else "torn"
+            else:
+                outcome = out.splitlines()[0].split(":", 2)[-1][:60]
+            outcomes[outcome] = outcomes.get(outcome, 0) + 1
+    finally:
+        writer.kill()
+        writer.wait()
+    print(f"\nreads during rewrites: {outcomes}")
+    assert outcomes.get("refused: changed while read", 0) > 0, outcomes

@@ -46,9 +46,10 @@ from kvdrill.engine.packs.model import (
 from kvdrill.engine.packs.outline import scan_outline
 from kvdrill.engine.packs.source import (
     check_pack_text,
+    check_unchanged,
     decode_pack_bytes,
     expand_pack_paths,
-    read_pack_bytes,
+    read_pack_snapshot,
 )
 from kvdrill.engine.packs.yaml_blocks import YamlProblem, load_yaml
 
@@ -1020,10 +1021,18 @@ def parse_pack_text(text: str, path: str) -> ParsedPack:
 
 def parse_pack(path: Path) -> ParsedPack:
     """Parse one pack file. Raises ``PackErrors`` listing every problem found in it."""
-    data = read_pack_bytes(path)
-    text = decode_pack_bytes(data, str(path))
-    check_pack_text(text, str(path))
-    return _parse(text, str(path), hashlib.sha256(data).hexdigest())
+    data, seen = read_pack_snapshot(path)
+    try:
+        text = decode_pack_bytes(data, str(path))
+        check_pack_text(text, str(path))
+        pack = _parse(text, str(path), hashlib.sha256(data).hexdigest())
+    except PackErrors:
+        check_unchanged(path, seen)  # a file being saved explains its errors better
+        raise
+    # Checked after parsing, not only around the read: a program writing the file in pieces
+    # is more likely caught in the longer window.
+    check_unchanged(path, seen)
+    return pack
 
 
 def parse_paths(paths: list[Path]) -> tuple[list[ParsedPack], list[Located]]:

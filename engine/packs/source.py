@@ -31,7 +31,13 @@ def too_big_message(size: int) -> str:
 
 
 def read_pack_bytes(path: Path) -> bytes:
-    """The file's bytes, or ``PackErrors`` if it is missing, not a file, or over the size cap."""
+    """The file's bytes, or ``PackErrors`` if it is missing, not a file, over the size cap, or
+    changed while it was read."""
+    return read_pack_snapshot(path)[0]
+
+
+def read_pack_snapshot(path: Path) -> tuple[bytes, os.stat_result]:
+    """``read_pack_bytes``, with the file's status as read, for ``check_unchanged`` later."""
     name = str(path)
     try:
         if not path.exists():
@@ -42,13 +48,40 @@ def read_pack_bytes(path: Path) -> bytes:
         if size > MAX_PACK_BYTES:
             raise _refuse(name, 1, too_big_message(size))
         with path.open("rb") as handle:
+            before = os.fstat(handle.fileno())
             # Read one byte past the cap: the file may have grown since stat().
             data = handle.read(MAX_PACK_BYTES + 1)
+            after = os.fstat(handle.fileno())
     except OSError as exc:
         raise _refuse(name, 1, f"cannot read the file: {exc.strerror or exc}") from None
     if len(data) > MAX_PACK_BYTES:
         raise _refuse(name, 1, too_big_message(len(data)))
-    return data
+    if _changed(before, after) or len(data) != after.st_size:
+        raise _changed_while_read(name)
+    return data, after
+
+
+def check_unchanged(path: Path, seen: os.stat_result) -> None:
+    """Refuse a file written to since ``seen`` (from ``read_pack_snapshot``): a program saving
+    it in place may have been half-way through when it was read, and half a file parses as a
+    pack that lost cards. A file replaced whole (an editor's save-and-rename) is no problem:
+    what was read is the old file, complete."""
+    try:
+        now = os.stat(path)
+    except OSError:
+        return  # gone since: what was read was whole when read
+    if (now.st_dev, now.st_ino) == (seen.st_dev, seen.st_ino) and _changed(seen, now):
+        raise _changed_while_read(str(path))
+
+
+def _changed(before: os.stat_result, after: os.stat_result) -> bool:
+    return (before.st_size, before.st_mtime_ns) != (after.st_size, after.st_mtime_ns)
+
+
+def _changed_while_read(path: str) -> PackErrors:
+    return _refuse(
+        path, 1, "the file changed while it was being read (is it being saved?); try again"
+    )
 
 
 def decode_pack_bytes(data: bytes, path: str) -> str:
