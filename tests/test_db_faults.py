@@ -13,6 +13,7 @@ import contextlib
 import hashlib
 import io
 import os
+import random
 import resource
 import shutil
 import sqlite3
@@ -282,3 +283,30 @@ def test_a_truncated_database_is_refused_before_anything_is_written(
     assert done.returncode == 1
     assert_one_line(done.stderr, f"the database {db} is damaged")
     assert digest(db) == before
+
+
+def test_random_damaged_pages_are_refused_or_harmless(tmp_path: Path, fault_campaign: bool) -> None:
+    """A random page of a studied database overwritten with garbage, then a session: either
+    one line and the file untouched, or (a page nothing uses) a session that leaves a file
+    passing integrity_check. Never answers written into a damaged file."""
+    pristine = studied_database(tmp_path / "pristine")
+    pages = pristine.stat().st_size // 4096
+    rng = random.Random(14)
+    outcomes = {"refused": 0, "harmless": 0}
+    for run in range(48 if fault_campaign else 4):
+        db = tmp_path / f"run{run}" / "kvdrill.db"
+        db.parent.mkdir()
+        shutil.copyfile(pristine, db)
+        with db.open("r+b") as handle:
+            handle.seek(rng.randrange(1, pages) * 4096)
+            handle.write(rng.randbytes(4096))
+        before = digest(db)
+        done = drill(db, 3)
+        if done.returncode == 0:
+            outcomes["harmless"] += 1
+            assert integrity(db) == "ok", done.stdout
+        else:
+            outcomes["refused"] += 1
+            assert_one_line(done.stderr, str(db))
+            assert digest(db) == before
+    print(f"\ndamaged pages: {outcomes}")
