@@ -10,10 +10,10 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.exc import OperationalError
 
-from kvdrill.app.services.drill import DrillSession, InvalidAnswer, WrongCardKind
+from kvdrill.app.services.drill import DrillSession, InvalidAnswer, UndoRefused, WrongCardKind
 from kvdrill.engine.errors import UserError
 from kvdrill.store.db import open_database
-from kvdrill.store.models import ReviewLog
+from kvdrill.store.models import CardState, ReviewLog
 
 pytestmark = pytest.mark.both_backends  # SQLite and a real PostgreSQL server
 
@@ -325,3 +325,52 @@ def test_an_answer_waits_for_another_writer_to_finish(db, db_url: str) -> None:
     release.join()
     other.close()
     assert log_rows(db) == 1
+
+
+def state_and_log(db, card_id: int) -> tuple[tuple, int]:
+    with db.session() as session:
+        state = session.execute(
+            select(CardState.reviews, CardState.suspended).where(CardState.card_id == card_id)
+        ).one_or_none()
+        logged = session.scalar(
+            select(func.count()).select_from(ReviewLog).where(ReviewLog.card_id == card_id)
+        )
+    return (tuple(state) if state is not None else None), logged
+
+
+@pytest.mark.parametrize("first", ["suspend", "grade"])
+def test_undo_never_throws_away_what_another_kvdrill_did_since(
+    db_url: str, first: str, collection
+) -> None:
+    """A and B drill one profile. A suspends (or grades) a card, B then grades (or suspends)
+    it, A presses undo: B's action stands, and A is told nothing was undone."""
+    setup = open_database(db_url)
+    collection.import_fixture_pack(setup)
+    setup.close()
+    a_db, b_db = open_database(db_url), open_database(db_url)
+    try:
+        a, b = open_session(a_db), open_session(b_db)
+        card = a.current.card_id
+        assert b.current.card_id == card
+        if first == "suspend":
+            a.suspend()
+            b.grade(4)
+        else:
+            a.grade(4)
+            b.suspend()
+        with pytest.raises(UndoRefused, match="changed in another kvdrill since"):
+            a.undo()
+        assert state_and_log(a_db, card) == ((1, True), 1)
+        assert a.undo() is False  # the refused entry is gone; nothing else to undo
+    finally:
+        a_db.close()
+        b_db.close()
+
+
+def test_undo_still_works_when_nothing_changed_since(db) -> None:
+    session = open_session(db)
+    card = session.current.card_id
+    session.suspend()
+    session.grade(4)  # the next card
+    assert session.undo() and session.undo()
+    assert state_and_log(db, card) == (None, 0)  # new again, as before the suspend

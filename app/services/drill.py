@@ -21,6 +21,7 @@ Interface::
                                                         # an unreadable answer (verdict.unreadable)
     session.give_up(seconds) -> Verdict      # problem: quality 0, the verdict has the solution
     session.undo() -> bool                   # the last answer, suspend or bury, put back exactly
+                                             # (UndoRefused if another kvdrill changed the card)
     session.suspend() / session.bury()       # the current card; both can be undone
     session.note() -> str / session.set_note(text)  # the current card's personal note
     session.summary() -> SessionSummary
@@ -118,6 +119,13 @@ class _Undoable:
     queue: object
     view: CardView | None
     answers: int
+    # The card's state right after the action: undo goes ahead only if it is still that, so
+    # an answer or suspend from another kvdrill since is never thrown away.
+    after: Schedule | None = None
+
+
+class UndoRefused(UserError):
+    """The card changed since (another kvdrill answered or set it aside): nothing undone."""
 
 
 def _make_clock(now: datetime | Callable[[], datetime] | None) -> Callable[[], datetime]:
@@ -298,8 +306,8 @@ class DrillSession:
         variant: Variant | None = None,
         verdict: Verdict | None = None,
     ) -> None:
-        def write(session: Session) -> reviews.RecordedAnswer:
-            return reviews.record_answer(
+        def write(session: Session) -> tuple[reviews.RecordedAnswer, Schedule | None]:
+            recorded = reviews.record_answer(
                 session,
                 profile_id=self.profile_id,
                 card_id=view.card_id,
@@ -312,12 +320,15 @@ class DrillSession:
                 variant=variant,
                 verdict=verdict,
             )
+            return recorded, reviews.load_schedule(session, self.profile_id, view.card_id)
 
         snapshot = self._queue.snapshot()
-        recorded = self._write(write)
+        recorded, after = self._write(write)
         # The log row keeps the previous state; undo reads it from there.
         self._history.append(
-            _Undoable(view.card_id, recorded.log_id, None, snapshot, view, len(self._answers))
+            _Undoable(
+                view.card_id, recorded.log_id, None, snapshot, view, len(self._answers), after
+            )
         )
         topics = tuple(view.tags) or (view.pack_title,)
         leech_title = view.title if recorded.became_leech else None
@@ -338,19 +349,28 @@ class DrillSession:
     # --- actions ---------------------------------------------------------------------------
 
     def undo(self) -> bool:
-        """Put back the last answer, suspend or bury of this session; False if there is none."""
+        """Put back the last answer, suspend or bury of this session; False if there is none.
+
+        ``UndoRefused`` when the card changed since (another kvdrill answered, suspended or
+        buried it): undoing then would throw that away, so nothing is undone."""
         if not self._history:
             return False
         entry = self._history[-1]
-        log_id = entry.log_id
-        if log_id is None:  # a suspend or bury: its state goes back as it was
-            self._write(
-                lambda s: reviews.restore_schedule(
-                    s, self.profile_id, entry.card_id, entry.prev_state
-                )
+
+        def write(session: Session) -> bool:
+            lock_card(session, self.profile_id, entry.card_id)
+            if reviews.load_schedule(session, self.profile_id, entry.card_id) != entry.after:
+                return False
+            if entry.log_id is not None:
+                return reviews.undo_answer(session, entry.log_id)
+            reviews.restore_schedule(session, self.profile_id, entry.card_id, entry.prev_state)
+            return True
+
+        if not self._write(write):
+            self._history.pop()  # it can never be undone now
+            raise UndoRefused(
+                "that card was answered or changed in another kvdrill since; nothing was undone"
             )
-        elif not self._write(lambda s: reviews.undo_answer(s, log_id)):
-            return False  # another process answered the card since
         self._history.pop()
         del self._answers[entry.answers :]
         self._queue.restore(entry.queue)
@@ -372,17 +392,18 @@ class DrillSession:
         if view is None:
             return
 
-        def write(session: Session) -> Schedule | None:
+        def write(session: Session) -> tuple[Schedule | None, Schedule | None]:
             # The card's lock before reading what undo will restore (another machine's answer).
             lock_card(session, self.profile_id, view.card_id)
             prev = reviews.load_schedule(session, self.profile_id, view.card_id)
             change(session, view.card_id)
-            return prev
+            session.flush()
+            return prev, reviews.load_schedule(session, self.profile_id, view.card_id)
 
         snapshot = self._queue.snapshot()
-        prev = self._write(write)
+        prev, after = self._write(write)
         self._history.append(
-            _Undoable(view.card_id, None, prev, snapshot, view, len(self._answers))
+            _Undoable(view.card_id, None, prev, snapshot, view, len(self._answers), after)
         )
         self._queue.drop_current()
         self._view = None
