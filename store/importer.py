@@ -15,6 +15,7 @@ import json
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import delete, insert, select, tuple_, update
@@ -195,11 +196,56 @@ def parent_problems(packs: list[ParsedPack]) -> list[Located]:
     return problems
 
 
+def owned_id_problems(
+    session: Session, packs: list[ParsedPack], *, bundled: bool, replace: bool
+) -> list[Located]:
+    """A pack whose id another existing file of the learner's holds would silently take that
+    pack over and retire its cards: refused, naming the owner, unless ``replace``."""
+    if bundled or replace:
+        return []
+    owners = dict(
+        session.execute(
+            select(Pack.key, Pack.source_path).where(
+                Pack.key.in_({pack.meta.pack for pack in packs}), Pack.bundled.is_(False)
+            )
+        ).all()
+    )
+    return [
+        Located(
+            pack.path,
+            1,
+            f"pack id '{pack.meta.pack}' is already used by {owners[pack.meta.pack]}: give "
+            "this pack its own id, or import it with --replace to take the id over (that "
+            "pack's cards missing from this file are then retired)",
+        )
+        for pack in packs
+        if pack.meta.pack in owners and _held_by_another_file(owners[pack.meta.pack], pack.path)
+    ]
+
+
+def _held_by_another_file(stored: str, given: str) -> bool:
+    """Whether the file recorded for a pack id still exists and is not ``given``. A recorded
+    file that is gone was most likely renamed to ``given``: that one takes the id over."""
+    if not stored:
+        return False
+    try:
+        return Path(stored).exists() and Path(stored).resolve() != Path(given).resolve()
+    except (OSError, RuntimeError):
+        return stored != given
+
+
 def _check_packs(
-    session: Session, packs: list[ParsedPack], *, bundled: bool, bundled_keys: Collection[str]
+    session: Session,
+    packs: list[ParsedPack],
+    *,
+    bundled: bool,
+    bundled_keys: Collection[str],
+    replace: bool = False,
 ) -> None:
-    problems = parent_problems(packs) + bundled_id_problems(
-        session, packs, bundled=bundled, bundled_keys=bundled_keys
+    problems = (
+        parent_problems(packs)
+        + bundled_id_problems(session, packs, bundled=bundled, bundled_keys=bundled_keys)
+        + owned_id_problems(session, packs, bundled=bundled, replace=replace)
     )
     if problems:
         raise PackErrors(problems)
@@ -279,10 +325,14 @@ def _pack_row(session: Session, key: str) -> Pack | None:
 
 
 def plan_import(
-    session: Session, packs: list[ParsedPack], *, bundled_keys: Collection[str] = ()
+    session: Session,
+    packs: list[ParsedPack],
+    *,
+    bundled_keys: Collection[str] = (),
+    replace: bool = False,
 ) -> ImportPlan:
     """What importing ``packs`` as the learner's own would change, per pack; writes nothing."""
-    _check_packs(session, packs, bundled=False, bundled_keys=bundled_keys)
+    _check_packs(session, packs, bundled=False, bundled_keys=bundled_keys, replace=replace)
     plan = ImportPlan()
     for pack in packs:
         pack_row = _pack_row(session, pack.meta.pack)
@@ -302,15 +352,17 @@ def apply_import(
     bundled: bool = False,
     bundled_keys: Collection[str] = (),
     progress: Progress | None = None,
+    replace: bool = False,
 ) -> ImportPlan:
     """Store ``packs`` (parsed and checked: app/services/importing.py) in the session's
     transaction at ``now`` and return what changed.
 
     Nothing is committed here: the caller's session commits all packs at once, or, on any
     error, rolls back and nothing is written. Only the bundled import (``bundled``) may store a
-    pack under a bundled pack's id.
+    pack under a bundled pack's id; only ``replace`` lets a file take over an id that another
+    of the learner's files holds.
     """
-    _check_packs(session, packs, bundled=bundled, bundled_keys=bundled_keys)
+    _check_packs(session, packs, bundled=bundled, bundled_keys=bundled_keys, replace=replace)
     now = now.replace(microsecond=0)
     plan = ImportPlan()
     for done, pack in enumerate(packs, start=1):

@@ -426,3 +426,39 @@ def test_the_front_matter_reader_finds_the_id_the_parser_finds(path: Path) -> No
     except PackErrors:
         return  # a pack that does not parse has no id to agree on
     assert declared_pack_id(path) == expected
+
+
+def live_cards(db_url: str, pack: str) -> list[str]:
+    database = open_database(db_url)
+    with database.session() as session:
+        keys = session.scalars(
+            select(Card.key)
+            .join(Pack, Pack.id == Card.pack_id)
+            .where(Pack.key == pack, Card.retired.is_(False))
+            .order_by(Card.key)
+        ).all()
+    database.close()
+    return list(keys)
+
+
+def test_a_pack_claiming_another_files_id_is_refused_unless_replace(
+    tmp_path: Path, db_url: str, capsys: pytest.CaptureFixture[str], monkeypatch
+) -> None:
+    first = write_pack(tmp_path / "a.md", "mine", {"one": "1", "two": "2"})
+    second = write_pack(tmp_path / "b.md", "mine", {"three": "3"})
+    assert run("--db", db_url, "import", str(first)) == 0
+    capsys.readouterr()
+    for options in ([], ["--dry-run"]):
+        assert run("--db", db_url, "import", *options, str(second)) == 1
+        err = capsys.readouterr().err
+        assert err.startswith(
+            f"{second}:1: pack id 'mine' is already used by {first}: give this pack "
+            "its own id, or import it with --replace"
+        ), err
+    assert live_cards(db_url, "mine") == ["one", "two"]
+    # The same file, named from another folder, is still the owner: no refusal.
+    monkeypatch.chdir(tmp_path)
+    assert run("--db", db_url, "import", "a.md") == 0
+    assert run("--db", db_url, "import", "--replace", str(second)) == 0
+    assert live_cards(db_url, "mine") == ["three"]
+    assert "1 added, 0 changed, 2 retired" in capsys.readouterr().out

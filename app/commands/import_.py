@@ -33,6 +33,11 @@ def register(subparsers) -> None:
         action="store_true",
         help="per pack, the ids and titles of the cards added, changed, retired and revived",
     )
+    parser.add_argument(
+        "--replace",
+        action="store_true",
+        help="let a file take over a pack id that another of your pack files holds",
+    )
     parser.set_defaults(func=run)
 
 
@@ -114,7 +119,7 @@ def run(args) -> int:
         database = open_database(url, source, create_folder=environment.is_own_folder(args.db))
     try:
         if args.dry_run:
-            plan = plan_packs(database, read.packs)
+            plan = plan_packs(database, read.packs, replace=args.replace)
         else:
             plan = store_packs(
                 database,
@@ -122,6 +127,7 @@ def run(args) -> int:
                 environment.now(),
                 progress.callback("importing"),
                 list(unchanged.values()),
+                replace=args.replace,
             )
     except PackErrors as exc:  # packs the database refuses, such as a bundled pack's id
         return _nothing_imported(exc)

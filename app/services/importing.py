@@ -206,12 +206,15 @@ def import_bundled(database: Database, now: datetime, decks: Path = BUNDLED_DECK
 # --- the learner's packs ------------------------------------------------------------------------
 
 
-def plan_packs(database: Database, packs: list[Any]) -> Any:
-    """What importing ``packs`` would change (an ``ImportPlan``); writes nothing."""
+def plan_packs(database: Database, packs: list[Any], replace: bool = False) -> Any:
+    """What importing ``packs`` would change (an ``ImportPlan``); writes nothing. ``replace``
+    lets a file take over a pack id another of the learner's files holds."""
     from kvdrill.store.importer import plan_import
 
     with database.session() as session:
-        plan = plan_import(session, packs, bundled_keys=unstored_bundled_keys(session))
+        plan = plan_import(
+            session, packs, bundled_keys=unstored_bundled_keys(session), replace=replace
+        )
         session.rollback()
     return plan
 
@@ -241,11 +244,13 @@ def store_packs(
     now: datetime,
     progress: Progress | None = None,
     unchanged: list[Any] = (),
+    replace: bool = False,
 ) -> Any:
     """Store ``packs`` in one transaction (all or nothing); the ``ImportPlan`` of what changed.
 
     ``unchanged``: plans from ``unchanged_files`` for files skipped unparsed; they are part of
-    the returned plan and get this import's time."""
+    the returned plan and get this import's time. ``replace`` lets a file take over a pack id
+    another of the learner's files holds."""
     from kvdrill.store.db import begin_write
     from kvdrill.store.importer import apply_import, mark_reimported
 
@@ -258,6 +263,7 @@ def store_packs(
             now=now,
             bundled_keys=unstored_bundled_keys(session),
             progress=progress,
+            replace=replace,
         )
         mark_reimported(session, unchanged, now)
     plan.packs.extend(unchanged)
