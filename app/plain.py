@@ -351,6 +351,9 @@ def run_plain(args, stdin: TextIO, stdout: TextIO) -> int:
 
     services = Services(args.db, args.profile)
     try:
+        warning = services.daily_backup()
+        if warning:
+            print(f"kvdrill: {warning}", file=sys.stderr)
         try:
             services.sync_bundled()
         except PackErrors as exc:

@@ -12,8 +12,8 @@ Rows:
 - answer to next card on a 10,000-card collection (60 % in review, due from 20 days overdue to
   40 days ahead): kvdrill ``DrillSession.grade`` + ``current``, Anki ``answerCard`` + ``getCard``;
   median and p95 of 300 answers. Durability is equal: both commit every answer, compared once
-  with both at ``synchronous=FULL`` (Anki's setting; kvdrill switched up for the benchmark) and
-  once with both at NORMAL (kvdrill's setting; Anki switched down for the benchmark).
+  with both at ``synchronous=FULL`` (the setting of both) and once with both at NORMAL (both
+  switched down for the benchmark).
 - import of 10,000 recall cards (5 packs of 2,000), a new process on a fresh database:
   ``kvdrill import`` against Anki's ``Collection.add_notes`` (one batch per pack) in a new
   Python process that reads the same cards from tab-separated files.

@@ -82,6 +82,14 @@ def backup_folder(database_path: Path) -> Path:
 
 def write_backup(database: Database, target: Path) -> BackupInfo:
     """A checked copy of ``database`` at ``target``, which must not exist yet."""
+    info = _copy(database, target, verify=True)
+    assert info is not None
+    return BackupInfo(target, info.revision, info.profiles, info.cards, info.answers)
+
+
+def _copy(database: Database, target: Path, verify: bool) -> BackupInfo | None:
+    """Copy ``database`` to ``target`` page by page; ``verify`` quick-checks the copy before it
+    is put in place (a damaged database kept before a restore is copied as it is)."""
     if target.exists() or target.is_symlink():
         raise UserError(f"{target} already exists: choose another name, or move it away")
     if not target.parent.is_dir():
@@ -94,7 +102,7 @@ def write_backup(database: Database, target: Path) -> BackupInfo:
                 connection.connection.dbapi_connection.backup(copy)
         finally:
             copy.close()
-        info = check_backup_file(partial, thorough=False)
+        info = check_backup_file(partial, thorough=False) if verify else None
         _flush(partial)
         os.link(partial, target)  # never over a file that appeared meanwhile
         _flush(target.parent)
@@ -107,7 +115,7 @@ def write_backup(database: Database, target: Path) -> BackupInfo:
     finally:
         for leftover in (partial, Path(f"{partial}-wal"), Path(f"{partial}-shm")):
             leftover.unlink(missing_ok=True)
-    return BackupInfo(target, info.revision, info.profiles, info.cards, info.answers)
+    return info
 
 
 def daily_backup(database: Database, today: date) -> Path | None:
@@ -205,7 +213,11 @@ def restore_backup(database: Database, source: Path, safety_copy: Path) -> Backu
     if database.path is not None and source.resolve() == database.path.resolve():
         raise UserError(f"{source} is the database itself, not a backup of it")
     info = check_backup_file(source, thorough=True)
-    write_backup(database, safety_copy)
+    try:
+        safety_copy.parent.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"cannot create {safety_copy.parent}: {exc.strerror}") from None
+    _copy(database, safety_copy, verify=False)  # kept even if damaged: it is what there was
     try:
         backup = sqlite3.connect(f"{source.resolve().as_uri()}?mode=ro", uri=True)
         try:

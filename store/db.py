@@ -77,12 +77,16 @@ class Database:
         self.engine.dispose()
 
 
-def open_database(url: str, url_source: str = "", create_folder: bool = False) -> Database:
+def open_database(
+    url: str, url_source: str = "", create_folder: bool = False, check: bool = True
+) -> Database:
     """Open (creating if needed) the database at ``url`` and migrate it to the current schema.
 
     ``url_source`` says where the URL came from (``$KVDRILL_DB``, say), for error messages.
     ``create_folder``: the file's folder may be created (kvdrill's own data folder); a folder
-    named in --db or $KVDRILL_DB must exist, so a typo does not leave new folders about."""
+    named in --db or $KVDRILL_DB must exist, so a typo does not leave new folders about.
+    ``check=False`` skips the quick check on open, for ``kvdrill doctor``, which checks in full
+    and reports a damaged file rather than refusing to look at it."""
     resolved = url
     # A bad URL from the environment is a mystery unless the message says where it came from.
     source = f" (from {url_source})" if url_source else ""
@@ -113,7 +117,7 @@ def open_database(url: str, url_source: str = "", create_folder: bool = False) -
         _prepare_sqlite_file(path, create_folder)
     guard = Guard(engine, path)
     try:
-        if path is not None:
+        if path is not None and check:
             with engine.connect() as connection:
                 check_on_open(connection, path)
         _migrate_to_head(engine, path)

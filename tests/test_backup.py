@@ -8,7 +8,6 @@ from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
-from drill_helpers import add_pack, recall_cards
 
 from kvdrill.engine.errors import UserError
 from kvdrill.store.backup import (
@@ -26,10 +25,10 @@ DAY = date(2026, 3, 10)
 
 
 @pytest.fixture
-def database(tmp_path: Path) -> Database:
+def database(tmp_path: Path, collection) -> Database:
     database = open_database(f"sqlite:///{tmp_path / 'kvdrill.db'}")
     with database.session() as session:
-        add_pack(session, "backed-up", recall_cards(30))
+        collection.add_pack(session, "backed-up", collection.recall_cards(30))
     yield database
     database.close()
 
@@ -73,12 +72,12 @@ def test_daily_backups_once_a_day_and_only_the_newest_kept(database: Database) -
 
 
 def test_restore_checks_first_keeps_the_current_contents_then_replaces(
-    database: Database, tmp_path: Path
+    collection, database: Database, tmp_path: Path
 ) -> None:
     assert database.path is not None
     write_backup(database, tmp_path / "thirty.db")
     with database.session() as session:
-        add_pack(session, "later", recall_cards(5))
+        collection.add_pack(session, "later", collection.recall_cards(5))
     restore_backup(database, tmp_path / "thirty.db", tmp_path / "before-restore.db")
     assert card_count(database.path) == 30
     assert card_count(tmp_path / "before-restore.db") == 35
@@ -123,3 +122,64 @@ def test_restore_refuses_a_damaged_or_foreign_database(database: Database, tmp_p
     connection.close()
     with pytest.raises(UserError, match="written by a newer kvdrill"):
         check_backup_file(newer)
+
+
+# --- the commands ---------------------------------------------------------------------------------
+
+
+def cli(capsys: pytest.CaptureFixture[str], db: Path, *argv: str) -> tuple[int, str, str]:
+    from kvdrill.app.cli import main
+
+    code = main(["--db", f"sqlite:///{db}", *argv])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    return code, out, err
+
+
+def test_backup_and_restore_commands(
+    collection, database: Database, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch
+) -> None:
+    monkeypatch.setenv("KVDRILL_NOW", "2026-03-10T09:00")
+    db = database.path
+    assert db is not None
+    code, out, _ = cli(capsys, db, "backup", str(tmp_path / "mine.db"))
+    assert (
+        code == 0
+        and out == f"Backed up to {tmp_path / 'mine.db'}: 0 answers, 30 cards, 0 profiles.\n"
+    )
+    code, out, _ = cli(capsys, db, "backup")
+    assert code == 0 and "backups/kvdrill-20260310T090000.db" in out
+    code, out, _ = cli(capsys, db, "backup", "--keep", "3")
+    assert (code, out) == (0, "Keeping the newest 3 daily backups.\n")
+    with database.session() as session:
+        collection.add_pack(session, "later", collection.recall_cards(5))
+    code, out, _ = cli(capsys, db, "restore", str(tmp_path / "mine.db"))
+    assert code == 0
+    assert out.splitlines() == [
+        f"Restored {tmp_path / 'mine.db'}: 0 answers, 30 cards, 0 profiles.",
+        f"What was there before is kept in {tmp_path / 'backups' / 'kvdrill-before-restore-20260310T090000.db'}.",
+    ]
+    assert card_count(db) == 30
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["backup", "--keep", "-1"], "a whole number from 0 to 365"),
+        (["backup", "/no/such/folder/x.db"], "the folder /no/such/folder does not exist"),
+        (["backup", ""], "an empty PATH was given"),
+        (["restore", ""], "an empty PATH was given"),
+        (["restore", "/no/such/file.db"], "cannot read /no/such/file.db: No such file"),
+        (["restore", "/etc/hostname"], "is not a SQLite database, so not a kvdrill backup"),
+    ],
+)
+def test_backup_and_restore_mistakes_are_one_line_and_change_nothing(
+    database: Database, capsys: pytest.CaptureFixture[str], argv: list[str], fragment: str
+) -> None:
+    db = database.path
+    assert db is not None
+    code, out, err = cli(capsys, db, *argv)
+    assert code == 1 and out == ""
+    assert err.startswith("kvdrill: ") and err.count("\n") == 1 and fragment in err, err
+    assert card_count(db) == 30
+    assert not (db.parent / "backups").exists()

@@ -36,7 +36,7 @@ def build_at_revision(path: Path, revision: str) -> None:
 
 
 def test_default_database_lives_in_the_data_dir(tmp_path: Path) -> None:
-    database = open_database(resolve_url(None))
+    database = open_database(resolve_url(None), create_folder=True)
     assert database.path == tmp_path / "data" / "kvdrill.db"
     assert database.path.exists()
 

@@ -99,5 +99,12 @@ def test_a_damaged_database_is_reported_and_left_alone(studied: Path, capsys) ->
     before = studied.read_bytes()
     code, out = doctor(studied, capsys)
     assert code == 1
-    assert "is damaged" in out
+    assert "Integrity: the file is damaged; nothing was repaired" in out
     assert studied.read_bytes() == before
+    # The first drill of the day kept a copy: doctor names it, restore puts it back.
+    backup = studied.parent / "backups" / f"kvdrill-{NOW[:10]}.db"
+    assert f"Restore the newest backup: kvdrill restore {backup}" in out
+    assert main(["--db", f"sqlite:///{studied}", "restore", str(backup)]) == 0
+    assert "Restored" in capsys.readouterr().out
+    code, out = doctor(studied, capsys)
+    assert code == 0 and "Integrity: ok" in out

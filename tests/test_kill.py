@@ -182,7 +182,8 @@ def write_pack_versions(folder: Path, version: int) -> None:
 
 
 def import_command(db_url: str, folder: Path) -> list[str]:
-    return [sys.executable, "-m", "app", "--db", db_url, "import", str(folder)]
+    # --replace: the two versions are files in two folders that take turns holding the ids.
+    return [sys.executable, "-m", "app", "--db", db_url, "import", "--replace", str(folder)]
 
 
 def pack_versions(db_url: str) -> set[tuple[str, int, int]]:

@@ -351,7 +351,7 @@ def test_bidi_and_zero_width_characters_are_shown_escaped(
     assert main(["--db", db_url, "import", str(pack)]) == 0
     capsys.readouterr()
     monkeypatch.setenv("KVDRILL_NOW", "2026-03-10T09:00")
-    monkeypatch.setattr("kvdrill.store.importer.import_bundled", lambda database: None)
+    monkeypatch.setattr("kvdrill.app.services.importing.import_bundled", lambda database, now: None)
     monkeypatch.setattr(sys, "stdin", io.StringIO("\n4\n"))
     assert main(["--db", db_url, "drill", "--plain", "--pack", "bidi"]) == 0
     out = capsys.readouterr().out

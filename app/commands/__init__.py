@@ -19,4 +19,7 @@ COMMAND_MODULES = (
     "settings",
     "completion",
     "serve",
+    "doctor",
+    "backup",
+    "restore",
 )

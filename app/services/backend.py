@@ -53,6 +53,13 @@ class Services:
                     self._import_bundled(database)
             return self._database
 
+    def daily_backup(self) -> str | None:
+        """Today's automatic backup, written on the first start of the day; a warning line
+        when it could not be written, else None (app/services/maintenance.py)."""
+        from kvdrill.app.services.maintenance import daily_backup
+
+        return daily_backup(self.database, environment.now())
+
     def close(self) -> None:
         with self._lock:
             if self._database is not None:

@@ -1,0 +1,35 @@
+"""``kvdrill doctor [--json]``: check the database in full and repair what can be repaired."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "doctor",
+        help="check the database in full, repair stray rows, states and stats; report",
+        description=(
+            "Check every page of the database (integrity_check); remove rows that point at "
+            "nothing; rebuild card states that disagree with the review log; recompute the "
+            "stats rollups. A damaged file is reported and left alone, with the newest backup "
+            "to restore. Exits 0 when the database is sound (after any repairs), 1 when not."
+        ),
+    )
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+
+    from kvdrill.app.services.maintenance import doctor
+    from kvdrill.engine.errors import printable
+
+    report = doctor(args.db)
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2))
+    else:
+        for line in report.lines():
+            print(printable(line))
+    return 0 if report.sound else 1
