@@ -238,3 +238,42 @@ def test_kill_during_imports_leaves_each_import_whole_or_absent(
     subprocess.run(import_command(db_url, folders[2]), check=True, capture_output=True, env=env)
     assert pack_versions(db_url) == whole[2]
     print(f"import kills: {kills}")
+
+
+def wait_for_text(drill: PlainProcess, text: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while text not in drill.output:
+        assert drill.process.poll() is None, drill.output
+        assert time.monotonic() < deadline, f"never printed {text!r}:\n{drill.output}"
+        time.sleep(0.01)
+
+
+def test_two_processes_undo_race_keeps_the_other_answer(db_url: str) -> None:
+    """A suspends the first card, B (same profile) grades it, A presses u: B's answer stands."""
+    database = open_database(db_url)
+    import_fixture_pack(database)
+    database.close()
+    first = PlainProcess(db_url, "--pack", "sm2-fixture")
+    second = PlainProcess(db_url, "--pack", "sm2-fixture")
+    for drill in (first, second):
+        drill.wait_for_card(1)
+    first.send("s\n")
+    wait_for_text(first, "Suspended:")
+    second.send("\n4\n")
+    second.wait_for_card(2)
+    first.send("u\n")
+    wait_for_text(first, "changed in another kvdrill since; nothing was undone")
+    for drill in (first, second):
+        assert drill.process.stdin is not None
+        drill.process.stdin.close()
+        assert drill.process.wait(timeout=60) == 0
+    connection = sqlite3.connect(database_file(db_url))
+    try:
+        state = connection.execute(
+            "SELECT reviews, suspended FROM card_states JOIN cards ON cards.id = card_id "
+            "WHERE cards.key = 'alpha'"
+        ).fetchall()
+    finally:
+        connection.close()
+    assert state == [(1, 1)]
+    assert logged_keys(db_url) == ["alpha"]
