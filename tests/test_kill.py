@@ -248,10 +248,10 @@ def wait_for_text(drill: PlainProcess, text: str, timeout: float = 30.0) -> None
         time.sleep(0.01)
 
 
-def test_two_processes_undo_race_keeps_the_other_answer(db_url: str) -> None:
+def test_two_processes_undo_race_keeps_the_other_answer(db_url: str, collection) -> None:
     """A suspends the first card, B (same profile) grades it, A presses u: B's answer stands."""
     database = open_database(db_url)
-    import_fixture_pack(database)
+    collection.import_fixture_pack(database)
     database.close()
     first = PlainProcess(db_url, "--pack", "sm2-fixture")
     second = PlainProcess(db_url, "--pack", "sm2-fixture")
