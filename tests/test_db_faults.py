@@ -285,11 +285,13 @@ def test_a_truncated_database_is_refused_before_anything_is_written(
     assert digest(db) == before
 
 
-def test_random_damaged_pages_are_refused_or_harmless(tmp_path: Path, fault_campaign: bool) -> None:
+def test_random_damaged_pages_are_refused_or_harmless(
+    studied, tmp_path: Path, fault_campaign: bool
+) -> None:
     """A random page of a studied database overwritten with garbage, then a session: either
     one line and the file untouched, or (a page nothing uses) a session that leaves a file
     passing integrity_check. Never answers written into a damaged file."""
-    pristine = studied_database(tmp_path / "pristine")
+    pristine = studied(tmp_path / "pristine")
     pages = pristine.stat().st_size // 4096
     rng = random.Random(14)
     outcomes = {"refused": 0, "harmless": 0}
