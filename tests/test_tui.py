@@ -614,3 +614,40 @@ def test_importing_the_tui_loads_no_database_or_math_library() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
     ).stdout.strip()
     assert loaded == ""
+
+
+BIDI_PACK = (
+    '---\npack: bidi\ntitle: "Pack \u2067hidden\u2069"\nversion: 1\n---\n\n'
+    "## Cost \u202egnp.exe\u202c of a\u200btoken {#cost}\n\n"
+    "### Prompt\nWhich is bigger, \u2066A\u2069 or B\u200d?\n\n### Answer\nA, \u202ethen B.\n"
+)
+
+
+async def test_bidi_and_zero_width_characters_reach_the_screen_escaped(
+    db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kvdrill.app.cli import main
+
+    monkeypatch.setenv("KVDRILL_NOW", NOW)
+    pack = tmp_path / "bidi.md"
+    pack.write_text(BIDI_PACK, encoding="utf-8")
+    assert main(["--db", db_url, "import", str(pack)]) == 0
+    app = make_app(db_url)
+    async with app.run_test(size=(100, 24)) as pilot:
+        await settle(pilot)
+        where = text_of(app, "#drill-where")
+        assert "Pack \\u2067hidden\\u2069 · Cost \\u202egnp.exe\\u202c of a\\u200btoken" in where
+        assert "Which is bigger, \\u2066A\\u2069 or B\\u200d?" in text_of(app, "#drill-prompt")
+        await pilot.press("space")
+        await settle(pilot)
+        assert "A, \\u202ethen B." in text_of(app, "#drill-reveal")
+        for selector in ("#drill-where", "#drill-prompt", "#drill-reveal"):
+            text = text_of(app, selector)
+            assert all(ch.isprintable() or ch in "\n\t" for ch in text), repr(text)
+
+
+async def test_the_first_start_of_the_day_keeps_a_backup(drill_db: str, tmp_path: Path) -> None:
+    app = make_app(drill_db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+    assert [p.name for p in (tmp_path / "backups").iterdir()] == [f"kvdrill-{NOW[:10]}.db"]

@@ -72,6 +72,18 @@ class KvdrillApp(App[None]):
         if self.start != "drill":
             # A drill restores it once its session is open, off the fast-start path.
             self.restore_theme()
+        self.keep_daily_backup()
+
+    @work(thread=True, group="backup", exit_on_error=False)
+    def keep_daily_backup(self) -> None:
+        """Today's automatic backup, on the first start of the day (app/services/maintenance.py);
+        a copy that cannot be written is a warning, never a reason to stop."""
+        try:
+            warning = self.backend.daily_backup()
+        except Exception:  # noqa: BLE001 - the screens report a database they cannot open
+            return
+        if warning:
+            self.call_from_thread(self.notify, warning, title="Backup", severity="warning")
 
     def drill_options(self, **narrow: Any) -> dict[str, Any]:
         """The session filters: command-line options, overridden by ``narrow``."""

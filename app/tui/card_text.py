@@ -8,9 +8,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from kvdrill.engine.errors import printable
+
 if TYPE_CHECKING:
     from kvdrill.engine.packs.card_view import CardView
     from kvdrill.engine.problems.types import Verdict
+
+
+def shown(text: str) -> str:
+    """Pack or learner text as it may reach the terminal: control, bidi and zero-width
+    characters written as escapes (engine/errors.printable), line breaks kept."""
+    return printable(text, multiline=True)
 
 
 def correct_letters(card: CardView) -> set[str]:
@@ -35,7 +43,7 @@ def choice_markdown(card: CardView, selected: set[str], reveal: bool = False) ->
     if len(card.correct_letters) > 1 and not reveal:
         lines.append("")
         lines.append("*Several choices are correct: pick each, then press Enter.*")
-    return "\n".join(lines)
+    return shown("\n".join(lines))
 
 
 def reveal_markdown(card: CardView) -> str:
@@ -60,7 +68,7 @@ def reveal_markdown(card: CardView) -> str:
         parts.append("## Tip\n\n" + tip)
     note = card.note.strip()
     parts.append("## Your note\n\n" + (note if note else "*No note yet: press n to write one.*"))
-    return "\n\n".join(parts)
+    return shown("\n\n".join(parts))
 
 
 def verdict_markdown(verdict: Verdict) -> str:
@@ -73,7 +81,7 @@ def verdict_markdown(verdict: Verdict) -> str:
     solution = verdict.worked_solution.strip()
     if solution:
         parts.append("## Worked solution\n\n" + solution)
-    return "\n\n".join(parts) + ("\n\n" if parts else "")
+    return shown("\n\n".join(parts)) + ("\n\n" if parts else "")
 
 
 def _one_line(text: str) -> str:

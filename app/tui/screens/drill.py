@@ -25,6 +25,7 @@ from kvdrill.app.tui.card_text import (
     choice_markdown,
     correct_letters,
     reveal_markdown,
+    shown,
     verdict_markdown,
 )
 from kvdrill.app.tui.messages import (
@@ -44,6 +45,7 @@ from kvdrill.app.tui.messages import (
     failures_reported,
 )
 from kvdrill.app.tui.widgets.countdown import Countdown
+from kvdrill.engine.errors import printable
 from kvdrill.engine.packs.card_view import CHOICE_LETTERS, CardView, DrillState
 from kvdrill.engine.study.settings import DEFAULT_ANSWER_SECONDS
 
@@ -312,8 +314,8 @@ class DrillScreen(Screen[None]):
             parts.append("new")
         parts += [card.pack_title, card.title]
         label = " · ".join(part for part in parts if part)
-        self.query_one("#drill-where", Static).update(Content(label))
-        self.query_one("#drill-prompt", Markdown).update(card.prompt)
+        self.query_one("#drill-where", Static).update(Content(printable(label)))
+        self.query_one("#drill-prompt", Markdown).update(shown(card.prompt))
         choices = self.query_one("#drill-choices", Markdown)
         choices.display = kind == "choice"
         if kind == "choice":

@@ -12,6 +12,7 @@ from textual.widgets import DataTable, Footer, Static
 
 from kvdrill.app.tui.messages import CallFailed, OverviewLoaded, failures_reported
 from kvdrill.app.tui.widgets.tables import fill_table
+from kvdrill.engine.errors import printable
 
 KEYS = [
     ("d / Enter", "drill today's cards"),
@@ -98,7 +99,7 @@ class HomeScreen(Screen[None]):
             )
         )
         rows: list[tuple[list[str], str | None]] = [
-            ([pack.title, str(pack.due), str(pack.new), str(pack.total)], pack.key)
+            ([printable(pack.title), str(pack.due), str(pack.new), str(pack.total)], pack.key)
             for pack in overview.packs
         ]
         if not overview.packs:

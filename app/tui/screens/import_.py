@@ -24,6 +24,7 @@ from kvdrill.app.tui.messages import (
     failures_reported,
 )
 from kvdrill.app.tui.widgets.tables import fill_table
+from kvdrill.engine.errors import printable
 
 if TYPE_CHECKING:
     from kvdrill.app.services.importing import ImportScan
@@ -146,7 +147,7 @@ class ImportScreen(Screen[None]):
         rows = [
             (
                 [
-                    f"{diff.title} ({diff.key})",
+                    printable(f"{diff.title} ({diff.key})"),
                     str(diff.added),
                     str(diff.changed),
                     str(diff.retired),

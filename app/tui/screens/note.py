@@ -9,6 +9,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static, TextArea
 
+from kvdrill.engine.errors import printable
+
 
 class NoteScreen(ModalScreen[str | None]):
     """Dismisses with the new text (ctrl+s) or ``None`` (Escape)."""
@@ -25,7 +27,9 @@ class NoteScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="note-box"):
-            yield Static(Content.from_markup("[b]Your note[/b] on $t", t=self.card_title))
+            yield Static(
+                Content.from_markup("[b]Your note[/b] on $t", t=printable(self.card_title))
+            )
             yield TextArea(self.text, id="note-text", soft_wrap=True)
             yield Static(Content("ctrl+s saves · Escape cancels"), id="note-hint")
 

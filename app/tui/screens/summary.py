@@ -11,6 +11,7 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from kvdrill.engine.errors import printable
 from kvdrill.engine.study.rules import LEECH_LAPSES
 
 if TYPE_CHECKING:
@@ -70,7 +71,7 @@ def summary_lines(summary: SessionSummary | None) -> list[Content]:
         lines.append(Content.from_markup("[b]Topics missed[/b]"))
         for topic, count in missed:
             times = "time" if count == 1 else "times"
-            lines.append(Content(f"  · {topic}: {count} {times}"))
+            lines.append(Content(f"  · {printable(topic)}: {count} {times}"))
     else:
         lines.append(Content("No topic missed."))
     leeches = summary.new_leeches
@@ -81,7 +82,7 @@ def summary_lines(summary: SessionSummary | None) -> list[Content]:
                 "[b]New leeches[/b] (missed $n times; rewrite them?)", n=str(LEECH_LAPSES)
             )
         )
-        lines.extend(Content(f"  · {title}") for title in leeches)
+        lines.extend(Content(f"  · {printable(title)}") for title in leeches)
     return lines
 
 
