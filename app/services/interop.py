@@ -118,7 +118,11 @@ def convert(
 def _open(db: str | None):
     from kvdrill.store.db import open_database
 
-    return open_database(environment.database_url(db), environment.url_source(db))
+    return open_database(
+        environment.database_url(db),
+        environment.url_source(db),
+        create_folder=environment.is_own_folder(db),
+    )
 
 
 @dataclass(frozen=True)
