@@ -13,12 +13,15 @@ from tui_helpers import FIXTURES, make_app, settle, text_of
 
 @pytest.fixture
 def packs_dir(tmp_path: Path) -> Path:
-    """A pack, a sub-directory, a text file and a hidden directory."""
-    shutil.copy(FIXTURES / "good" / "tui-basics.md", tmp_path / "tui-basics.md")
-    (tmp_path / "more").mkdir()
-    (tmp_path / "notes.txt").write_text("not a pack\n", encoding="utf-8")
-    (tmp_path / ".git").mkdir()
-    return tmp_path
+    """A pack, a sub-directory, a text file and a hidden directory (in a folder of their own:
+    the database beside tmp_path gets its daily backups/ folder there)."""
+    folder = tmp_path / "packs"
+    folder.mkdir()
+    shutil.copy(FIXTURES / "good" / "tui-basics.md", folder / "tui-basics.md")
+    (folder / "more").mkdir()
+    (folder / "notes.txt").write_text("not a pack\n", encoding="utf-8")
+    (folder / ".git").mkdir()
+    return folder
 
 
 async def open_browser(pilot) -> DirectoryTree:
