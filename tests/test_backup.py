@@ -19,7 +19,7 @@ from kvdrill.store.backup import (
     set_backup_keep,
     write_backup,
 )
-from kvdrill.store.db import Database, open_database
+from kvdrill.store.db import HEAD_REVISION, Database, open_database
 
 DAY = date(2026, 3, 10)
 
@@ -45,7 +45,7 @@ def test_a_backup_is_a_checked_copy_and_never_overwrites(
     database: Database, tmp_path: Path
 ) -> None:
     info = write_backup(database, tmp_path / "copy.db")
-    assert (info.cards, info.answers, info.revision) == (30, 0, "0003")
+    assert (info.cards, info.answers, info.revision) == (30, 0, HEAD_REVISION)
     assert card_count(tmp_path / "copy.db") == 30
     with pytest.raises(UserError, match="already exists"):
         write_backup(database, tmp_path / "copy.db")
