@@ -17,7 +17,8 @@ Public API (names are stable; the generator, the checker, claim checks and ``kvd
   the ``_mla`` variant for MLA models, ``_mixed`` when ``unquantized_bits`` is among the inputs
   (weights of an FP8/INT8 checkpoint with 16-bit embeddings), ``_swa`` for sliding-window
   models, else the plain one.
-- ``evaluate(name, inputs: dict[str, float]) -> float`` — compiled once (lambdify) and cached.
+- ``evaluate(name, inputs: dict[str, float]) -> float`` — through the plain-Python function
+  generated from the expression (formula_code.py, defined in forward.py: no sympy needed).
 - ``solve_for(name, symbol, known: dict[str, float]) -> float`` — solve the formula for any one
   input; ``known`` holds the output and the other inputs. floor/ceil (block rounding) are dropped
   and max(1, x) read as x before solving, so the answer is the continuous one: round it as the
