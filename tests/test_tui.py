@@ -346,7 +346,7 @@ async def test_import_dry_run_then_confirm(drill_db: str, tmp_path: Path) -> Non
         row = app.screen.query_one("#import-diff").get_row("extra")
         assert [str(cell) for cell in row[1:]] == ["4", "0", "0", "0"]
         assert "Dry run" in text_of(app, "#import-status")
-        await pilot.press("y")
+        await pilot.press("enter")  # Enter again on the scanned path imports it
         await settle(pilot)
         assert "Imported 1 pack" in text_of(app, "#import-status")
         assert app.screen.query_one("#import-progress").percentage == 1

@@ -77,7 +77,7 @@ class StatsScreen(Screen[tuple[str, str] | None]):
             with Horizontal(id="charts"):
                 yield Static("", id="heatmap")
                 yield Static("", id="forecast")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.load_report()
