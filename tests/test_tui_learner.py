@@ -54,21 +54,26 @@ async def test_the_answer_box_says_which_unit_a_bare_number_is_read_in(problem_d
         assert "Answer in KiB" in line and "bare number is read in KiB" in line
 
 
-@pytest.mark.parametrize("width", [80, 120])
-async def test_the_worked_solution_wraps_instead_of_being_cut(problem_db: str, width: int) -> None:
+@pytest.mark.parametrize("width", [80, 100])
+async def test_the_worked_solution_wraps_instead_of_being_cut(
+    db_url: str, monkeypatch: pytest.MonkeyPatch, width: int
+) -> None:
     from textual.widgets._markdown import MarkdownFence
 
-    app = make_app(problem_db)
+    monkeypatch.setenv("KVDRILL_NOW", NOW)
+    app = make_app(import_fixture(db_url, "long-solution"))
     async with app.run_test(size=(width, 40)) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+g")
         await settle(pilot)
+        solution = app.screen.card.variant.context
         fences = list(app.screen.query_one("#drill-reveal").query(MarkdownFence))
-        assert fences
+        assert fences and solution
+        widest = max(len(line) for fence in fences for line in fence.code.splitlines())
+        assert widest > width - 4  # the test means something: a line wider than the screen
         for fence in fences:
-            label = fence.query_one("#code-content")
-            assert fence.max_scroll_x == 0
-            assert label.region.right <= fence.region.right
+            assert fence.max_scroll_x == 0  # nothing hidden to the right
+            assert fence.query_one("#code-content").region.right <= fence.region.right
 
 
 async def test_a_priority_card_carries_a_badge(drill_db: str) -> None:
