@@ -278,7 +278,11 @@ def scan(database: Database, path_text: str) -> ImportScan:
     except PackErrors as exc:
         return ImportScan([str(path)], [], [], [str(problem) for problem in exc.problems])
     titles = {pack.meta.pack: pack.meta.title for pack in packs}
-    card_titles = {(pack.meta.pack, card.key): card.title for pack in packs for card in pack.cards}
+    card_titles = {
+        (pack.meta.pack, card.key): card.title + (" (follow-up)" if card.parent else "")
+        for pack in packs
+        for card in pack.cards
+    }
     diffs = [_pack_diff(item, titles, card_titles) for item in plan.packs]
     return ImportScan([str(path)], packs, diffs, [])
 
