@@ -68,10 +68,13 @@ def shown_topics(topics: list[TopicStats]) -> list[TopicStats]:
 
 
 def topic_label(topic: TopicStats, topics: list[TopicStats]) -> str:
-    """``pack:p1``, or ``pack:p1 = lesson:5`` when lesson 5 holds exactly the same cards."""
+    """``pack:p1``; ``pack:p1 & lesson:5`` when lesson 5 holds exactly the same cards;
+    ``lesson:3 & 2 more`` when several do (kept short: the numbers must fit 80 columns)."""
     name = f"{topic.kind}:{topic.topic}"
     twins = [f"{t.kind}:{t.topic}" for t in topics if t.same_cards_as == name]
-    return " = ".join([name, *twins]) if twins else name
+    if not twins:
+        return name
+    return f"{name} & {twins[0]}" if len(twins) == 1 else f"{name} & {len(twins)} more"
 
 
 def forecast_axis(days: list[DayCount]) -> str:

@@ -23,7 +23,8 @@ def pack_counts(
     total: dict[int, int] = {}
     card: QueueCard
     cards = queue_cards(session, profile_id, lang=lang)
-    suspended = {card.card_id for card in cards if card.suspended}
+    # A follow-up waits for its card: not counted while that is suspended or buried.
+    set_aside = {card.card_id for card in cards if not is_available(card, today)}
     for card in cards:
         pack_id = pack_of.get(card.card_id)
         if pack_id is None:
@@ -31,8 +32,8 @@ def pack_counts(
         total[pack_id] = total.get(pack_id, 0) + 1
         if not is_available(card, today):
             continue
-        if card.parent_id in suspended:
-            continue  # a follow-up waits for its suspended card
+        if card.parent_id in set_aside:
+            continue
         if not card.seen:
             new[pack_id] = new.get(pack_id, 0) + 1
         elif card.due_day is not None and card.due_day <= today:

@@ -219,6 +219,18 @@ async def test_home_counts_suspended_cards_and_names_the_kind_of_weak_topics(
         assert "1 suspended" in text_of(app, "#home-today")
 
 
+async def test_unseen_leaves_out_the_follow_up_of_a_buried_card(drill_db: str) -> None:
+    app = make_app(drill_db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("b")  # bury KV bytes per token until tomorrow
+        await settle(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        table = app.screen.query_one("#home-packs")
+        assert [str(cell) for cell in table.get_row("tui-basics")[1:]] == ["0", "2", "4"]
+
+
 def test_weak_topics_say_tag_or_pack() -> None:
     from kvdrill.app.services.overview import topic_name
 

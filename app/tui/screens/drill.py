@@ -342,6 +342,7 @@ class DrillScreen(Screen[None]):
             unit = bare_number_unit(card.variant.unit)
         unit_line.display = kind == "problem"
         unit_line.update(Content(answer_unit_line(unit)))
+        answer_box.placeholder = f"e.g. 42 or 42 {unit}" if unit else "e.g. 42"
         await reveal.update("")
         body.display = True
         body.scroll_home(animate=False)
@@ -370,7 +371,7 @@ class DrillScreen(Screen[None]):
             pick = "pick every correct letter, then Enter" if many else "press the letter"
             return f"{pick} · s suspend · ctrl+b bury · ? all keys"
         if kind == "problem":
-            return "type a number with its unit, Enter checks · ctrl+g solution · Esc more keys"
+            return "type the answer, Enter checks · ctrl+g solution · Esc more keys"
         return "answer out loud, then space to check · s suspend · b bury · ? all keys"
 
     def update_progress(self, state: DrillState) -> None:
