@@ -89,7 +89,7 @@ def forecast_axis(days: list[DayCount]) -> str:
 def forecast_heading(days: list[DayCount]) -> str:
     due = sum(d.reviews for d in days)
     peak = max((d.reviews for d in days), default=0)
-    return f"Cards due per day, next {len(days)} days ({due} in all; tallest bar {peak})"
+    return f"Due per day, next {len(days)} days: {due} (peak {peak})"
 
 
 def topic_row(topic: TopicStats, topics: list[TopicStats] | None = None) -> list[str]:

@@ -208,7 +208,7 @@ def test_the_missed_column_says_what_it_measures_and_the_forecast_has_axes(
     text = render_text(build_report(session, profile, TODAY, 30))
     assert "lapse" not in TOPIC_HEADERS and "missed" in TOPIC_HEADERS
     assert "first answers of a day graded below 3, new cards included" in text
-    forecast = text.split("Cards due per day, next 30 days")[1].splitlines()
+    forecast = text.split("Due per day, next 30 days")[1].splitlines()
     assert forecast[2].strip().startswith("today") and "+7d" in forecast[2]
 
 
