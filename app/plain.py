@@ -263,7 +263,9 @@ class PlainDrill:
         self.show_answer(card)
 
     def drill_problem(self, card: CardView, started: float) -> None:
-        unit = card.variant.unit if card.variant is not None else ""
+        from kvdrill.engine.problems.answers import bare_number_unit
+
+        unit = bare_number_unit(card.variant.unit) if card.variant is not None else ""
         in_unit = f" (in {unit})" if unit else ""
         while True:
             got = self.read_reply(f"Your answer{in_unit}; ? gives up (u s b n q): ", card)

@@ -62,9 +62,39 @@ def bar_line(days: list[DayCount]) -> str:
     )
 
 
-def topic_row(topic: TopicStats) -> list[str]:
+def shown_topics(topics: list[TopicStats]) -> list[TopicStats]:
+    """The rows to show: a topic with the very same cards as another is named on that one's row."""
+    return [topic for topic in topics if topic.same_cards_as is None]
+
+
+def topic_label(topic: TopicStats, topics: list[TopicStats]) -> str:
+    """``pack:p1``; ``pack:p1 & lesson:5`` when lesson 5 holds exactly the same cards;
+    ``lesson:3 & 2 more`` when several do (kept short: the numbers must fit 80 columns)."""
+    name = f"{topic.kind}:{topic.topic}"
+    twins = [f"{t.kind}:{t.topic}" for t in topics if t.same_cards_as == name]
+    if not twins:
+        return name
+    return f"{name} & {twins[0]}" if len(twins) == 1 else f"{name} & {len(twins)} more"
+
+
+def forecast_axis(days: list[DayCount]) -> str:
+    """Day labels under ``bar_line``: today, then every week (+7d ...)."""
+    line = "today"
+    for offset in range(7, len(days), 7):
+        label = f"+{offset}d"
+        line = line.ljust(offset) + label if len(line) < offset else line
+    return line
+
+
+def forecast_heading(days: list[DayCount]) -> str:
+    due = sum(d.reviews for d in days)
+    peak = max((d.reviews for d in days), default=0)
+    return f"Due per day, next {len(days)} days: {due} (peak {peak})"
+
+
+def topic_row(topic: TopicStats, topics: list[TopicStats] | None = None) -> list[str]:
     return [
-        f"{topic.kind}:{topic.topic}",
+        topic_label(topic, topics or []),
         number(topic.score),
         str(topic.recent_reviews),
         percent(topic.accuracy),
@@ -77,12 +107,16 @@ def topic_row(topic: TopicStats) -> list[str]:
     ]
 
 
+# "missed" is the share of first answers of a day graded below 3, a brand-new card's first
+# answer included: not a lapse rate (a lapse is a learned card forgotten).
+MISSED_MEANING = "missed: first answers of a day graded below 3, new cards included"
+
 TOPIC_HEADERS = [
     "topic",
     "weak",
     "reviews",
     "acc",
-    "lapse",
+    "missed",
     "trend",
     "EF",
     "sec",
@@ -150,18 +184,20 @@ def render_text(report: StatsReport, max_topics: int = 15) -> str:
         "",
         "Weakest topics (weak score 0-1, higher is weaker; '-' until 5 recent reviews):",
     ]
-    out += table_lines([TOPIC_HEADERS] + [topic_row(t) for t in report.topics[:max_topics]])
-    if len(report.topics) > max_topics:
-        out.append(f"  ... and {len(report.topics) - max_topics} more (use --json for all)")
+    topics = shown_topics(report.topics)
+    out += table_lines([TOPIC_HEADERS] + [topic_row(t, report.topics) for t in topics[:max_topics]])
+    if len(topics) > max_topics:
+        out.append(f"  ... and {len(topics) - max_topics} more (use --json for all)")
+    out.append(f"  ({MISSED_MEANING})")
     out += ["", "Mistakes:"]
     out += ["  " + line for line in mistake_sentences(report)] or ["  none diagnosed yet"]
     out += ["", f"Reviews per day, last {len(report.heatmap) // 7} weeks:"]
     out += ["  " + line for line in heatmap_lines(report.heatmap)]
-    due = sum(d.reviews for d in report.forecast)
     out += [
         "",
-        f"Due over the next 30 days ({due} cards; today first):",
+        forecast_heading(report.forecast) + ":",
         "  " + bar_line(report.forecast),
+        "  " + forecast_axis(report.forecast),
     ]
     out += ["", "Retention by week (first answers graded 3 or more):"]
     out.append("  " + " ".join(percent(w.retention).rjust(4) for w in report.retention))

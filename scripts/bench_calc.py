@@ -1,9 +1,11 @@
 """Speed of the formula engine and of ``kvdrill calc``.
 
-Prints: the wall time of ``kvdrill calc`` as a fresh process (median of N runs), the import
-time of engine.formulas (sympy), formula evaluations per second through ``evaluate`` (compiled
-once with lambdify and cached), ``inputs_from`` calls per second, and ``solve_for`` calls per
-second once each inverse is cached.
+Prints: the wall time of ``kvdrill calc`` as a fresh process beside ``kvdrill --help``
+(alternated A B A B, median of N rounds each, and their ratio; the target is at most 2x), the
+load average while measuring, the import time of engine.capacity.formulas (sympy), formula
+evaluations per second through ``evaluate`` (the functions scripts/generate_formula_code.py
+writes), ``inputs_from`` calls per second, and ``solve_for`` calls per second once each
+inverse is cached.
 
     .venv/bin/python scripts/bench_calc.py [--runs N] [--seconds S]
 """
@@ -11,6 +13,7 @@ second once each inverse is cached.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -24,14 +27,24 @@ CALC_ARGV = [
 ]
 
 
-def wall_time_of_calc(argv: list[str], runs: int) -> float:
-    command = [sys.executable, "-m", "app", "calc", *argv]
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(command, cwd=ROOT, check=True, capture_output=True)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+HELP_ARGV = ["--help"]
+
+
+def kvdrill_command() -> list[str]:
+    """The installed ``kvdrill`` script beside this Python, else ``python -m kvdrill.app``."""
+    script = Path(sys.executable).parent / "kvdrill"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "kvdrill.app"]
+
+
+def wall_times_side_by_side(commands: list[list[str]], rounds: int) -> list[float]:
+    """Median wall time of each command, run in turn (A B A B ...) so load hits them alike."""
+    times: list[list[float]] = [[] for _ in commands]
+    for _ in range(rounds):
+        for command, samples in zip(commands, times, strict=True):
+            start = time.perf_counter()
+            subprocess.run(command, cwd=ROOT, check=True, capture_output=True)
+            samples.append(time.perf_counter() - start)
+    return [statistics.median(samples) for samples in times]
 
 
 def rate(call, seconds: float) -> float:
@@ -45,17 +58,25 @@ def rate(call, seconds: float) -> float:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=5, help="process runs per calc command")
+    parser.add_argument("--runs", type=int, default=5, help="rounds of A B per calc command")
     parser.add_argument("--seconds", type=float, default=1.0, help="time per in-process rate")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
 
+    kvdrill = kvdrill_command()
     for argv in CALC_ARGV:
-        median = wall_time_of_calc(argv, args.runs)
-        print(f"kvdrill calc {' '.join(argv)}: median {median * 1e3:.0f} ms of {args.runs} runs")
+        load_before = os.getloadavg()[0]
+        calc, help_ = wall_times_side_by_side(
+            [[*kvdrill, "calc", *argv], [*kvdrill, *HELP_ARGV]], args.runs
+        )
+        print(
+            f"kvdrill calc {' '.join(argv)}: median {calc * 1e3:.0f} ms; kvdrill --help "
+            f"{help_ * 1e3:.0f} ms; ratio {calc / help_:.2f}x (target <= 2x; {args.runs} rounds "
+            f"A B, load average {load_before:.1f} -> {os.getloadavg()[0]:.1f})"
+        )
 
     start = time.perf_counter()
-    from kvdrill.engine import formulas
+    from kvdrill.engine.capacity import formulas
 
     print(
         f"import kvdrill.engine.capacity.formulas (sympy): {(time.perf_counter() - start) * 1e3:.0f} ms"
@@ -70,7 +91,7 @@ def main() -> int:
     for name in names:
         formulas.evaluate(name, inputs)
     print(
-        f"first evaluation of {len(names)} formulas (lambdify): {(time.perf_counter() - start) * 1e3:.0f} ms"
+        f"first evaluation of {len(names)} formulas (generated functions): {(time.perf_counter() - start) * 1e3:.0f} ms"
     )
 
     def evaluate_all() -> None:

@@ -44,6 +44,7 @@ def card_view(
         is_new=not row["reviews"],
         is_repeat=is_repeat,
         leech=bool(row["leech"]),
+        priority=row["status"] == "priority",
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date
 from functools import cache
 from typing import Any
@@ -31,9 +32,11 @@ def card_view_row(database: Database, card_id: int, profile_id: int) -> Any:
         )
 
 
-def due_by(session: Session, profile_id: int, day: date) -> int:
-    """Seen, live, unsuspended cards due on ``day`` or before."""
-    count = session.scalar(
+def due_by(
+    session: Session, profile_id: int, day: date, card_ids: Sequence[int] | None = None
+) -> int:
+    """Seen, live, unsuspended cards due on ``day`` or before (only ``card_ids`` if given)."""
+    statement = (
         select(func.count())
         .select_from(CardState)
         .join(Card, Card.id == CardState.card_id)
@@ -45,7 +48,9 @@ def due_by(session: Session, profile_id: int, day: date) -> int:
             Card.retired.is_(False),
         )
     )
-    return int(count or 0)
+    if card_ids is not None:
+        statement = statement.where(CardState.card_id.in_(card_ids))
+    return int(session.scalar(statement) or 0)
 
 
 def problem_templates(

@@ -183,7 +183,13 @@ class ReviewLog(Base):
     reviewed_at: Mapped[datetime] = mapped_column(DateTime)
     study_day: Mapped[date] = mapped_column(Date)
     quality: Mapped[int] = mapped_column(Integer)
-    seconds: Mapped[float] = mapped_column(Float, default=0.0)
+    seconds: Mapped[float] = mapped_column(
+        Float, default=0.0
+    )  # active answer time (pauses left out)
+    # Real seconds from the card appearing to the answer shown, and from there to the grade
+    # (None when the answer grades itself, or for answers logged before these were kept).
+    reveal_seconds: Mapped[float | None] = mapped_column(Float, nullable=True)
+    grade_seconds: Mapped[float | None] = mapped_column(Float, nullable=True)
     graded_by: Mapped[str] = mapped_column(String(8))  # self | auto
     moved_schedule: Mapped[bool] = mapped_column(Boolean, default=True)
     typed_answer: Mapped[str | None] = mapped_column(Text)

@@ -9,7 +9,7 @@ from sqlalchemy.orm import Session
 
 from kvdrill.engine.study.queue import QueueCard, is_available
 from kvdrill.store.day_queue import queue_cards
-from kvdrill.store.models import Card, Pack, ReviewLog
+from kvdrill.store.models import Card, CardState, Pack, ReviewLog
 
 
 def pack_counts(
@@ -22,12 +22,17 @@ def pack_counts(
     new: dict[int, int] = {}
     total: dict[int, int] = {}
     card: QueueCard
-    for card in queue_cards(session, profile_id, lang=lang):
+    cards = queue_cards(session, profile_id, lang=lang)
+    # A follow-up waits for its card: not counted while that is suspended or buried.
+    set_aside = {card.card_id for card in cards if not is_available(card, today)}
+    for card in cards:
         pack_id = pack_of.get(card.card_id)
         if pack_id is None:
             continue
         total[pack_id] = total.get(pack_id, 0) + 1
         if not is_available(card, today):
+            continue
+        if card.parent_id in set_aside:
             continue
         if not card.seen:
             new[pack_id] = new.get(pack_id, 0) + 1
@@ -40,6 +45,21 @@ def pack_counts(
         )
         if total.get(pack_id)
     ]
+
+
+def suspended_count(session: Session, profile_id: int) -> int:
+    """Live cards the profile has suspended."""
+    count = session.scalar(
+        select(func.count())
+        .select_from(CardState)
+        .join(Card, Card.id == CardState.card_id)
+        .where(
+            CardState.profile_id == profile_id,
+            CardState.suspended.is_(True),
+            Card.retired.is_(False),
+        )
+    )
+    return int(count or 0)
 
 
 def reviews_on(session: Session, profile_id: int, day: date) -> int:

@@ -52,7 +52,7 @@ ORDER BY id
 CARD_VIEW_SQL = """
 SELECT cards.id, cards.key, cards.kind, cards.title, cards.prompt, cards.answer,
        cards.key_numbers, cards.tip, cards.choices, cards.explanation, cards.related,
-       cards.problem, cards.tags, packs.key AS pack_key, packs.title AS pack_title,
+       cards.problem, cards.tags, cards.status, packs.key AS pack_key, packs.title AS pack_title,
        parent.title AS parent_title, card_states.reviews, card_states.leech, notes.text AS note
 FROM cards
 JOIN packs ON packs.id = cards.pack_id

@@ -93,6 +93,8 @@ def record_answer(
     typed_answer: str | None = None,
     variant: Variant | None = None,
     verdict: Verdict | None = None,
+    reveal_seconds: float | None = None,
+    grade_seconds: float | None = None,
 ) -> RecordedAnswer:
     """Apply one answer to the card's schedule (engine/study/rules.py) and log it, with what
     undo needs.
@@ -122,6 +124,8 @@ def record_answer(
         "study_day": study_day(now, rollover_hour),
         "quality": quality,
         "seconds": float(seconds),
+        "reveal_seconds": reveal_seconds,
+        "grade_seconds": grade_seconds,
         "graded_by": graded_by,
         "moved_schedule": answered.moved_schedule,
         "typed_answer": typed_answer,

@@ -21,6 +21,7 @@ from kvdrill.engine.study.stats_report import (
     TopicStats,
     WeekRetention,
     group_topics,
+    mark_same_cards,
     mistake_words,
     rank_topics,
     streak,
@@ -171,6 +172,25 @@ def _states_by_rollup(
             select(TopicCards.kind, TopicCards.value, TopicCards.cards).where(TopicCards.cards > 0)
         )
     }
+
+
+def topic_card_sets(session: Session) -> dict[tuple[str, str], tuple[int, ...]]:
+    """Per topic, a fingerprint of its live cards (count, smallest and largest id, sums of the
+    ids and of their squares): equal for topics with the same cards."""
+    rows = session.execute(
+        select(
+            CardTopic.kind,
+            CardTopic.value,
+            func.count(CardTopic.card_id),
+            func.min(CardTopic.card_id),
+            func.max(CardTopic.card_id),
+            func.sum(CardTopic.card_id),
+            func.sum(CardTopic.card_id * CardTopic.card_id),
+        )
+        .join(Card, and_(Card.id == CardTopic.card_id, Card.retired.is_(False)))
+        .group_by(CardTopic.kind, CardTopic.value)
+    )
+    return {(row[0], row[1]): tuple(int(value) for value in row[2:]) for row in rows}
 
 
 def uses_rollups(session: Session) -> bool:
@@ -431,7 +451,10 @@ def build_report(
         window_days=window_days,
         total_reviews=total_reviews(session, profile.id, use_rollups),
         streak_days=study_streak(session, profile.id, today, use_rollups),
-        topics=topic_stats(session, profile.id, today, window_days, use_rollups),
+        topics=mark_same_cards(
+            topic_stats(session, profile.id, today, window_days, use_rollups),
+            topic_card_sets(session),
+        ),
         mistakes=mistake_stats(session, profile.id, today, window_days),
         heatmap=heatmap,
         forecast=forecast(session, profile.id, today, use_rollups),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import pytest
 from sqlalchemy import func, select
@@ -212,9 +212,46 @@ def test_summary_counts_cards_accuracy_time_due_and_missed_topics(db) -> None:
     summary = session.summary()
     assert (summary.cards_done, summary.answers) == (5, 7)
     assert summary.first_try_right == 3 and summary.accuracy == pytest.approx(0.6)
-    assert summary.seconds == pytest.approx(21.0)
+    assert summary.answer_seconds == pytest.approx(21.0)
     assert summary.due_tomorrow == 5
     assert dict(summary.topics_missed) == {"arith": 1, "choices": 1, "fixture": 2}
+
+
+def test_the_summary_reports_real_session_time_not_only_time_before_each_answer(db) -> None:
+    """Four minutes of wall time with 3 s of answering per card reads as four minutes."""
+    moments = iter(DAY1 + timedelta(seconds=s) for s in range(0, 10_000, 40))
+    session = open_session(db, now=lambda: next(moments))
+    keys_until_done(session, {})
+    summary = session.summary()
+    assert summary.answer_seconds == pytest.approx(3.0 * summary.answers)
+    assert summary.seconds >= 40 * summary.answers > summary.answer_seconds
+
+
+def test_review_log_keeps_time_to_reveal_and_time_to_grade(db) -> None:
+    session = open_session(db)
+    session.grade(4, 2.5, reveal_seconds=7.25, grade_seconds=1.5)
+    with db.session() as s:
+        row = s.execute(
+            select(ReviewLog.seconds, ReviewLog.reveal_seconds, ReviewLog.grade_seconds)
+        ).one()
+    assert tuple(row) == (2.5, 7.25, 1.5)
+
+
+def test_back_tomorrow_counts_this_sessions_cards_and_the_others_apart(db, collection) -> None:
+    database = db
+    with database.session() as s:
+        collection.add_pack(s, "other", collection.recall_cards(4))
+    first = DrillSession.open(database, now=DAY1, pack="other")
+    while first.current is not None:
+        first.grade(4, 1.0)  # four cards of another pack, due again on day 2
+    narrow = DrillSession.open(database, now=DAY1, pack="sm2-fixture", limit=2)
+    narrow.grade(1, 1.0)  # missed: owed again today, then due tomorrow
+    while narrow.current is not None:
+        narrow.grade(4, 1.0)
+    summary = narrow.summary()
+    assert summary.cards_done == 2
+    assert summary.session_due_tomorrow == 2
+    assert summary.others_due_tomorrow == summary.due_tomorrow - 2 >= 4
 
 
 def test_due_reviews_come_before_new_cards(db_url: str, collection) -> None:

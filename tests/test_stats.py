@@ -174,3 +174,60 @@ def test_unjudged_lessons_list_in_number_order() -> None:
 
     ranked = rank_topics([lesson("42"), lesson("5"), lesson("17")])
     assert [t.topic for t in ranked] == ["5", "17", "42"]
+
+
+def test_a_lesson_on_every_card_of_a_pack_shares_the_pack_row(session: Session) -> None:
+    """Without this, a lesson every template of a pack names is a second, identical row."""
+    from sqlalchemy import select
+
+    from kvdrill.app.stats_render import render_text
+    from kvdrill.store.models import Pack
+
+    profile = build_scenario(session)
+    cards = session.scalars(
+        select(Card.id).join(Pack, Pack.id == Card.pack_id).where(Pack.key == "p1")
+    ).all()
+    session.add_all(CardTopic(card_id=card, kind="lesson", value="5") for card in cards)
+    session.add(CardTopic(card_id=cards[0], kind="lesson", value="6"))  # a subset: its own row
+    session.flush()
+    report = build_report(session, profile, TODAY, 30)
+    marks = {(t.kind, t.topic): t.same_cards_as for t in report.topics}
+    assert marks[("lesson", "5")] == "pack:p1"
+    assert marks[("pack", "p1")] is None and marks[("lesson", "6")] is None
+    text = render_text(report)
+    assert "pack:p1 & lesson:5" in text
+    assert "\n  lesson:5 " not in text and "lesson:6" in text
+
+
+def test_the_missed_column_says_what_it_measures_and_the_forecast_has_axes(
+    session: Session,
+) -> None:
+    from kvdrill.app.stats_render import TOPIC_HEADERS, render_text
+
+    profile = build_scenario(session)
+    text = render_text(build_report(session, profile, TODAY, 30))
+    assert "lapse" not in TOPIC_HEADERS and "missed" in TOPIC_HEADERS
+    assert "first answers of a day graded below 3, new cards included" in text
+    forecast = text.split("Due per day, next 30 days")[1].splitlines()
+    assert forecast[2].strip().startswith("today") and "+7d" in forecast[2]
+
+
+def test_the_home_screen_names_a_set_of_cards_once_among_the_weakest(db_url: str) -> None:
+    from datetime import datetime, time
+
+    from sqlalchemy import select
+
+    from kvdrill.app.services.overview import load_overview
+    from kvdrill.store.models import Pack
+
+    database = open_database(db_url)
+    with database.session() as session:
+        build_scenario(session)
+        cards = session.scalars(
+            select(Card.id).join(Pack, Pack.id == Card.pack_id).where(Pack.key == "p1")
+        ).all()
+        session.add_all(CardTopic(card_id=card, kind="lesson", value="5") for card in cards)
+        session.commit()
+    weak = load_overview(database, "default", datetime.combine(TODAY, time(12))).weak_topics
+    database.close()
+    assert "pack P1" in weak and "lesson 5" not in weak

@@ -57,7 +57,7 @@ async def test_choosing_a_pack_file_fills_the_path_and_runs_the_dry_run(
         chosen = app.screen.query_one("#import-path", Input).value
         assert Path(chosen).resolve() == (packs_dir / "tui-basics.md").resolve()
         assert "Dry run: 1 pack(s) ready" in text_of(app, "#import-status")
-        await pilot.press("y")
+        await pilot.press("enter")  # as the status line says: Enter imports the scanned path
         await settle(pilot)
         assert "Imported 1 pack(s)" in text_of(app, "#import-status")
 

@@ -1,6 +1,7 @@
 """Snapshots of the main screens at 80x24 (pytest-textual-snapshot).
 
-The clock is frozen with KVDRILL_NOW (which also stops the countdown), paths are relative to the
+The date is fixed with KVDRILL_NOW, the countdown and the session's clock stand still (here
+only: a learner's run with KVDRILL_NOW counts real seconds), paths are relative to the
 repository, and the text cursor does not blink, so every run draws the same picture. After an
 intended change, look at the new pictures and accept them with ``--snapshot-update``.
 """
@@ -10,8 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import tui_helpers
 from textual.widgets import Input
-from tui_helpers import import_fixture, make_app, settle, steady
+from tui_helpers import import_fixture, settle, steady
 
 ROOT = Path(__file__).resolve().parent.parent
 NOW = "2026-03-02T09:00:00"
@@ -19,8 +21,16 @@ NOW = "2026-03-02T09:00:00"
 
 @pytest.fixture(autouse=True)
 def frozen(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kvdrill.app.services import drill, environment
+
     monkeypatch.setenv("KVDRILL_NOW", NOW)
     monkeypatch.chdir(ROOT)
+    start = environment.now()
+    monkeypatch.setattr(drill, "_make_clock", lambda now: lambda: start)
+
+
+def make_app(db_url: str, **options):
+    return tui_helpers.make_app(db_url, frozen_countdown=True, **options)
 
 
 async def still(pilot) -> None:

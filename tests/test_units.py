@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from kvdrill.engine.capacity.units import (
+    BASIC_UNIT_SCALES,
     AnswerError,
     convert,
     describe_dimension,
@@ -151,3 +152,29 @@ def test_importing_the_checker_does_not_load_pint() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=root, check=True
     )
     assert result.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("text", sorted(BASIC_UNIT_SCALES))
+def test_each_basic_unit_scale_is_what_pint_computes(text: str) -> None:
+    unit = parse_unit(text)
+    factor = registry().Quantity(1.0, unit).to_root_units().magnitude
+    assert BASIC_UNIT_SCALES[text] == (factor, frozenset(dict(unit.dimensionality).items()))
+
+
+@pytest.mark.parametrize(
+    ("value", "from_unit", "to_unit", "expected"),
+    [(131072, "byte", "KiB", 128), (2e9, "B", "GB", 2), (0.0421, "s", "ms", 42.1)],
+)
+def test_common_conversions_need_no_registry(
+    value: float, from_unit: str, to_unit: str, expected: float
+) -> None:
+    code = (
+        "import sys; from kvdrill.engine.capacity.units import convert; "
+        f"print(convert({value!r}, {from_unit!r}, {to_unit!r}), 'pint' in sys.modules)"
+    )
+    root = Path(__file__).resolve().parent.parent
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=root, check=True
+    )
+    shown, pint_loaded = result.stdout.split()
+    assert float(shown) == pytest.approx(expected) and pint_loaded == "False"

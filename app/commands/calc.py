@@ -99,13 +99,7 @@ def _list(as_json: bool = False) -> int:
 def run(args: argparse.Namespace) -> int:
     from kvdrill.engine.capacity.catalog import get_gpu, get_model
     from kvdrill.engine.capacity.compute import compute
-    from kvdrill.engine.capacity.formulas import (
-        FORMULAS,
-        SYMBOLS,
-        default_kv_dtype,
-        explain,
-        humanize,
-    )
+    from kvdrill.engine.capacity.forward import SYMBOLS, default_kv_dtype, humanize
     from kvdrill.engine.capacity.units import convert, format_quantity
     from kvdrill.engine.errors import UserError
 
@@ -135,7 +129,6 @@ def run(args: argparse.Namespace) -> int:
         tp=args.tp,
         overrides=_parse_sets(args.sets),
     )
-    formula = FORMULAS[result.formula]
     shown_value, shown_unit = result.value, result.unit
     if args.unit is not None:
         try:
@@ -158,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
             "value_si": result.value,
             "unit_si": result.unit,
             "solved_for": result.solved_for,
-            "expression": formula.text,
+            "expression": _formula(result.formula).text,
             "inputs": result.inputs,
             "input_units": {s: SYMBOLS[s].unit for s in result.inputs},
             "model": model.id if model else None,
@@ -171,12 +164,21 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.explain:
         if result.solved_for is None:
+            from kvdrill.engine.capacity.formulas import explain
+
             print(explain(result.formula, result.all_inputs))
         else:
-            print(formula.text)
+            print(_formula(result.formula).text)
             print(f"solved for {result.solved_for} with " + _inputs_line(result.inputs))
     print(f"{result.quantity} = {text}")
     return 0
+
+
+def _formula(name: str):
+    """The sympy form of a formula, for --explain and --json (sympy is imported only then)."""
+    from kvdrill.engine.capacity.formulas import FORMULAS
+
+    return FORMULAS[name]
 
 
 def _inputs_line(values: dict[str, float]) -> str:

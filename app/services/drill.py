@@ -91,10 +91,17 @@ class SessionSummary:
     cards_done: int  # distinct cards answered
     answers: int  # answers given, repeats included
     first_try_right: int  # cards whose first answer this session was 3 or more
-    seconds: float  # time spent answering
+    seconds: float  # real session time: from opening the session to the summary
+    answer_seconds: float  # of which spent answering (each card's time before its answer)
     due_tomorrow: int  # reviews tomorrow's session will hold (before its caps)
+    session_due_tomorrow: int  # of those, cards answered in this session
     topics_missed: list[tuple[str, int]]  # tag (or pack title) -> answers below 3, most first
     new_leeches: list[str]  # titles of cards that became leeches (LEECH_LAPSES) in this session
+
+    @property
+    def others_due_tomorrow(self) -> int:
+        """Cards due tomorrow that this session did not show (other packs, or kept for later)."""
+        return self.due_tomorrow - self.session_due_tomorrow
 
     @property
     def accuracy(self) -> float | None:
@@ -161,6 +168,7 @@ class DrillSession:
         self.rollover_hour = rollover_hour
         self.answer_seconds = answer_seconds
         self._clock = clock
+        self._started = clock()
         self.today = today
         self._queue = queue
         self._view: CardView | None = None
@@ -259,23 +267,34 @@ class DrillSession:
             raise WrongCardKind(f"the current card is a {view.kind} card, not {' or '.join(kinds)}")
         return view
 
-    def grade(self, quality: int, seconds: float = 0.0) -> None:
+    def grade(
+        self,
+        quality: int,
+        seconds: float = 0.0,
+        *,
+        reveal_seconds: float | None = None,
+        grade_seconds: float | None = None,
+    ) -> None:
         """Self-grade the current recall or follow-up card, 0..5 (Again 1, Hard 3, Good 4, Easy 5)."""
         view = self._require("recall", "followup")
         if isinstance(quality, bool) or not isinstance(quality, int) or not 0 <= quality <= 5:
             raise ValueError(f"a grade is 0..5, got {quality!r}")
-        self._record(view, quality, seconds, "self")
+        self._record(view, quality, seconds, "self", times=(reveal_seconds, grade_seconds))
 
-    def answer_choice(self, letters: str, seconds: float = 0.0) -> ChoiceResult:
+    def answer_choice(
+        self, letters: str, seconds: float = 0.0, *, reveal_seconds: float | None = None
+    ) -> ChoiceResult:
         """Answer the current multiple-choice card with letters such as ``B`` or ``A C``."""
         view = self._require("choice")
         chosen = _read_letters(letters, len(view.choices))
         correct = chosen == view.correct_letters
         quality = CHOICE_RIGHT_QUALITY if correct else CHOICE_WRONG_QUALITY
-        self._record(view, quality, seconds, "auto", typed=chosen)
+        self._record(view, quality, seconds, "auto", typed=chosen, times=(reveal_seconds, None))
         return ChoiceResult(correct, quality, chosen, view.correct_letters, view.explanation)
 
-    def answer_problem(self, typed: str, seconds: float = 0.0) -> Verdict:
+    def answer_problem(
+        self, typed: str, seconds: float = 0.0, *, reveal_seconds: float | None = None
+    ) -> Verdict:
         """Check a typed answer; graded unless unreadable (then the card stays current)."""
         from kvdrill.engine.problems.checker import check_answer
 
@@ -283,17 +302,35 @@ class DrillSession:
         assert view.variant is not None
         verdict = check_answer(view.variant, typed, seconds)
         if not verdict.unreadable:
-            self._record(view, verdict.quality, seconds, "auto", typed, view.variant, verdict)
+            self._record(
+                view,
+                verdict.quality,
+                seconds,
+                "auto",
+                typed,
+                view.variant,
+                verdict,
+                times=(reveal_seconds, None),
+            )
         return verdict
 
-    def give_up(self, seconds: float = 0.0) -> Verdict:
+    def give_up(self, seconds: float = 0.0, *, reveal_seconds: float | None = None) -> Verdict:
         """Give up on the current problem: graded 0, the verdict carries the worked solution."""
         from kvdrill.engine.problems.checker import give_up
 
         view = self._require("problem")
         assert view.variant is not None
         verdict = give_up(view.variant)
-        self._record(view, GIVE_UP_QUALITY, seconds, "auto", None, view.variant, verdict)
+        self._record(
+            view,
+            GIVE_UP_QUALITY,
+            seconds,
+            "auto",
+            None,
+            view.variant,
+            verdict,
+            times=(reveal_seconds, None),
+        )
         return verdict
 
     def _record(
@@ -305,7 +342,11 @@ class DrillSession:
         typed: str | None = None,
         variant: Variant | None = None,
         verdict: Verdict | None = None,
+        times: tuple[float | None, float | None] = (None, None),
     ) -> None:
+        """``times``: real seconds to reveal the answer and from there to the grade."""
+        reveal_seconds, grade_seconds = times
+
         def write(session: Session) -> tuple[reviews.RecordedAnswer, Schedule | None]:
             recorded = reviews.record_answer(
                 session,
@@ -319,6 +360,8 @@ class DrillSession:
                 typed_answer=typed,
                 variant=variant,
                 verdict=verdict,
+                reveal_seconds=reveal_seconds,
+                grade_seconds=grade_seconds,
             )
             return recorded, reviews.load_schedule(session, self.profile_id, view.card_id)
 
@@ -433,14 +476,18 @@ class DrillSession:
             if answer.quality < PASSING_QUALITY:
                 for topic in answer.topics:
                     missed[topic] = missed.get(topic, 0) + 1
+        tomorrow = self.today + timedelta(days=1)
         with self._database.session() as session:
-            due_tomorrow = due_by(session, self.profile_id, self.today + timedelta(days=1))
+            due_tomorrow = due_by(session, self.profile_id, tomorrow)
+            session_due = due_by(session, self.profile_id, tomorrow, card_ids=list(first))
         return SessionSummary(
             cards_done=len(first),
             answers=len(self._answers),
             first_try_right=sum(1 for q in first.values() if q >= PASSING_QUALITY),
-            seconds=sum(answer.seconds for answer in self._answers),
+            seconds=(self._clock() - self._started).total_seconds(),
+            answer_seconds=sum(answer.seconds for answer in self._answers),
             due_tomorrow=due_tomorrow,
+            session_due_tomorrow=session_due,
             topics_missed=sorted(missed.items(), key=lambda item: (-item[1], item[0])),
             new_leeches=[a.leech_title for a in self._answers if a.leech_title is not None],
         )

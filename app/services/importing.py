@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
 from importlib import resources
@@ -50,6 +50,9 @@ class PackDiff:
     changed: int
     retired: int
     unchanged: int
+    added_titles: list[str] = field(default_factory=list)
+    changed_titles: list[str] = field(default_factory=list)
+    retired_titles: list[str] = field(default_factory=list)  # the card ids: the file lost them
 
 
 @dataclass(frozen=True)
@@ -281,11 +284,21 @@ def scan(database: Database, path_text: str) -> ImportScan:
     except PackErrors as exc:
         return ImportScan([str(path)], [], [], [str(problem) for problem in exc.problems])
     titles = {pack.meta.pack: pack.meta.title for pack in packs}
-    diffs = [_pack_diff(item, titles) for item in plan.packs]
+    card_titles = {
+        (pack.meta.pack, card.key): card.title + (" (follow-up)" if card.parent else "")
+        for pack in packs
+        for card in pack.cards
+    }
+    diffs = [_pack_diff(item, titles, card_titles) for item in plan.packs]
     return ImportScan([str(path)], packs, diffs, [])
 
 
-def _pack_diff(item: Any, titles: dict[str, str]) -> PackDiff:
+def _pack_diff(
+    item: Any, titles: dict[str, str], card_titles: dict[tuple[str, str], str]
+) -> PackDiff:
+    def named(keys: list[str]) -> list[str]:
+        return [card_titles.get((item.pack_key, key), key) for key in keys]
+
     return PackDiff(
         key=item.pack_key,
         title=titles.get(item.pack_key, item.pack_key),
@@ -294,4 +307,7 @@ def _pack_diff(item: Any, titles: dict[str, str]) -> PackDiff:
         changed=len(item.changed),
         retired=len(item.retired),
         unchanged=len(item.unchanged),
+        added_titles=named(item.added + item.revived),
+        changed_titles=named(item.changed),
+        retired_titles=list(item.retired),
     )

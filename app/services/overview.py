@@ -39,29 +39,37 @@ class Overview:
     streak_days: int
     answer_seconds: int
     weak_topics: list[str] = field(default_factory=list)
+    suspended: int = 0  # cards set aside until the learner brings them back
 
 
-def topic_name(kind: str, value: str) -> str:
-    """``lesson 17``, ``#kv-cache``, or the pack id."""
-    return {"lesson": f"lesson {value}", "tag": f"#{value}"}.get(kind, value)
+def topic_name(kind: str, value: str, pack_titles: dict[str, str] | None = None) -> str:
+    """A topic with its kind: ``lesson 17``, ``tag kv-cache``, ``pack Memory and capacity``."""
+    if kind == "pack":
+        return f"pack {(pack_titles or {}).get(value, value)}"
+    return f"{kind} {value}"
 
 
 def load_overview(database: Database, profile_name: str, now: datetime) -> Overview:
     """Due and new cards per pack, today's reviews and the streak, for the home screen."""
+    from kvdrill.engine.study.stats_report import mark_same_cards
     from kvdrill.store.day_queue import today_log
-    from kvdrill.store.overview import pack_counts, reviews_on
+    from kvdrill.store.overview import pack_counts, reviews_on, suspended_count
     from kvdrill.store.profiles import get_or_create_profile, profile_settings
-    from kvdrill.store.stats import study_streak, topic_stats
+    from kvdrill.store.stats import study_streak, topic_card_sets, topic_stats
 
     with database.session() as session:
         profile = get_or_create_profile(session, profile_name, now)
         today = study_day(now, profile.rollover_hour)
         language = profile_settings(profile).language
         packs = [PackLine(*counts) for counts in pack_counts(session, profile.id, today, language)]
+        titles = {line.key: line.title for line in packs}
+        topics = mark_same_cards(
+            topic_stats(session, profile.id, today, WEAK_WINDOW_DAYS), topic_card_sets(session)
+        )
         weak = [
-            topic_name(topic.kind, topic.topic)
-            for topic in topic_stats(session, profile.id, today, WEAK_WINDOW_DAYS)
-            if topic.score is not None and topic.score > 0
+            topic_name(topic.kind, topic.topic, titles)
+            for topic in topics
+            if topic.score is not None and topic.score > 0 and topic.same_cards_as is None
         ][:WEAK_TOPICS_SHOWN]
         counts, _ = today_log(session, profile, today)
         new_left = max(0, counts.new_per_day - counts.new_done_today)
@@ -74,4 +82,5 @@ def load_overview(database: Database, profile_name: str, now: datetime) -> Overv
             streak_days=study_streak(session, profile.id, today),
             weak_topics=weak,
             answer_seconds=profile.answer_seconds,
+            suspended=suspended_count(session, profile.id),
         )

@@ -136,6 +136,7 @@ class CardSetAside(WorkerResult):
     """The card was suspended or buried."""
 
     state: DrillState
+    buried: bool  # False: suspended
 
 
 @dataclass

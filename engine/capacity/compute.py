@@ -26,18 +26,20 @@ from kvdrill.engine.capacity.catalog import (
     get_model,
     quoted,
 )
-from kvdrill.engine.capacity.formulas import (
+from kvdrill.engine.capacity.forward import (
     ALIASES,
-    FORMULAS,
+    FORMULA_NAMES,
     LISTED,
     QUANTITIES,
+    SIGNATURES,
     SYMBOLS,
     canonical_symbol,
     evaluate,
     humanize,
     inputs_from,
+    inputs_of,
     missing_inputs,
-    solve_for,
+    output_of,
     variant_for,
 )
 from kvdrill.engine.errors import UserError
@@ -123,18 +125,20 @@ def _resolve(
     """(formula name, input to solve for or None) for what was asked."""
     key = quantity.strip().lower().replace("-", "_")
     key = ALIASES.get(key, key)
-    if key in FORMULAS:
+    if key in SIGNATURES:
         return variant_for(key, spec, given), None
     if key not in SYMBOLS:
-        choices = [*FORMULAS, *SYMBOLS, *ALIASES]
+        choices = [*FORMULA_NAMES, *SYMBOLS, *ALIASES]
         raise UserError(f"unknown quantity {quoted(quantity)}{close_matches(key, choices, LISTED)}")
     candidates = [
         variant_for(output, spec, given)
         for output in QUANTITIES
-        if output in given and key in FORMULAS[variant_for(output, spec, given)].symbols
+        if output in given and key in inputs_of(variant_for(output, spec, given))
     ]
     if not candidates:
-        users = dict.fromkeys(sorted(f.output for f in FORMULAS.values() if key in f.symbols))
+        users = dict.fromkeys(
+            sorted(output for output, symbols in SIGNATURES.values() if key in symbols)
+        )
         raise UserError(
             f"{key} is an input: to solve for it, set the result of a formula that uses it "
             f"({', '.join(users)})"
@@ -162,25 +166,27 @@ def compute(
         check_symbol_value(symbol, value)
     inputs = inputs_from(spec, card, dtype, kv_dtype, tp, given)
     name, solve_symbol = _resolve(quantity, spec, given)
-    formula = FORMULAS[name]
+    output, symbols = output_of(name), inputs_of(name)
     if solve_symbol is None:
         missing = missing_inputs(name, inputs, spec)
         if missing:
-            raise UserError(
-                f"{formula.output} needs {', '.join(missing)}: pick a model/GPU or set them"
-            )
-        used = {s: inputs[s] for s in formula.symbols}
+            raise UserError(f"{output} needs {', '.join(missing)}: pick a model/GPU or set them")
+        used = {s: inputs[s] for s in symbols}
         value = evaluate(name, inputs)
+        unit = SYMBOLS[output].unit
         pool = inputs.get("kv_pool_bytes", value)
-        if value < 0 and formula.output in _CAPACITIES and pool < 0:
+        if value < 0 and output in _CAPACITIES and pool < 0:
             raise UserError(
-                f"the weights do not fit: {formula.output} would be "
-                f"{humanize(value, formula.unit)} (the pool left per GPU is "
+                f"the weights do not fit: {output} would be "
+                f"{humanize(value, unit)} (the pool left per GPU is "
                 f"{humanize(pool, 'byte')}); try more GPUs (tp), a smaller weight dtype or a bigger GPU"
             )
-        return Result(formula.output, name, value, formula.unit, None, used, inputs)
+        return Result(output, name, value, unit, None, used, inputs)
+    # Solving needs sympy: imported only here, so a forward evaluation stays light.
+    from kvdrill.engine.capacity.formulas import solve_for
+
     known = {k: v for k, v in inputs.items() if k != solve_symbol}
     value = solve_for(name, solve_symbol, known)
-    used = {s: known[s] for s in (formula.output, *formula.symbols) if s != solve_symbol}
+    used = {s: known[s] for s in (output, *symbols) if s != solve_symbol}
     unit = SYMBOLS[solve_symbol].unit
     return Result(solve_symbol, name, value, unit, solve_symbol, used, known)

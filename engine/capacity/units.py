@@ -56,6 +56,37 @@ AMBIGUOUS_UNITS = {
 
 RATIO_UNITS = {"x", "X", "%"}  # written right after the number: 3.43x, 90%
 
+Dimension = frozenset[tuple[str, int]]
+_COUNT: Dimension = frozenset()
+_INFORMATION: Dimension = frozenset({("[information]", 1)})
+_TIME: Dimension = frozenset({("[time]", 1)})
+# The units most results are shown in or set with, as (factor to base units, dimension): enough
+# for ``kvdrill calc --unit KiB`` or ``--set pool=54.8GiB`` without building the pint registry.
+# Each entry equals what pint computes from units.txt (tests/test_units.py checks them all);
+# any other unit, and every unknown or ambiguous one (KB), goes through pint.
+BASIC_UNIT_SCALES: dict[str, tuple[float, Dimension]] = {
+    "": (1.0, _COUNT),
+    "dimensionless": (1.0, _COUNT),
+    "token": (1.0, _COUNT),
+    "tokens": (1.0, _COUNT),
+    "request": (1.0, _COUNT),
+    "requests": (1.0, _COUNT),
+    "byte": (1.0, _INFORMATION),
+    "B": (1.0, _INFORMATION),
+    "kB": (1e3, _INFORMATION),
+    "MB": (1e6, _INFORMATION),
+    "GB": (1e9, _INFORMATION),
+    "TB": (1e12, _INFORMATION),
+    "KiB": (2.0**10, _INFORMATION),
+    "MiB": (2.0**20, _INFORMATION),
+    "GiB": (2.0**30, _INFORMATION),
+    "TiB": (2.0**40, _INFORMATION),
+    "s": (1.0, _TIME),
+    "ms": (1e-3, _TIME),
+    "us": (1e-6, _TIME),
+    "ns": (1e-9, _TIME),
+}
+
 
 class AnswerError(UserError):
     """Text that cannot be read as a quantity, explained in one line."""
@@ -256,8 +287,11 @@ def _parse_unit(text: str) -> pint.Unit:
 
 
 @functools.lru_cache(maxsize=1024)
-def unit_scale(text: str) -> tuple[float, frozenset[tuple[str, int]]]:
+def unit_scale(text: str) -> tuple[float, Dimension]:
     """(factor to base units, dimensionality) of a unit text; cached, for fast float math."""
+    basic = BASIC_UNIT_SCALES.get(normalise_unit_text(text))
+    if basic is not None:
+        return basic
     unit = parse_unit(text)
     factor = registry().Quantity(1.0, unit).to_root_units().magnitude
     return float(factor), frozenset(dict(unit.dimensionality).items())
@@ -322,7 +356,8 @@ def unit_after_number(rest: str, whole: str) -> str:
             f"Could not read '{shorten(whole)}': type one number and a unit, "
             "like 128 KiB or 3.35 TB/s (no arithmetic)."
         )
-    parse_unit(unit_text)  # validates; raises AnswerError with the reason
+    if unit_text not in BASIC_UNIT_SCALES:
+        parse_unit(unit_text)  # validates; raises AnswerError with the reason
     return unit_text
 
 

@@ -49,6 +49,7 @@ class CardView:
     is_new: bool = False  # first time this card is shown to the profile
     is_repeat: bool = False  # missed earlier today, shown again (SM-2 step 7)
     leech: bool = False
+    priority: bool = False  # the pack marks it [priority]: learn it early
 
     @property
     def correct_letters(self) -> str:

@@ -44,7 +44,7 @@ from kvdrill.engine.capacity.units import (
 if TYPE_CHECKING:
     pass
 
-__all__ = ["AnswerError", "TypedAnswer", "read_typed_answer"]
+__all__ = ["AnswerError", "TypedAnswer", "bare_number_unit", "read_typed_answer"]
 
 _BILLION = re.compile(rf"{BILLION_SUFFIX}(?:\s+|$)")
 _INFORMATION = "[information]"
@@ -63,6 +63,13 @@ class TypedAnswer:
     def value_in(self, unit: str) -> float:
         """The answer expressed in another unit of the same dimension."""
         return convert(self.value, self.unit, unit)
+
+
+def bare_number_unit(expected_unit: str) -> str:
+    """The unit a bare number is read in, as both drill screens show it beside the answer box
+    ("in KiB"): a bare number is taken in the asked unit only because the prompt says so.
+    "" when the question asks for a pure number."""
+    return normalise_unit_text(expected_unit) if expected_unit.strip() else ""
 
 
 def read_typed_answer(text: str, expected_unit: str) -> TypedAnswer:

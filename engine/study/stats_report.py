@@ -97,6 +97,11 @@ class TopicStats(Report):
     score: float | None = Field(
         description=f"weak-topic score 0..1; null below {MIN_REVIEWS} recent reviews"
     )
+    same_cards_as: str | None = Field(
+        default=None,
+        description="another topic ('pack:p1') holding exactly these cards: its row stands for "
+        "both (a lesson every card of a pack names, say)",
+    )
 
 
 class MistakeStats(Report):
@@ -205,6 +210,29 @@ def weak_score(
         LAPSE_WEIGHT * lapse_rate + EASINESS_WEIGHT * easiness_gap + MISTAKE_WEIGHT * mistake_share,
         4,
     )
+
+
+# Which of several topics with the very same cards keeps the row: the pack, then a lesson.
+KIND_PREFERENCE = {"pack": 0, "lesson": 1, "tag": 2}
+
+
+def mark_same_cards(
+    topics: list[TopicStats], card_sets: dict[tuple[str, str], object]
+) -> list[TopicStats]:
+    """Topics whose card set (``card_sets``: any value equal for equal sets) is another's get
+    ``same_cards_as`` naming the one that keeps the row; order is kept."""
+    keeper: dict[object, TopicStats] = {}
+    for topic in sorted(topics, key=lambda t: (KIND_PREFERENCE.get(t.kind, 9), topic_order(t))):
+        keeper.setdefault(
+            card_sets.get((topic.kind, topic.topic), (topic.kind, topic.topic)), topic
+        )
+    marked = []
+    for topic in topics:
+        first = keeper[card_sets.get((topic.kind, topic.topic), (topic.kind, topic.topic))]
+        if first is not topic:
+            topic = topic.model_copy(update={"same_cards_as": f"{first.kind}:{first.topic}"})
+        marked.append(topic)
+    return marked
 
 
 def topic_order(topic: TopicStats | GroupTopic) -> tuple[str, int, str]:

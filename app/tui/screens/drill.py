@@ -20,7 +20,6 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Markdown, ProgressBar, Static
 
-from kvdrill.app.services import environment
 from kvdrill.app.tui.card_text import (
     choice_markdown,
     correct_letters,
@@ -62,27 +61,28 @@ KEYS = [
     ("space", "reveal the answer (recall cards)"),
     ("1 2 3 4", "grade Again / Hard / Good / Easy (SM-2 quality 1 / 3 / 4 / 5)"),
     ("g then 0-5", "grade with an exact SM-2 quality 0..5"),
-    (
-        f"{LETTERS[0]}-{LETTERS[-1]}",
-        "multiple choice: pick a letter (Enter submits when several are correct)",
-    ),
-    ("Enter", "problem: check the typed answer; after a verdict: next card"),
-    ("ctrl+g", "problem: give up and see the worked solution"),
-    ("p", "pause / resume the countdown"),
-    ("n", "write or edit your note on this card"),
-    ("u", "undo the last answer"),
-    ("s", "suspend this card"),
-    ("b / ctrl+b", "bury this card until tomorrow (ctrl+b on a multiple-choice card)"),
-    ("↓ ↑ j k PgDn PgUp", "scroll the card (long answers, worked solutions)"),
-    ("Escape", "in the answer box: leave it, so s, b, n, p work (Enter types again)"),
-    ("q / Escape", "leave the drill; every answer given is already saved"),
-    ("ctrl+t", "light / dark theme"),
+    (f"{LETTERS[0]}-{LETTERS[-1]}", "pick a choice (Enter submits several)"),
+    ("Enter", "check a typed answer; after a verdict: next card"),
+    ("ctrl+g", "give up on a problem: see the worked solution"),
+    ("p · n · u", "pause the countdown · write a note · undo the last answer"),
+    ("s · b", "suspend the card · bury it until tomorrow (ctrl+b on choices)"),
+    ("↓ ↑ j k PgDn", "scroll the card"),
+    ("Escape", "leave the answer box, so s b n p work"),
+    ("q", "home: every answer given is already saved"),
     ("?", "this list"),
 ]
 
 
 def _frozen_clock() -> float:
     return 0.0
+
+
+# Said on the reveal screen until the learner has seen it once in this app run: Anki users
+# expect Hard to push a card out, but SM-2 (step 7) shows every card graded below 4 again today.
+HARD_COMES_BACK = (
+    "*Grading: 1 Again and 2 Hard bring this card back later in this session; "
+    "3 Good and 4 Easy schedule it for another day.*\n\n"
+)
 
 
 class DrillScreen(Screen[None]):
@@ -129,9 +129,14 @@ class DrillScreen(Screen[None]):
         self.painted_first_card = False
         self.reveal_extra = ""  # the verdict's Markdown, shown above the answer
         self.card_painted = threading.Event()
+        self.shown_at = time.monotonic()  # when the current card appeared (real time)
+        self.revealed_at: float | None = None  # when its answer showed
+        self.held_by_overlay = False  # the countdown paused because a dialog covers the card
+        self.grading_explained = False  # HARD_COMES_BACK shown once per drill session
 
     def compose(self) -> ComposeResult:
-        frozen = environment.clock_is_set()
+        # Snapshot tests freeze the countdown; KVDRILL_NOW only moves the wall date.
+        frozen = bool(self.app.options.get("frozen_countdown"))
         with Horizontal(id="drill-top"):
             yield Static(Content("Loading today's cards…"), id="drill-where")
             yield Static(Content(""), id="drill-left")
@@ -142,18 +147,25 @@ class DrillScreen(Screen[None]):
             )
         yield ProgressBar(total=1, id="drill-progress", show_eta=False, show_percentage=False)
         with VerticalScroll(id="drill-body"):
+            yield Static(Content(""), id="drill-context")
             yield Markdown("", id="drill-prompt")
             yield Markdown("", id="drill-choices")
-            yield Input(
-                placeholder="a number with its unit, e.g. 42 ms or 3.5 GiB", id="drill-input"
-            )
+            yield Static(Content(""), id="drill-unit")
+            yield Input(placeholder="a number with its unit, e.g. 3.5 GiB", id="drill-input")
             yield Static(Content(""), id="drill-verdict")
             yield Markdown("", id="drill-reveal")
         yield Static(Content(""), id="drill-hint")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        for selector in ("#drill-choices", "#drill-input", "#drill-verdict", "#drill-reveal"):
+        hidden = (
+            "#drill-choices",
+            "#drill-input",
+            "#drill-unit",
+            "#drill-verdict",
+            "#drill-reveal",
+        )
+        for selector in hidden + ("#drill-context",):
             self.query_one(selector).display = False
         self.open_session(self.app.options.pop("first_card", None))
 
@@ -184,28 +196,29 @@ class DrillScreen(Screen[None]):
                 self.post_message(BundledDecksUpdated())
 
     @work(thread=True, group="session", exit_on_error=False)
-    def save_grade(self, quality: int, seconds: float) -> None:
+    def save_grade(self, quality: int, seconds: float, times: tuple[float, float]) -> None:
         with failures_reported(self):
-            self.session.grade(quality, seconds)
+            reveal, grade = times
+            self.session.grade(quality, seconds, reveal_seconds=reveal, grade_seconds=grade)
             self.post_message(AnswerSaved(self.session.state))
 
     @work(thread=True, group="session", exit_on_error=False)
-    def check_choice(self, letters: str, seconds: float) -> None:
+    def check_choice(self, letters: str, seconds: float, reveal: float) -> None:
         with failures_reported(self):
-            result = self.session.answer_choice(letters, seconds)
+            result = self.session.answer_choice(letters, seconds, reveal_seconds=reveal)
             self.post_message(ChoiceChecked(result, self.session.state))
 
     @work(thread=True, group="session", exit_on_error=False)
-    def check_problem(self, typed: str, seconds: float) -> None:
+    def check_problem(self, typed: str, seconds: float, reveal: float) -> None:
         with failures_reported(self):
-            verdict = self.session.answer_problem(typed, seconds)
+            verdict = self.session.answer_problem(typed, seconds, reveal_seconds=reveal)
             self.post_message(ProblemChecked(verdict, self.session.state))
 
     @work(thread=True, group="session", exit_on_error=False)
-    def solve_problem(self, seconds: float) -> None:
+    def solve_problem(self, seconds: float, reveal: float) -> None:
         """Give up: the problem counts as missed and the worked solution shows."""
         with failures_reported(self):
-            verdict = self.session.give_up(seconds)
+            verdict = self.session.give_up(seconds, reveal_seconds=reveal)
             self.post_message(ProblemChecked(verdict, self.session.state))
 
     @work(thread=True, group="session", exit_on_error=False)
@@ -222,7 +235,7 @@ class DrillScreen(Screen[None]):
                 self.session.bury()
             else:
                 self.session.suspend()
-            self.post_message(CardSetAside(self.session.state))
+            self.post_message(CardSetAside(self.session.state, buried=bury))
 
     @work(thread=True, exclusive=True, group="session", exit_on_error=False)
     def load_note(self) -> None:
@@ -269,15 +282,15 @@ class DrillScreen(Screen[None]):
     def on_bundled_decks_updated(self, message: BundledDecksUpdated) -> None:
         self.notify("The bundled decks were updated: new cards join your next session.")
 
-    def on_first_card_read(self, message: FirstCardRead) -> None:
+    async def on_first_card_read(self, message: FirstCardRead) -> None:
         """The fast-start helper's first card, shown until the session is open (then checked)."""
         if self.session is not None:
             return
         self.answer_seconds = message.state.answer_seconds
-        self.show_state(message.state)
+        await self.show_state(message.state)
         self.busy = True  # answers wait for the real session; reading and revealing do not
 
-    def on_session_opened(self, message: SessionOpened) -> None:
+    async def on_session_opened(self, message: SessionOpened) -> None:
         self.session = message.session
         state = message.state
         self.app.restore_theme()
@@ -287,9 +300,9 @@ class DrillScreen(Screen[None]):
             self.card = state.card  # keep the screen as it is (maybe revealed already)
             self.busy = False
             return
-        self.show_state(state)
+        await self.show_state(state)
 
-    def show_state(self, state: DrillState) -> None:
+    async def show_state(self, state: DrillState) -> None:
         """Show ``state.card`` fresh (prompt phase), or the summary when the session is over."""
         self.busy = False
         self.raw_grade = False
@@ -304,29 +317,39 @@ class DrillScreen(Screen[None]):
         card = state.card
         kind = card.kind
         self.phase = "prompt"
-        # Badges first: a long title is cut at the right edge.
-        parts = []
-        if kind == "followup":
-            parts.append("follow-up")
-        if card.is_repeat:
-            parts.append("again")
-        if card.is_new:
-            parts.append("new")
-        parts += [card.pack_title, card.title]
-        label = " · ".join(part for part in parts if part)
-        self.query_one("#drill-where", Static).update(Content(printable(label)))
-        self.query_one("#drill-prompt", Markdown).update(shown(card.prompt))
+        self.query_one("#drill-where", Static).update(Content(printable(card_label(card))))
+        # The previous card's text must not show while the new one is laid out: hide, fill, show.
+        body = self.query_one("#drill-body", VerticalScroll)
+        body.display = False
+        self.query_one("#drill-verdict", Static).display = False
+        reveal = self.query_one("#drill-reveal", Markdown)
+        reveal.display = False
+        context = self.query_one("#drill-context", Static)
+        context.display = kind == "followup" and bool(card.parent_title)
+        context.update(Content(printable(f"Follow-up to: {card.parent_title}")))
+        await self.query_one("#drill-prompt", Markdown).update(shown(card.prompt))
         choices = self.query_one("#drill-choices", Markdown)
         choices.display = kind == "choice"
         if kind == "choice":
-            choices.update(choice_markdown(card, self.selected))
+            await choices.update(choice_markdown(card, self.selected))
         answer_box = self.query_one("#drill-input", Input)
         answer_box.display = kind == "problem"
         answer_box.disabled = kind != "problem"
         answer_box.value = ""
-        self.query_one("#drill-verdict", Static).display = False
-        self.query_one("#drill-reveal", Markdown).display = False
-        self.query_one("#drill-body", VerticalScroll).scroll_home(animate=False)
+        unit_line = self.query_one("#drill-unit", Static)
+        unit = ""
+        if card.variant is not None:  # a problem: the engine is loaded already
+            from kvdrill.engine.problems.answers import bare_number_unit
+
+            unit = bare_number_unit(card.variant.unit)
+        unit_line.display = kind == "problem"
+        unit_line.update(Content(answer_unit_line(unit)))
+        answer_box.placeholder = f"e.g. 42 or 42 {unit}" if unit else "e.g. 42"
+        await reveal.update("")
+        body.display = True
+        body.scroll_home(animate=False)
+        self.shown_at = time.monotonic()
+        self.revealed_at = None
         timer = self.query_one(Countdown)
         timer.restart(self.answer_seconds)
         if kind == "problem":
@@ -350,7 +373,7 @@ class DrillScreen(Screen[None]):
             pick = "pick every correct letter, then Enter" if many else "press the letter"
             return f"{pick} · s suspend · ctrl+b bury · ? all keys"
         if kind == "problem":
-            return "type a number with its unit, Enter checks · ctrl+g solution · Esc more keys"
+            return "type the answer, Enter checks · ctrl+g solution · Esc more keys"
         return "answer out loud, then space to check · s suspend · b bury · ? all keys"
 
     def update_progress(self, state: DrillState) -> None:
@@ -404,7 +427,9 @@ class DrillScreen(Screen[None]):
             return False  # "b" picks choice B here; ctrl+b still buries
         if action == "edit_note":
             return phase in ("prompt", "revealed", "answered")
-        if action in ("suspend", "bury", "bury_key", "pause"):
+        if action == "pause":
+            return phase == "prompt"  # the countdown stops at the reveal
+        if action in ("suspend", "bury", "bury_key"):
             return phase in ("prompt", "revealed")
         if action == "undo":
             return True
@@ -421,22 +446,28 @@ class DrillScreen(Screen[None]):
             return True
         return False
 
-    def action_reveal(self) -> None:
+    async def action_reveal(self) -> None:
         # Revealing needs only the card, so it works while the session is still opening.
         if self.busy and self.session is not None:
             return
         self.phase = "revealed"
+        self.revealed_at = time.monotonic()
         self.query_one(Countdown).stop()
-        self.show_reveal()
+        await self.show_reveal(explain_grades=True)
         self.set_hint("how did it go? 1-4 grades, or g then 0-5 · ↓ scrolls · n note")
         self.refresh_bindings()
 
-    def show_reveal(self, extra: str | None = None) -> None:
+    async def show_reveal(self, extra: str | None = None, explain_grades: bool = False) -> None:
+        """The answer under the card; filled before it shows, so no stale text flashes."""
         if extra is not None:
             self.reveal_extra = extra
+        grading = ""
+        if explain_grades and not self.grading_explained:
+            self.grading_explained = True
+            grading = HARD_COMES_BACK
         reveal = self.query_one("#drill-reveal", Markdown)
+        await reveal.update(grading + self.reveal_extra + reveal_markdown(self.card))
         reveal.display = True
-        reveal.update(self.reveal_extra + reveal_markdown(self.card))
         self.call_after_refresh(self._scroll_to_reveal)
 
     def _scroll_to_reveal(self) -> None:
@@ -458,10 +489,13 @@ class DrillScreen(Screen[None]):
             return
         quality = digit if self.raw_grade else LABELLED_GRADES[digit][1]
         self.busy = True
-        self.save_grade(quality, self.query_one(Countdown).spent)
+        now = time.monotonic()
+        revealed = self.revealed_at if self.revealed_at is not None else now
+        times = (revealed - self.shown_at, now - revealed)
+        self.save_grade(quality, self.query_one(Countdown).spent, times)
 
-    def on_answer_saved(self, message: AnswerSaved) -> None:
-        self.show_state(message.state)
+    async def on_answer_saved(self, message: AnswerSaved) -> None:
+        await self.show_state(message.state)
 
     def action_choose(self, letter: str) -> None:
         if self.waiting_for_session() or self.busy or self.phase != "prompt":
@@ -484,9 +518,13 @@ class DrillScreen(Screen[None]):
         letters = "".join(sorted(self.selected)).upper()
         self.query_one(Countdown).stop()
         self.busy = True
-        self.check_choice(letters, self.query_one(Countdown).spent)
+        self.check_choice(letters, self.query_one(Countdown).spent, self.seconds_shown())
 
-    def on_choice_checked(self, message: ChoiceChecked) -> None:
+    def seconds_shown(self) -> float:
+        """Real seconds since the current card appeared (its time to reveal, when answered)."""
+        return time.monotonic() - self.shown_at
+
+    async def on_choice_checked(self, message: ChoiceChecked) -> None:
         result = message.result
         self.busy = False
         self.phase = "answered"
@@ -506,7 +544,7 @@ class DrillScreen(Screen[None]):
             )
         verdict.set_class(bool(correct), "-correct")
         verdict.set_class(not correct, "-wrong")
-        self.show_reveal()
+        await self.show_reveal()
         self.set_hint("Enter: next card · ↓ scrolls · u undo · ? keys")
         self.refresh_bindings()
 
@@ -520,15 +558,15 @@ class DrillScreen(Screen[None]):
             self.notify("Type an answer with its unit, or press ctrl+g to see the solution.")
             return
         self.busy = True
-        self.check_problem(typed, self.query_one(Countdown).spent)
+        self.check_problem(typed, self.query_one(Countdown).spent, self.seconds_shown())
 
     def action_give_up(self) -> None:
         if self.busy or self.phase != "prompt":
             return
         self.busy = True
-        self.solve_problem(self.query_one(Countdown).spent)
+        self.solve_problem(self.query_one(Countdown).spent, self.seconds_shown())
 
-    def on_problem_checked(self, message: ProblemChecked) -> None:
+    async def on_problem_checked(self, message: ProblemChecked) -> None:
         verdict = message.verdict
         self.busy = False
         box = self.query_one("#drill-verdict", Static)
@@ -552,6 +590,7 @@ class DrillScreen(Screen[None]):
         typed = answer_box.value.strip()
         answer_box.disabled = True
         answer_box.display = False  # the verdict repeats what was typed; room for the solution
+        self.query_one("#drill-unit").display = False
         correct = verdict.correct
         style = "$success" if correct else "$error"
         headline = verdict.headline
@@ -565,14 +604,14 @@ class DrillScreen(Screen[None]):
             box.update(Content.from_markup(f"[b {style}]$headline[/]", headline=headline))
         box.set_class(correct, "-correct")
         box.set_class(not correct, "-wrong")
-        self.show_reveal(verdict_markdown(verdict))
+        await self.show_reveal(verdict_markdown(verdict))
         self.set_hint("Enter: next card · ↓ scrolls · u undo · ? keys")
         self.refresh_bindings()
 
-    def action_next_card(self) -> None:
+    async def action_next_card(self) -> None:
         if self.busy or self.phase != "answered" or self.next_state is None:
             return
-        self.show_state(self.next_state)
+        await self.show_state(self.next_state)
 
     def action_pause(self) -> None:
         paused = self.query_one(Countdown).toggle_pause()
@@ -584,12 +623,12 @@ class DrillScreen(Screen[None]):
         self.busy = True
         self.undo_last_answer()
 
-    def on_answer_undone(self, message: AnswerUndone) -> None:
+    async def on_answer_undone(self, message: AnswerUndone) -> None:
         if not message.undone:
             self.busy = False
             self.notify("Nothing to undo in this session.", timeout=3)
             return
-        self.show_state(message.state)
+        await self.show_state(message.state)
         self.notify("Last answer undone: the card is back.", timeout=3)
 
     def action_suspend(self) -> None:
@@ -607,10 +646,24 @@ class DrillScreen(Screen[None]):
     def action_bury_key(self) -> None:
         self.action_bury()
 
-    def on_card_set_aside(self, message: CardSetAside) -> None:
+    async def on_card_set_aside(self, message: CardSetAside) -> None:
         title = self.card.title
-        self.show_state(message.state)
-        self.notify(f"Set aside: {title}", timeout=3, markup=False)
+        await self.show_state(message.state)
+        what = "Buried until tomorrow" if message.buried else "Suspended"
+        self.notify(f"{what}: {title}", timeout=3, markup=False)
+
+    # A dialog over the card (keys, note, command palette) holds the countdown while it is open.
+    def on_screen_suspend(self) -> None:
+        timer = self.query_one(Countdown)
+        if self.phase == "prompt" and not timer.paused:
+            self.held_by_overlay = timer.toggle_pause()
+
+    def on_screen_resume(self) -> None:
+        if self.held_by_overlay:
+            self.held_by_overlay = False
+            timer = self.query_one(Countdown)
+            if timer.paused:
+                timer.toggle_pause()
 
     def action_edit_note(self) -> None:
         if self.busy or self.phase not in ("prompt", "revealed", "answered"):
@@ -629,14 +682,8 @@ class DrillScreen(Screen[None]):
         from kvdrill.app.tui.screens.note import NoteScreen
 
         self.busy = False
-        timer = self.query_one(Countdown)
-        was_paused = timer.paused
-        if not was_paused:
-            timer.toggle_pause()
 
         def saved(new_text: str | None) -> None:
-            if not was_paused:
-                timer.toggle_pause()
             if new_text is None or new_text == text:
                 return
             self.busy = True
@@ -647,11 +694,11 @@ class DrillScreen(Screen[None]):
 
         self.app.push_screen(NoteScreen(self.card.title, text), saved)
 
-    def on_note_saved(self, message: NoteSaved) -> None:
+    async def on_note_saved(self, message: NoteSaved) -> None:
         self.busy = False
         self.card = message.card if message.card is not None else self.card
         if self.phase in ("revealed", "answered"):
-            self.show_reveal()
+            await self.show_reveal()
         self.notify("Note saved.", timeout=2)
 
     def action_leave(self) -> None:
@@ -663,6 +710,28 @@ class DrillScreen(Screen[None]):
             return
         # Every answer is committed as it is given: leaving loses nothing.
         self.app.action_go_home()
+
+
+def card_label(card: CardView) -> str:
+    """The line above the card: badges first (a long title is cut at the right edge)."""
+    parts = []
+    if card.kind == "followup":
+        parts.append("follow-up")
+    if card.is_repeat:
+        parts.append("again")
+    if card.priority:
+        parts.append("★ priority")
+    if card.is_new:
+        parts.append("new")
+    parts += [card.pack_title, card.title]
+    return " · ".join(part for part in parts if part)
+
+
+def answer_unit_line(unit: str) -> str:
+    """What the answer box reads a bare number as (engine/problems/answers.py decides)."""
+    if not unit:
+        return "Answer: a number."
+    return f"Answer in {unit}: a bare number is read in {unit}, or type another unit."
 
 
 def _same_card(shown: CardView, card: CardView) -> bool:

@@ -51,7 +51,7 @@ class HomeScreen(Screen[None]):
                 Content("d or Enter: drill   i: import   s: stats   ?: keys   q: quit"),
                 id="home-hint",
             )
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_screen_resume(self) -> None:
         # Also sent when the screen first shows; under a drill started from the command line
@@ -90,12 +90,13 @@ class HomeScreen(Screen[None]):
         self.query_one("#home-today", Static).update(
             Content.from_markup(
                 "Today: [b]$reviewed[/b] reviewed · [b]$due[/b] due · [b]$new[/b] new to learn"
-                " · streak [b]$streak[/b] $days",
+                " · streak [b]$streak[/b] $days$suspended",
                 reviewed=str(overview.reviewed_today),
                 due=str(due),
                 new=str(overview.new_today),
                 streak=str(overview.streak_days),
                 days=days,
+                suspended=f" · {overview.suspended} suspended" if overview.suspended else "",
             )
         )
         rows: list[tuple[list[str], str | None]] = [

@@ -30,9 +30,9 @@ if TYPE_CHECKING:
     from kvdrill.app.services.importing import ImportScan
 
 KEYS = [
-    ("Enter", "in the path box: scan the path (a dry run, nothing is written)"),
+    ("Enter", "scan the path (a dry run, nothing written); Enter again imports it"),
     ("ctrl+o", "browse for a pack file or a directory, then scan it"),
-    ("y", "after a clean scan: import"),
+    ("y", "outside the path box (Escape), after a clean scan: import"),
     ("Tab", "move between the path box and the diff"),
     ("Escape", "back home"),
     ("?", "this list"),
@@ -57,6 +57,7 @@ class ImportScreen(Screen[None]):
         super().__init__()
         self.initial_path = initial_path
         self.scan: ImportScan | None = None
+        self.scanned_path = ""  # Enter on this path, unchanged, imports what the dry run showed
         self.working = False
 
     def compose(self) -> ComposeResult:
@@ -78,8 +79,9 @@ class ImportScreen(Screen[None]):
         yield ProgressBar(total=1, id="import-progress", show_eta=False)
         with VerticalScroll(id="import-body"):
             yield DataTable(id="import-diff", cursor_type="row", zebra_stripes=True)
+            yield Static(Content(""), id="import-changes")
             yield Static(Content(""), id="import-errors")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#import-diff", DataTable).display = False
@@ -98,7 +100,11 @@ class ImportScreen(Screen[None]):
     @on(Input.Submitted, "#import-path")
     def scan_path(self, event: Input.Submitted) -> None:
         event.stop()
-        self.start_scan(event.value.strip())
+        path = event.value.strip()
+        if path and path == self.scanned_path and self.check_action("confirm", ()):
+            self.action_confirm()
+            return
+        self.start_scan(path)
 
     def action_browse(self) -> None:
         if self.working:
@@ -125,6 +131,7 @@ class ImportScreen(Screen[None]):
             return
         self.working = True
         self.scan = None
+        self.scanned_path = path
         self.refresh_bindings()
         self.set_status(Content.from_markup("Scanning $path …", path=path))
         self.run_scan(path)
@@ -159,6 +166,7 @@ class ImportScreen(Screen[None]):
         ]
         fill_table(table, DIFF_COLUMNS, rows)
         table.display = bool(scan.diffs)
+        self.query_one("#import-changes", Static).update(Content("\n".join(change_lines(scan))))
         errors = self.query_one("#import-errors", Static)
         if scan.errors:
             count = len(scan.errors)
@@ -176,12 +184,13 @@ class ImportScreen(Screen[None]):
             packs = len(scan.packs)
             self.set_status(
                 Content.from_markup(
-                    "Dry run: $n pack(s) ready. Press [b]y[/b] to import, or edit the path.",
+                    "Dry run: $n pack(s) ready. Enter imports them; or edit the path.",
                     n=str(packs),
                 )
             )
             errors.update(Content(""))
-            self.set_focus(None)
+        # The path box keeps the keys: a path typed after the dry run is not read as commands.
+        self.query_one("#import-path", Input).focus()
         self.refresh_bindings()
 
     def action_confirm(self) -> None:
@@ -226,4 +235,20 @@ class ImportScreen(Screen[None]):
         self.refresh_bindings()
 
     def action_leave(self) -> None:
+        if isinstance(self.focused, Input) and self.scan is not None and self.scan.packs:
+            self.set_focus(None)  # y (import) and the table's keys work now
+            return
         self.app.action_go_home()
+
+
+def change_lines(scan: ImportScan) -> list[str]:
+    """The dry run card by card: what each pack adds, changes and retires, by title."""
+    lines = []
+    for diff in scan.diffs:
+        for label, titles in (
+            ("added", diff.added_titles),
+            ("changed", diff.changed_titles),
+            ("retired", diff.retired_titles),
+        ):
+            lines.extend(f"{label:>8}  {diff.title}: {title}" for title in titles)
+    return lines

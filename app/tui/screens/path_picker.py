@@ -89,7 +89,7 @@ class PathPickerScreen(ModalScreen[str | None]):
                 Content("Enter: choose · Space: open/close · Backspace: up · Esc: cancel"),
                 id="picker-hint",
             )
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.show_where()

@@ -40,7 +40,7 @@ class SettingsScreen(Screen[None]):
                     yield Input(id=f"setting-{name}", classes="setting-value", disabled=True)
                     yield Static(Content(f"{meaning} ({allowed})"), classes="setting-help")
             yield Static(Content("Loading…"), id="settings-status")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.load_settings()

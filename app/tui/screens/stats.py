@@ -19,11 +19,15 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from kvdrill.app.stats_render import (
     GROUP_HEADERS,
+    MISSED_MEANING,
     TOPIC_HEADERS,
     bar_line,
+    forecast_axis,
+    forecast_heading,
     group_row,
     heatmap_lines,
     mistake_sentences,
+    shown_topics,
     topic_row,
 )
 from kvdrill.app.tui.messages import (
@@ -41,7 +45,7 @@ if TYPE_CHECKING:
 SORT_KEYS = {
     "weak": lambda t: (t.score is None, -(t.score or 0)),
     "reviews": lambda t: -t.recent_reviews,
-    "lapse": lambda t: -(t.lapse_rate or 0),
+    "missed": lambda t: -(t.lapse_rate or 0),
     "acc": lambda t: t.accuracy if t.accuracy is not None else 2,
     "due 7d": lambda t: -t.due_next_7_days,
     "topic": topic_order,
@@ -77,7 +81,7 @@ class StatsScreen(Screen[tuple[str, str] | None]):
             with Horizontal(id="charts"):
                 yield Static("", id="heatmap")
                 yield Static("", id="forecast")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.load_report()
@@ -137,7 +141,7 @@ class StatsScreen(Screen[tuple[str, str] | None]):
         self.query_one("#stats-summary", Static).update(
             f"Study day {report.today} · {report.total_reviews} reviews · streak "
             f"{report.streak_days} day(s) · window {report.window_days} days · "
-            f"sorted by {self.sort_names[self.sort_index]} (o to change)"
+            f"sorted by {self.sort_names[self.sort_index]} (o to change) · {MISSED_MEANING}"
         )
         self.show_topics()
         mistakes = mistake_sentences(report) or ["No diagnosed mistakes yet."]
@@ -145,9 +149,9 @@ class StatsScreen(Screen[tuple[str, str] | None]):
         self.query_one("#heatmap", Static).update(
             "Reviews per day (12 weeks)\n" + "\n".join(heatmap_lines(report.heatmap))
         )
-        due = sum(d.reviews for d in report.forecast)
+        forecast = report.forecast
         self.query_one("#forecast", Static).update(
-            f"Due next 30 days: {due}\n{bar_line(report.forecast)}"
+            f"{forecast_heading(forecast)}\n{bar_line(forecast)}\n{forecast_axis(forecast)}"
         )
 
     def show_topics(self) -> None:
@@ -157,8 +161,8 @@ class StatsScreen(Screen[tuple[str, str] | None]):
             self.query_one("#topics", DataTable),
             [(header, header) for header in TOPIC_HEADERS],
             [
-                (topic_row(topic), f"{topic.kind}\t{topic.topic}")
-                for topic in sorted(self.report.topics, key=key)
+                (topic_row(topic, self.report.topics), f"{topic.kind}\t{topic.topic}")
+                for topic in sorted(shown_topics(self.report.topics), key=key)
             ],
         )
 

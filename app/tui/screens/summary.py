@@ -34,6 +34,10 @@ def _duration(seconds: float) -> str:
     return f"{whole // 60} min {whole % 60:02d} s"
 
 
+def _cards(count: int) -> str:
+    return f"{count} card" if count == 1 else f"{count} cards"
+
+
 def summary_lines(summary: SessionSummary | None) -> list[Content]:
     """The summary as lines of literal text (topics and titles come from packs)."""
     if summary is None or not summary.cards_done:
@@ -61,10 +65,24 @@ def summary_lines(summary: SessionSummary | None) -> list[Content]:
                 "Accuracy         [b]$a[/b] right at the first try", a=f"{round(100 * accuracy)}%"
             )
         )
-    lines.append(Content.from_markup("Time spent       [b]$t[/b]", t=_duration(summary.seconds)))
     lines.append(
-        Content.from_markup("Back tomorrow    [b]$n[/b] card(s)", n=str(summary.due_tomorrow))
+        Content.from_markup(
+            "Time spent       [b]$t[/b]  ($a answering)",
+            t=_duration(summary.seconds),
+            a=_duration(summary.answer_seconds),
+        )
     )
+    back = summary.session_due_tomorrow
+    lines.append(
+        Content.from_markup(
+            "Back tomorrow    [b]$n[/b] of these $cards", n=str(back), cards=_cards(cards)
+        )
+    )
+    others = summary.others_due_tomorrow
+    if others:
+        lines.append(
+            Content(f"                 and {_cards(others)} from the rest of your collection")
+        )
     missed = summary.topics_missed
     lines.append(Content(""))
     if missed:
@@ -105,7 +123,7 @@ class SummaryScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="summary-body"):
             yield Static(Content("\n").join(summary_lines(self.summary)), id="summary-text")
-        yield Footer()
+        yield Footer(compact=True)
 
     def action_drill_again(self) -> None:
         self.app.action_go_home()
