@@ -32,6 +32,18 @@ def card_view_row(database: Database, card_id: int, profile_id: int) -> Any:
         )
 
 
+def due_on(profile_id: int, day: date) -> tuple[Any, ...]:
+    """The conditions on a card state joined to its card: seen, live, unsuspended, due on
+    ``day`` or before."""
+    return (
+        CardState.profile_id == profile_id,
+        CardState.reviews > 0,
+        CardState.suspended.is_(False),
+        CardState.due_day <= day,
+        Card.retired.is_(False),
+    )
+
+
 def due_by(
     session: Session, profile_id: int, day: date, card_ids: Sequence[int] | None = None
 ) -> int:
@@ -40,13 +52,7 @@ def due_by(
         select(func.count())
         .select_from(CardState)
         .join(Card, Card.id == CardState.card_id)
-        .where(
-            CardState.profile_id == profile_id,
-            CardState.reviews > 0,
-            CardState.suspended.is_(False),
-            CardState.due_day <= day,
-            Card.retired.is_(False),
-        )
+        .where(*due_on(profile_id, day))
     )
     if card_ids is not None:
         statement = statement.where(CardState.card_id.in_(card_ids))

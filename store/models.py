@@ -155,6 +155,8 @@ class CardState(Base):
     suspended: Mapped[bool] = mapped_column(Boolean, default=False)
     buried_until: Mapped[date | None] = mapped_column(Date)
     leech: Mapped[bool] = mapped_column(Boolean, default=False)
+    # The FSRS memory state (Schedule.fsrs); NULL under SM-2.
+    fsrs: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True), nullable=True)
 
 
 class ReviewLog(Base):

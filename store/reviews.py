@@ -24,6 +24,7 @@ from kvdrill.engine.problems.types import Variant, Verdict
 from kvdrill.engine.study.clock import study_day
 from kvdrill.engine.study.rules import answer_schedule
 from kvdrill.engine.study.schedule import Schedule
+from kvdrill.engine.study.settings import DEFAULT_DESIRED_RETENTION
 from kvdrill.store.db import lock_card
 from kvdrill.store.models import Card, CardState, Note, Pack, ReviewLog
 
@@ -90,6 +91,8 @@ def record_answer(
     graded_by: str,
     now: datetime,
     rollover_hour: int,
+    scheduler: str = "sm2",
+    desired_retention: float = DEFAULT_DESIRED_RETENTION,
     typed_answer: str | None = None,
     variant: Variant | None = None,
     verdict: Verdict | None = None,
@@ -108,7 +111,7 @@ def record_answer(
     connection = session.connection()
     key = {"key_profile": profile_id, "key_card": card_id}
     before = Schedule.from_row(connection.execute(_STATE_BY_KEY, key).first())
-    answered = answer_schedule(before, quality, now, rollover_hour)
+    answered = answer_schedule(before, quality, now, rollover_hour, scheduler, desired_retention)
     columns = answered.schedule.columns()
     if before is None:
         connection.execute(

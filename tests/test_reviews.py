@@ -68,6 +68,7 @@ def test_an_answer_writes_the_schedule_and_a_log_row_together(db) -> None:
         "suspended": False,
         "buried_until": None,
         "leech": False,
+        "fsrs": None,
     }
     with db.session() as session:
         log = session.get(ReviewLog, recorded.log_id)

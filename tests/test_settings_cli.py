@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime
 from pathlib import Path
 
@@ -40,8 +41,10 @@ def test_settings_lists_every_setting_with_its_default(db_url: str, capsys) -> N
     assert settings_json(db_url, capsys) == ProfileSettings().to_dict()
     assert main(["--db", db_url, "settings"]) == 0
     out = capsys.readouterr().out
-    assert "new_per_day      10" in out and "a whole number from 0 to 1000" in out
+    assert re.search(r"^new_per_day +10 ", out, re.M) and "a whole number from 0 to 1000" in out
     assert "language" in out and "one of en, vi" in out
+    assert re.search(r"^scheduler +sm2 ", out, re.M) and "one of sm2, fsrs" in out
+    assert re.search(r"^desired_retention +0.9 ", out, re.M) and "from 0.7 to 0.99" in out
 
 
 def test_a_setting_changed_is_kept_for_that_profile_only(db_url: str, capsys) -> None:

@@ -54,6 +54,7 @@ from kvdrill.engine.study.clock import study_day
 from kvdrill.engine.study.queue import SessionQueue, plan_day
 from kvdrill.engine.study.rules import LEECH_LAPSES
 from kvdrill.engine.study.schedule import Schedule
+from kvdrill.engine.study.settings import DEFAULT_DESIRED_RETENTION
 from kvdrill.engine.study.sm2 import PASSING_QUALITY
 from kvdrill.store import reviews
 from kvdrill.store.card_rows import card_view, problem_spec
@@ -162,8 +163,12 @@ class DrillSession:
         clock: Callable[[], datetime],
         today: date,
         queue: SessionQueue,
+        scheduler: str = "sm2",
+        desired_retention: float = DEFAULT_DESIRED_RETENTION,
     ):
         self._database = database
+        self.scheduler = scheduler
+        self.desired_retention = desired_retention
         self.profile_id = profile_id
         self.rollover_hour = rollover_hour
         self.answer_seconds = answer_seconds
@@ -201,13 +206,24 @@ class DrillSession:
             counts, missed = today_log(session, row, today)
             # A pack asked for by name is studied whatever its language; otherwise only the
             # packs in the profile's language are offered.
-            lang = None if pack is not None else profile_settings(row).language
+            settings = profile_settings(row)
+            lang = None if pack is not None else settings.language
             cards = queue_cards(
                 session, row.id, missed, lang=lang, pack=pack, tag=tag, lesson=lesson
             )
             profile_id, rollover, seconds = row.id, row.rollover_hour, row.answer_seconds
         plan = plan_day(cards, today, counts, new_limit=new_limit, limit=limit)
-        return cls(database, profile_id, rollover, seconds, clock, today, SessionQueue(plan))
+        return cls(
+            database,
+            profile_id,
+            rollover,
+            seconds,
+            clock,
+            today,
+            SessionQueue(plan),
+            settings.scheduler,
+            settings.desired_retention,
+        )
 
     # --- what is shown ---------------------------------------------------------------------
 
@@ -357,6 +373,8 @@ class DrillSession:
                 graded_by=graded_by,
                 now=self._clock(),
                 rollover_hour=self.rollover_hour,
+                scheduler=self.scheduler,
+                desired_retention=self.desired_retention,
                 typed_answer=typed,
                 variant=variant,
                 verdict=verdict,

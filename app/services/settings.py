@@ -27,14 +27,31 @@ def change_settings(
     database: Database, profile_name: str, now: datetime, **changes: Any
 ) -> ProfileSettings:
     """Change some settings by name; an unknown name or a value not allowed is a UserError
-    (engine/study/settings.py) and then nothing changes."""
+    (engine/study/settings.py) and then nothing changes.
+
+    A new scheduler (or, under FSRS, a new desired retention) rebuilds every card schedule
+    from the review log in the same transaction."""
     from kvdrill.store.db import begin_write
-    from kvdrill.store.profiles import get_or_create_profile, set_settings
+    from kvdrill.store.profiles import get_or_create_profile, profile_settings, set_settings
+    from kvdrill.store.scheduler_switch import replay_profile
 
     checked = check_setting_changes(changes)
     with database.session() as session:
         begin_write(session)
-        return set_settings(get_or_create_profile(session, profile_name, now), checked)
+        profile = get_or_create_profile(session, profile_name, now)
+        before = profile_settings(profile)
+        after = set_settings(profile, checked)
+        if _schedules_change(before, after):
+            replay_profile(
+                session, profile.id, after.rollover_hour, after.scheduler, after.desired_retention
+            )
+        return after
+
+
+def _schedules_change(before: ProfileSettings, after: ProfileSettings) -> bool:
+    return before.scheduler != after.scheduler or (
+        after.scheduler == "fsrs" and before.desired_retention != after.desired_retention
+    )
 
 
 def change_setting_text(

@@ -6,15 +6,21 @@
   card that had been learned and was forgotten. A first failure of a new card is no lapse.
 - A card with ``LEECH_LAPSES`` lapses or more is flagged a leech; it stays in the drills.
 - A card is new until it has been answered once (``reviews == 0`` or no schedule yet).
+- The profile's ``scheduler`` decides how a schedule-moving answer moves it: SM-2
+  (engine/study/sm2.py) or FSRS (engine/study/fsrs_memory.py); every rule above holds for both.
+- Switching scheduler replays the card's review log in order through these same rules
+  (``replay``), so a card's history is kept and switching back gives back the same state.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from kvdrill.engine.study.clock import study_day
 from kvdrill.engine.study.schedule import Schedule
+from kvdrill.engine.study.settings import DEFAULT_DESIRED_RETENTION
 from kvdrill.engine.study.sm2 import PASSING_QUALITY, review
 
 LEECH_LAPSES = 8
@@ -31,9 +37,15 @@ class Answered:
 
 
 def answer_schedule(
-    before: Schedule | None, quality: int, now: datetime, rollover_hour: int
+    before: Schedule | None,
+    quality: int,
+    now: datetime,
+    rollover_hour: int,
+    scheduler: str = "sm2",
+    desired_retention: float = DEFAULT_DESIRED_RETENTION,
 ) -> Answered:
-    """The schedule after an answer of ``quality`` at ``now`` (``before`` None: a new card)."""
+    """The schedule after an answer of ``quality`` at ``now`` (``before`` None: a new card)
+    under ``scheduler`` (``"sm2"`` or ``"fsrs"``)."""
     previous = before if before is not None else Schedule()
     today = study_day(now, rollover_hour)
     already_today = (
@@ -44,8 +56,13 @@ def answer_schedule(
     after = replace(previous, reviews=previous.reviews + 1, last_review_at=now)
     if already_today:
         return Answered(after, moved_schedule=False, lapsed=False, became_leech=False)
-    after = review(after, quality)
-    after = replace(after, due_day=today + timedelta(days=after.interval_days))
+    if scheduler == "fsrs":
+        from kvdrill.engine.study.fsrs_memory import fsrs_review
+
+        after = fsrs_review(after, quality, now, today, desired_retention)
+    else:
+        after = review(replace(after, fsrs=None), quality)
+        after = replace(after, due_day=today + timedelta(days=after.interval_days))
     lapsed = quality < PASSING_QUALITY and previous.repetitions > 0
     became_leech = False
     if lapsed:
@@ -54,3 +71,31 @@ def answer_schedule(
             after = replace(after, leech=True)
             became_leech = True
     return Answered(after, moved_schedule=True, lapsed=lapsed, became_leech=became_leech)
+
+
+def replay(
+    current: Schedule | None,
+    answers: Iterable[tuple[int, datetime]],
+    rollover_hour: int,
+    scheduler: str = "sm2",
+    desired_retention: float = DEFAULT_DESIRED_RETENTION,
+) -> list[Schedule | None]:
+    """The schedule before each of a card's ``answers`` (quality, time; oldest first) and, last,
+    after them all, rebuilt under ``scheduler`` from a new card. What the log does not hold
+    (suspended, buried) is kept from ``current``; a card with no answers and nothing kept stays
+    without a schedule (None)."""
+    kept = {
+        "suspended": current.suspended if current else False,
+        "buried_until": current.buried_until if current else None,
+    }
+    schedule: Schedule | None = None
+    states: list[Schedule | None] = []
+    for quality, moment in answers:
+        states.append(schedule)
+        schedule = answer_schedule(
+            schedule, quality, moment, rollover_hour, scheduler, desired_retention
+        ).schedule
+    if current is not None:
+        schedule = replace(schedule or Schedule(), **kept)
+    states.append(schedule)
+    return states

@@ -28,6 +28,9 @@ class Schedule:
     suspended: bool = False
     buried_until: date | None = None
     leech: bool = False
+    # The FSRS memory state (engine/study/fsrs_memory.py) while the profile schedules with FSRS;
+    # None under SM-2. Plain JSON values, stored as they are.
+    fsrs: dict[str, Any] | None = None
 
     @property
     def easiness(self) -> Fraction:
@@ -62,6 +65,7 @@ class Schedule:
             suspended=bool(data["suspended"]),
             buried_until=_day(data["buried_until"]),
             leech=bool(data["leech"]),
+            fsrs=data.get("fsrs"),  # log rows written before FSRS have none
         )
 
     @classmethod

@@ -22,6 +22,9 @@ DEFAULT_ANSWER_SECONDS = 60
 THEMES = ("dark", "light")
 # The pack languages a learner can choose; packs declare theirs with ``lang:`` in front matter.
 LANGUAGES = ("en", "vi")
+# The schedulers a profile can choose (engine/study/rules.py); switching replays the review log.
+SCHEDULERS = ("sm2", "fsrs")
+DEFAULT_DESIRED_RETENTION = 0.9
 
 
 @dataclass(frozen=True)
@@ -83,6 +86,13 @@ class ProfileSettings:
     answer_seconds: int = setting(DEFAULT_ANSWER_SECONDS, "seconds to answer", low=5, high=3600)
     theme: str = setting("dark", "the colour theme", choices=THEMES)
     language: str = setting("en", "the language of the packs you study", choices=LANGUAGES)
+    scheduler: str = setting("sm2", "the scheduling algorithm", choices=SCHEDULERS)
+    desired_retention: float = setting(
+        DEFAULT_DESIRED_RETENTION,
+        "the recall FSRS aims for at a card's due day",
+        low=0.7,
+        high=0.99,
+    )
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
