@@ -9,6 +9,7 @@ from kvdrill.engine.study.stats_report import (
     DayCount,
     GroupReport,
     GroupTopic,
+    PredictedRecall,
     StatsReport,
     TopicStats,
 )
@@ -201,4 +202,21 @@ def render_text(report: StatsReport, max_topics: int = 15) -> str:
     ]
     out += ["", "Retention by week (first answers graded 3 or more):"]
     out.append("  " + " ".join(percent(w.retention).rjust(4) for w in report.retention))
+    if report.predicted_recall is not None:
+        out += ["", recall_line(report.predicted_recall)]
     return "\n".join(out)
+
+
+def recall_line(recall: PredictedRecall) -> str:
+    """Predicted recall of the due cards, saying which scheduler predicts it and how."""
+    how = (
+        "FSRS-6 retrievability"
+        if recall.scheduler == "fsrs"
+        else "SM-2 has no memory model; approximated as recall falling to 90% on the due day"
+    )
+    if recall.mean_recall is None:
+        return f"Predicted recall of due cards: none due ({how})."
+    return (
+        f"Predicted recall of the {recall.due_cards} due card(s): "
+        f"{percent(recall.mean_recall)} ({how})."
+    )

@@ -7,6 +7,7 @@ import threading
 from datetime import datetime, timedelta
 
 import pytest
+from drill_helpers import keys_until_done
 from sqlalchemy import func, select
 from sqlalchemy.exc import OperationalError
 
@@ -32,20 +33,6 @@ def db(db_url: str, collection):
 
 def open_session(db, now: datetime = DAY1, **options) -> DrillSession:
     return DrillSession.open(db, now=now, pack="sm2-fixture", **options)
-
-
-def keys_until_done(session: DrillSession, grades: dict[str, list[int]]) -> list[str]:
-    """Answer every card (grades by card key, default Good / the right choice); keys shown."""
-    shown = []
-    while (card := session.current) is not None:
-        shown.append(card.key)
-        planned = grades.get(card.key)
-        quality = planned.pop(0) if planned else 4
-        if card.kind == "choice":
-            session.answer_choice(card.correct_letters if quality >= 4 else "A", 3.0)
-        else:
-            session.grade(quality, 3.0)
-    return shown
 
 
 def test_a_new_user_meets_cards_in_pack_order_with_the_follow_up_after_its_parent(db) -> None:

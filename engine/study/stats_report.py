@@ -122,6 +122,18 @@ class WeekRetention(Report):
     retention: float | None = Field(description="share of them graded 3 or more")
 
 
+class PredictedRecall(Report):
+    scheduler: str = Field(description="the profile's active scheduler: sm2 | fsrs")
+    due_cards: int = Field(description="seen, live, unsuspended cards due today or earlier")
+    mean_recall: float | None = Field(
+        description="mean predicted chance of recalling a due card now; None with none due"
+    )
+    method: str = Field(
+        description="fsrs: FSRS-6 retrievability; sm2: an approximation, recall falling "
+        "exponentially to 90% at the due day (SM-2 itself predicts nothing)"
+    )
+
+
 class StatsReport(Report):
     profile: str
     today: date
@@ -133,6 +145,7 @@ class StatsReport(Report):
     heatmap: list[DayCount] = Field(description="reviews per day, oldest first, 12 weeks or more")
     forecast: list[DayCount] = Field(description="cards due per day for 30 days; overdue on day 0")
     retention: list[WeekRetention]
+    predicted_recall: PredictedRecall | None = None
 
 
 class GroupTopic(Report):

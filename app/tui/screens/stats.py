@@ -27,6 +27,7 @@ from kvdrill.app.stats_render import (
     group_row,
     heatmap_lines,
     mistake_sentences,
+    recall_line,
     shown_topics,
     topic_row,
 )
@@ -150,8 +151,10 @@ class StatsScreen(Screen[tuple[str, str] | None]):
             "Reviews per day (12 weeks)\n" + "\n".join(heatmap_lines(report.heatmap))
         )
         forecast = report.forecast
+        recall = recall_line(report.predicted_recall) if report.predicted_recall else ""
         self.query_one("#forecast", Static).update(
-            f"{forecast_heading(forecast)}\n{bar_line(forecast)}\n{forecast_axis(forecast)}"
+            f"{forecast_heading(forecast)}\n{bar_line(forecast)}\n{forecast_axis(forecast)}\n"
+            f"{recall}"
         )
 
     def show_topics(self) -> None:
