@@ -53,11 +53,13 @@ def add_reviewed_card(session, profile_name: str = "ana", tag: str = "kv") -> No
         [
             CardTopic(card_id=card.id, kind="pack", value="p1"),
             CardTopic(card_id=card.id, kind="tag", value=tag),
-            CardState(profile_id=profile.id, card_id=card.id, reviews=2, due_day=TODAY),
         ]
     )
-    # A Core insert names only these columns, so it also works on a schema migrated to an older
-    # revision than the models (review_log gained columns after 0004).
+    # Core inserts name only these columns, so they also work on a schema migrated to an older
+    # revision than the models (review_log and card_states gained columns after 0004).
+    session.execute(
+        insert(CardState).values(profile_id=profile.id, card_id=card.id, reviews=2, due_day=TODAY)
+    )
     for quality, moved in ((1, True), (4, False)):
         session.execute(
             insert(ReviewLog).values(
