@@ -17,10 +17,11 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
-from kvdrill.app.plain_text import markdown_to_plain, plural
+from kvdrill.app.plain_text import markdown_to_plain, terminal_width, wrap
 from kvdrill.engine.errors import DatabaseUnusable, PackErrors, UserError, printable
+from kvdrill.engine.study.grades import GRADE_KEYS_HELP, HARD_NOTE, parse_grade
 from kvdrill.engine.study.rules import LEECH_LAPSES
-from kvdrill.engine.study.sm2 import parse_grade
+from kvdrill.engine.wording import plural
 
 if TYPE_CHECKING:
     from kvdrill.app.services.drill import DrillSession, SessionSummary
@@ -54,9 +55,10 @@ def literal(text: str) -> str:
     return printable(text, multiline=True)
 
 
-def shown(markdown: str) -> str:
-    """Card Markdown as it is printed: plain text, control characters escaped, no outer blanks."""
-    return literal(markdown_to_plain(markdown)).strip()
+def shown(markdown: str, width: int | None = None, lead: str = "") -> str:
+    """Card Markdown as it is printed: plain text wrapped to ``width`` (after ``lead``), control
+    characters escaped, no blank lines around it."""
+    return markdown_to_plain(literal(markdown), width, lead).strip("\n")
 
 
 def format_duration(seconds: float) -> str:
@@ -76,6 +78,17 @@ class PlainDrill:
         self.stdin = stdin
         self.stdout = stdout
         self.echo_input = not _is_terminal(stdin)
+        self.hard_note_shown = False  # engine/study/grades.py HARD_NOTE, once a session
+        self.counter_explained = False
+        self.width = terminal_width()
+
+    def text(self, markdown: str, lead: str = "") -> str:
+        """Card Markdown as printed here: plain, wrapped to the terminal, after ``lead``."""
+        return shown(markdown, self.width, lead)
+
+    def line(self, text: str, hang: str = "") -> None:
+        """Print plain ``text`` wrapped to the terminal, wrapped lines indented by ``hang``."""
+        self.say(wrap(text, self.width, hang))
 
     # --- I/O -------------------------------------------------------------------------------
 
@@ -126,24 +139,37 @@ class PlainDrill:
         return code
 
     def show_card(self, card: CardView) -> None:
-        position = self.session.done + 1
-        total = self.session.done + self.session.remaining
+        # Cards answered or set aside, then this one; of the session's cards, each return of a
+        # missed card counted again. A bury keeps the total; a miss adds one; undo takes back.
+        dealt_with = self.session.done + self.session.set_aside
+        position = dealt_with + 1
+        total = dealt_with + self.session.remaining
         flags = (
             ("follow-up", card.kind == "followup"),
             ("new", card.is_new),
+            ("priority", card.priority),
             ("again", card.is_repeat),
             ("leech", card.leech),
         )
         marks = [mark for mark, on in flags if on]
         where = f"{literal(card.pack_title)} · {literal(card.title)}"
         self.say()
-        self.say(f"── [{position}/{total}] {where}" + (f" ({', '.join(marks)})" if marks else ""))
+        if not self.counter_explained:
+            self.counter_explained = True
+            self.line(
+                f"[1/{total}] counts the cards of this session; a card you miss comes back "
+                "later and adds one."
+            )
+        self.line(
+            f"── [{position}/{total}] {where}" + (f" ({', '.join(marks)})" if marks else ""),
+            hang="   ",
+        )
         if card.parent_title:
-            self.say(f"Follow-up to: {literal(card.parent_title)}")
-        self.say(shown(card.prompt))
+            self.line(f"Follow-up to: {literal(card.parent_title)}")
+        self.say(self.text(card.prompt))
         if card.kind == "choice":
             for choice in card.choices:
-                self.say(f"  {choice.letter}. {shown(choice.text)}")
+                self.say(self.text(choice.text, lead=f"  {choice.letter}. "))
 
     def drill_card(self, card: CardView) -> None:
         started = time.monotonic()
@@ -223,14 +249,18 @@ class PlainDrill:
                 break
             card = self.session.current or card  # a note edit renews the view
         self.show_answer(card)
+        self.line(f"Grade: {GRADE_KEYS_HELP}")
+        if not self.hard_note_shown:
+            self.hard_note_shown = True
+            self.line(HARD_NOTE)
         while True:
-            got = self.read_reply("Grade 0-5 or again/hard/good/easy (u s b n q): ", card)
+            got = self.read_reply("Your grade (u s b n q): ", card)
             if got is None:
                 return
             reply, card = got
             quality = parse_grade(reply)
             if quality is None:
-                self.say("Type a grade: 0-5, or again, hard, good, easy.")
+                self.line(f"Type a grade: {GRADE_KEYS_HELP}.")
                 continue
             self.session.grade(quality, time.monotonic() - started)
             return
@@ -281,56 +311,56 @@ class PlainDrill:
                     self.say(literal(verdict.headline))
                     continue
             break
-        self.say(literal(verdict.headline))
+        self.line(literal(verdict.headline))
         if verdict.diagnosis:
-            self.say(shown(verdict.diagnosis))
+            self.say(self.text(verdict.diagnosis))
         if verdict.worked_solution:
             self.say("Worked solution:")
-            self.say(shown(verdict.worked_solution))
+            self.say(self.text(verdict.worked_solution))
         self.show_tip_and_note(card)
 
     def show_answer(self, card: CardView) -> None:
         if card.answer.strip():
             self.say("Answer:")
-            self.say(shown(card.answer))
+            self.say(self.text(card.answer))
         if card.key_numbers:
             self.say("Key numbers:")
             for number in card.key_numbers:
-                self.say(f"  - {shown(number)}")
+                self.say(self.text(number, lead="  - "))
         if card.explanation.strip():
             self.say("Explanation:")
-            self.say(shown(card.explanation))
+            self.say(self.text(card.explanation))
         if card.related:
             self.say("Related questions:")
             for prompt in card.related:
-                self.say(f"  - {shown(prompt)}")
+                self.say(self.text(prompt, lead="  - "))
         self.show_tip_and_note(card)
 
     def show_tip_and_note(self, card: CardView) -> None:
         if card.tip.strip():
-            self.say(f"Tip: {shown(card.tip)}")
+            self.say(self.text(card.tip, lead="Tip: "))
         note = card.note
         if note.strip():
-            self.say(f"Your note: {literal(note).strip()}")
+            self.line(f"Your note: {literal(note).strip()}")
 
     def print_summary(self, summary: SessionSummary) -> None:
         self.say()
         if summary.cards_done:
             accuracy = summary.accuracy or 0.0
-            self.say(
+            self.line(
                 f"Session over: {plural(summary.cards_done, 'card')}, "
                 f"{plural(summary.answers, 'answer')}, "
                 f"{accuracy:.0%} right the first time, {format_duration(summary.seconds)}."
             )
         else:
             self.say("Session over: no cards answered.")
-        self.say(f"Due tomorrow: {summary.due_tomorrow}.")
+        self.line(f"Due tomorrow: {summary.due_tomorrow}.")
         if summary.topics_missed:
             missed = ", ".join(f"{literal(t)} ({n})" for t, n in summary.topics_missed)
-            self.say(f"Topics missed: {missed}.")
+            self.line(f"Topics missed: {missed}.")
         if summary.new_leeches:
             titles = "; ".join(literal(t) for t in summary.new_leeches)
-            self.say(
+            self.line(
                 f"New leeches (missed {LEECH_LAPSES} times; consider rewriting them): {titles}."
             )
 

@@ -20,9 +20,15 @@ def problem_spec(row: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def card_view(
-    row: Mapping[str, Any], *, is_repeat: bool, variant: Variant | None = None
+    row: Mapping[str, Any],
+    *,
+    is_repeat: bool,
+    variant: Variant | None = None,
+    seed: int | None = None,
 ) -> CardView:
-    """The view of the card in ``row``; a problem's prompt is its ``variant``'s."""
+    """The view of the card in ``row``; a problem's prompt is its ``variant``'s, a
+    multiple-choice card's choices are shuffled with ``seed`` (engine/study/seeds.py)."""
+    choice_seed = seed if row["kind"] == "choice" else None
     return CardView(
         card_id=row["id"],
         key=row["key"],
@@ -34,7 +40,7 @@ def card_view(
         answer=row["answer"],
         key_numbers=[_item_text(item, "text") for item in stored_json(row["key_numbers"]) or []],
         tip=row["tip"],
-        choices=choice_views(stored_json(row["choices"]) or []),
+        choices=choice_views(stored_json(row["choices"]) or [], choice_seed),
         explanation=row["explanation"],
         related=[_item_text(item, "prompt") for item in stored_json(row["related"]) or []],
         note=row["note"] or "",
@@ -44,6 +50,7 @@ def card_view(
         is_new=not row["reviews"],
         is_repeat=is_repeat,
         leech=bool(row["leech"]),
+        choice_seed=choice_seed,
         priority=row["status"] == "priority",
     )
 

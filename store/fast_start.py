@@ -16,6 +16,7 @@ from datetime import datetime
 from kvdrill.engine.packs.card_view import DrillState
 from kvdrill.engine.study.clock import study_day
 from kvdrill.engine.study.queue import SessionQueue, missing_parents, plan_day, read_today_log
+from kvdrill.engine.study.seeds import presentation_seed
 from kvdrill.store.card_rows import card_view
 from kvdrill.store.location import HEAD_REVISION, sqlite_file
 from kvdrill.store.queries_sql import (
@@ -84,7 +85,8 @@ def read_first_card(
             ).fetchone()
             if row["kind"] == "problem":
                 raise NeedsSession("a problem card")
-            view = card_view(row, is_repeat=queue.is_repeat(queue.current))
+            seed = presentation_seed(profile["id"], queue.current, today, 0)
+            view = card_view(row, is_repeat=queue.is_repeat(queue.current), seed=seed)
     finally:
         connection.close()
     return DrillState(view, queue.remaining, 0, profile["answer_seconds"])

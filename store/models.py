@@ -201,6 +201,10 @@ class ReviewLog(Base):
     expected: Mapped[str | None] = mapped_column(Text)
     diagnosis: Mapped[str | None] = mapped_column(Text)  # the sentence shown
     mistake: Mapped[str | None] = mapped_column(String(32))  # diagnosis code, for stats
+    # Multiple choice: the shuffle's seed and the pack letters in the order shown ("CADB"),
+    # so typed_answer (the letters as shown) can be read back.
+    choice_seed: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    choice_order: Mapped[str | None] = mapped_column(String(8), nullable=True)
     prev_state: Mapped[dict[str, Any] | None] = mapped_column(
         JSON(none_as_null=True), nullable=True
     )

@@ -22,7 +22,8 @@ from kvdrill.engine.study.settings import ProfileSettings
 # ``queue_cards_statement``.
 _QUEUE_CARDS = """
 SELECT cards.id, cards.kind, cards.parent_id, card_states.reviews, card_states.due_day,
-       card_states.easiness_milli, card_states.suspended, card_states.buried_until
+       card_states.easiness_milli, card_states.suspended, card_states.buried_until,
+       cards.pack_id, cards.status
 FROM cards
 JOIN packs ON packs.id = cards.pack_id
 LEFT OUTER JOIN card_states
@@ -120,7 +121,8 @@ def queue_cards_from_rows(
     missed = set(missed_today)
     cards = []
     for order, row in enumerate(rows):
-        card_id, kind, parent_id, reviews, due_day, easiness, suspended, buried_until = row
+        card_id, kind, parent_id, reviews, due_day, easiness, suspended, buried_until = row[:8]
+        pack_id, status = row[8:]
         seen = bool(reviews)
         cards.append(
             QueueCard(
@@ -134,6 +136,8 @@ def queue_cards_from_rows(
                 missed_today=card_id in missed,
                 suspended=bool(suspended),
                 buried_until=stored_day(buried_until),
+                pack=pack_id,
+                priority=status == "priority",
             )
         )
     return cards

@@ -98,6 +98,8 @@ def record_answer(
     verdict: Verdict | None = None,
     reveal_seconds: float | None = None,
     grade_seconds: float | None = None,
+    choice_seed: int | None = None,
+    choice_order: str | None = None,
 ) -> RecordedAnswer:
     """Apply one answer to the card's schedule (engine/study/rules.py) and log it, with what
     undo needs.
@@ -131,7 +133,9 @@ def record_answer(
         "grade_seconds": grade_seconds,
         "graded_by": graded_by,
         "moved_schedule": answered.moved_schedule,
-        "typed_answer": typed_answer,
+        "typed_answer": typed_answer,  # for multiple choice: the letters as shown
+        "choice_seed": choice_seed,
+        "choice_order": choice_order,
     }
     if before is not None:  # left out, the column is SQL NULL rather than JSON null
         log["prev_state"] = before.to_dict()

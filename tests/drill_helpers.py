@@ -13,7 +13,8 @@ def keys_until_done(session: DrillSession, grades: dict[str, list[int]]) -> list
         planned = grades.get(card.key)
         quality = planned.pop(0) if planned else 4
         if card.kind == "choice":
-            session.answer_choice(card.correct_letters if quality >= 4 else "A", 3.0)
+            wrong = next(c.letter for c in card.choices if not c.correct)  # shuffled order
+            session.answer_choice(card.correct_letters if quality >= 4 else wrong, 3.0)
         else:
             session.grade(quality, 3.0)
     return shown

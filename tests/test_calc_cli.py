@@ -293,6 +293,20 @@ def test_explain_prints_formula_substitution_and_result(capsys: pytest.CaptureFi
     assert "kv_heads" in lines[0]
     assert "80" not in lines[1] and "32" in lines[1] and "128" in lines[1]
     assert lines[-1] == "kv_bytes_per_token = 128 KiB"
+    # The result is said once, not again on a line of its own.
+    assert len(lines) == 3 and sum("128 KiB" in line for line in lines) == 1
+
+
+def test_a_count_given_as_text_suggests_a_plain_number(capsys) -> None:
+    argv = ["calc", "kv_bytes_per_token", "--model", "llama-3.1-8b", "--set", "layers=abc"]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert (
+        err
+        == "kvdrill: --set layers: 'abc' does not start with a number: type a plain number like 32.\n"
+    )
+    assert main(["calc", "decode_floor_time", "--set", "bandwidth=fast"]) == 1
+    assert "type something like 3.35 TB/s" in capsys.readouterr().err
 
 
 def test_set_accepts_units_and_percentages(capsys: pytest.CaptureFixture[str]) -> None:

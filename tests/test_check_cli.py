@@ -308,3 +308,17 @@ def test_an_empty_path_rewrites_and_checks_nothing(
     assert out == ""
     assert err == "kvdrill: an empty PATH was given (an unset shell variable?); nothing checked\n"
     assert file.read_text(encoding="utf-8") == text
+
+
+def test_a_wrong_claim_is_reported_beside_another_error_of_its_card(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    claim = "`claim: kv_bytes_per_token model=llama-3.1-8b kv_dtype=bf16 = 999 KiB`"
+    body = f"## C {{#c}} #Bad_Tag!\n{RECALL}\n### Key numbers\n\n- 8B: 999 KiB {claim}\n"
+    path = write(tmp_path / "p.md", pack(body=body))
+    code, lines = check(capsys, str(path))
+    assert code == 1
+    assert any(re.search(r"p\.md:7: tag .bad_tag!. is not valid", line) for line in lines), lines
+    claim_lines = [line for line in lines if "the engine computes 128 KiB" in line]
+    assert len(claim_lines) == 1 and ":16: claim kv_bytes_per_token" in claim_lines[0], lines
+    assert lines[-1] == "1 pack, 0 cards, 2 errors"

@@ -303,3 +303,12 @@ def test_checking_is_pure() -> None:
     second = check_answer(KV_PER_TOKEN, "64 KiB", seconds=12)
     assert first == second
     assert before == KV_PER_TOKEN
+
+
+def test_one_byte_per_value_is_singular() -> None:
+    # BF16 weights (2 bytes a value) computed with 1 byte, and with 4.
+    truth = variant(16, "GB", formula="weight_bytes", dtype_bytes=2)
+    verdict = check_answer(truth, "8 GB")
+    assert verdict.mistake == "dtype_bytes"
+    assert verdict.diagnosis.startswith("You used 1 byte per value;"), verdict.diagnosis
+    assert check_answer(truth, "32 GB").diagnosis.startswith("You used 4 bytes per value;")

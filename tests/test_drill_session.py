@@ -35,7 +35,7 @@ def open_session(db, now: datetime = DAY1, **options) -> DrillSession:
     return DrillSession.open(db, now=now, pack="sm2-fixture", **options)
 
 
-def test_a_new_user_meets_cards_in_pack_order_with_the_follow_up_after_its_parent(db) -> None:
+def test_a_new_user_meets_each_kind_in_turn_with_the_follow_up_after_its_parent(db) -> None:
     session = open_session(db)
     first = session.current
     assert (first.title, first.is_new, first.kind) == ("First recall card", True, "recall")
@@ -46,7 +46,8 @@ def test_a_new_user_meets_cards_in_pack_order_with_the_follow_up_after_its_paren
     session.grade(4, 2.0)
     follow_up = session.current
     assert follow_up.kind == "followup" and follow_up.parent_title == "First recall card"
-    assert keys_until_done(session, {}) == ["alpha/follow-up", "beta", "gamma", "delta"]
+    # New cards come from each kind in turn: the choice card before the second recall card.
+    assert keys_until_done(session, {}) == ["alpha/follow-up", "gamma", "beta", "delta"]
     assert session.done == 5
 
 
@@ -56,8 +57,8 @@ def test_a_missed_card_comes_back_after_three_others_until_it_is_good(db) -> Non
     assert shown == [
         "alpha",
         "alpha/follow-up",
-        "beta",
         "gamma",
+        "beta",
         "alpha",  # missed: back after three others
         "delta",
         "alpha",  # graded 3: still below 4, back again
@@ -119,12 +120,12 @@ def test_undo_puts_the_card_back_with_its_schedule_and_log(db) -> None:
 def test_suspend_and_bury_take_the_card_out_and_undo_brings_it_back(db) -> None:
     session = open_session(db)
     session.suspend()  # alpha: its follow-up goes too
-    assert session.current.title == "Second recall card" and session.remaining == 3
+    assert session.current.title == "A choice card" and session.remaining == 3
     session.bury()
-    assert session.current.title == "A choice card"
-    assert session.undo()
     assert session.current.title == "Second recall card"
-    assert open_session(db).remaining == 3  # beta back, alpha suspended
+    assert session.undo()
+    assert session.current.title == "A choice card"
+    assert open_session(db).remaining == 3  # gamma back, alpha suspended
     assert open_session(db, DAY2).remaining == 3  # suspension lasts across days
 
 
@@ -132,27 +133,31 @@ def test_a_buried_card_is_back_the_next_day(db) -> None:
     session = open_session(db)
     session.grade(4, 1.0)
     session.grade(4, 1.0)
-    session.bury()  # beta
-    assert "beta" not in keys_until_done(open_session(db), {})
-    assert "beta" in keys_until_done(open_session(db, DAY2), {})
+    session.bury()  # gamma
+    assert "gamma" not in keys_until_done(open_session(db), {})
+    assert "gamma" in keys_until_done(open_session(db, DAY2), {})
 
 
 def test_multiple_choice_grades_itself_and_refuses_unreadable_letters(db) -> None:
     session = open_session(db)
-    for _ in range(3):
+    for _ in range(2):  # alpha and its follow-up
         session.grade(4, 1.0)
     card = session.current
-    assert [c.letter for c in card.choices] == ["A", "B", "C"] and card.correct_letters == "B"
+    assert [c.letter for c in card.choices] == ["A", "B", "C"]
+    # In the pack, B is right; the letters shown are shuffled.
+    right = next(c.letter for c in card.choices if c.pack_letter == "B")
+    wrong = next(c.letter for c in card.choices if c.pack_letter == "C")
+    assert card.correct_letters == right
     with pytest.raises(InvalidAnswer):
         session.answer_choice("z", 1.0)
     with pytest.raises(WrongCardKind):
         session.grade(4, 1.0)
-    result = session.answer_choice("c", 1.0)
+    result = session.answer_choice(wrong.lower(), 1.0)
     assert (result.correct, result.quality, result.chosen, result.correct_letters) == (
         False,
         1,
-        "C",
-        "B",
+        wrong,
+        right,
     )
     assert "Four is even" in result.explanation
 
@@ -398,3 +403,34 @@ def test_undo_still_works_when_nothing_changed_since(db) -> None:
     session.grade(4)  # the next card
     assert session.undo() and session.undo()
     assert state_and_log(db, card) == (None, 0)  # new again, as before the suspend
+
+
+def test_choices_are_shuffled_per_showing_and_the_log_keeps_what_was_seen(db) -> None:
+    from kvdrill.engine.packs.card_view import choice_views
+
+    session = open_session(db)
+    for _ in range(2):  # alpha and its follow-up
+        session.grade(4, 1.0)
+    orders = []
+    for _ in range(6):  # missed each time: the card comes back with a fresh order
+        card = session.current
+        while card.kind != "choice":
+            session.grade(4, 1.0)
+            card = session.current
+        orders.append(card.choice_order)
+        wrong = next(c.letter for c in card.choices if not c.correct)
+        session.answer_choice(wrong, 1.0)
+    assert len(set(orders)) > 1, orders
+    with db.session() as s:
+        logged = s.execute(
+            select(ReviewLog.typed_answer, ReviewLog.choice_seed, ReviewLog.choice_order).where(
+                ReviewLog.choice_seed.is_not(None)
+            )
+        ).all()
+    assert [order for _, _, order in logged] == orders
+    stored = [{"text": "3", "correct": False}, {"text": "4", "correct": True}, {"text": "5"}]
+    for typed, seed, order in logged:
+        # The seed rebuilds the order shown, and the typed letter reads back as a wrong choice.
+        views = choice_views(stored, seed)
+        assert "".join(v.pack_letter for v in views) == order
+        assert not next(v for v in views if v.letter == typed).correct

@@ -97,13 +97,15 @@ def test_kill_while_typing_keeps_every_confirmed_answer(db_url: str, collection)
     database.close()
     drill = PlainProcess(db_url, "--pack", "sm2-fixture")
     drill.wait_for_card(1)
-    for number in (2, 3, 4):  # grade alpha, its follow-up and beta
-        drill.send("\n4\n")
+    for number in (2, 3):  # grade alpha and its follow-up
+        drill.send("\n3\n")
         drill.wait_for_card(number)  # the next card shows only once the answer is committed
-    drill.send("B")  # gamma's answer, typed but never sent with Enter
+    drill.send("bury\n")  # gamma, the choice card
+    drill.wait_for_card(4)
+    drill.send("\n3")  # beta's grade, typed but never sent with Enter
     drill.kill()
     assert integrity(db_url) == "ok"
-    assert logged_keys(db_url) == ["alpha", "alpha/follow-up", "beta"]
+    assert logged_keys(db_url) == ["alpha", "alpha/follow-up"]
 
 
 def test_kill_at_any_moment_loses_at_most_the_answer_in_flight(
@@ -122,7 +124,7 @@ def test_kill_at_any_moment_loses_at_most_the_answer_in_flight(
     for delay in delays:
         drill = PlainProcess(db_url, "--pack", "kill-test", "--new", str(cards))
         drill.wait_for_card(1)
-        drill.send("\n4\n" * 400)  # answers as fast as the process can take them
+        drill.send("\n3\n" * 400)  # answers as fast as the process can take them
         time.sleep(delay)
         drill.kill()
         confirmed += drill.cards_shown() - 1  # card n shows after n - 1 answers were committed

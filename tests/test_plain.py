@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import subprocess
 import sys
 from datetime import datetime
@@ -61,26 +62,47 @@ def logged(db_url: str) -> list[tuple[str, int, bool]]:
     return [tuple(row) for row in rows]
 
 
-DAY1_LINES = [
-    "", "again",  # alpha: missed
-    "", "5",  # its follow-up, right after it
-    "", "easy",  # beta
-    "B",  # gamma, multiple choice: right
-    "", "good",  # alpha again, three cards later: now good
-    "", "5",  # delta
-]  # fmt: skip
+def shown_letter(db_url: str, day: str, pack_letter: str, showing: int = 0) -> str:
+    """The letter the choice card's ``pack_letter`` choice is shown under on ``day``: the
+    order is shuffled with the seed of that showing (engine/study/seeds.py)."""
+    from kvdrill.engine.packs.card_view import choice_views
+    from kvdrill.engine.study.seeds import presentation_seed
+    from kvdrill.store.models import Profile
+
+    database = open_database(db_url)
+    with database.session() as session:
+        card = session.scalar(select(Card).where(Card.key == "gamma"))
+        profile_id = session.scalar(select(Profile.id).where(Profile.name == "default"))
+        stored = card.choices
+    database.close()
+    seed = presentation_seed(profile_id, card.id, datetime.fromisoformat(day).date(), showing)
+    return next(v.letter for v in choice_views(stored, seed) if v.pack_letter == pack_letter)
+
+
+def day1_lines(db_url: str) -> list[str]:
+    return [
+        "", "again",  # alpha: missed
+        "", "4",  # its follow-up, right after it: Easy
+        shown_letter(db_url, "2026-03-10", "B"),  # gamma, multiple choice: right
+        "", "easy",  # beta
+        "", "good",  # alpha again, three cards later: now good
+        "", "4",  # delta
+    ]  # fmt: skip
 
 
 def test_a_missed_card_returns_in_the_session_and_the_next_days(
     monkeypatch, capsys, fixture_db
 ) -> None:
-    code, out = drill(monkeypatch, capsys, fixture_db, "2026-03-10T09:00", DAY1_LINES)
+    # The profile exists once a session has opened: its id seeds the choice order.
+    drill(monkeypatch, capsys, fixture_db, "2026-03-10T09:00", [], "--new", "0")
+    lines = day1_lines(fixture_db)
+    code, out = drill(monkeypatch, capsys, fixture_db, "2026-03-10T09:00", lines)
     assert code == 0
     assert out.count("Alpha prompt") == 2
     assert "First recall card (again)" in out  # the step-7 repeat is marked
     assert "Alpha answer: 4." in out and "alpha key number: 4" in out and "Alpha tip" in out
     assert "Follow-up to: First recall card" in out
-    assert "Right: B." in out and "Four is even" in out
+    assert f"Right: {lines[4]}." in out and "Four is even" in out
     assert "[bold]not markup[/bold]" in out  # pack text printed literally
     assert "Session over: 5 cards, 6 answers, 80% right the first time" in out
     assert "Due tomorrow: 5." in out
@@ -89,14 +111,14 @@ def test_a_missed_card_returns_in_the_session_and_the_next_days(
 
     # Next day: every card is due; lowest easiness first: the missed card (no rise for it)
     # and the choice card (4, no rise), then the cards graded 5.
-    day2 = ["", "4", "B"] + ["", "4"] * 3
+    day2 = ["", "3", shown_letter(fixture_db, "2026-03-11", "B")] + ["", "3"] * 3
     code, out = drill(monkeypatch, capsys, fixture_db, "2026-03-11T09:00", day2)
     assert "[1/5] Scheduler fixture · First recall card" in out
     assert "[2/5] Scheduler fixture · A choice card" in out
     assert "Session over: 5 cards, 5 answers, 100% right the first time" in out
 
     # Day after: only the card missed on day 1 is due again; the others wait six days.
-    code, out = drill(monkeypatch, capsys, fixture_db, "2026-03-12T09:00", ["", "4"])
+    code, out = drill(monkeypatch, capsys, fixture_db, "2026-03-12T09:00", ["", "3"])
     assert "[1/1] Scheduler fixture · First recall card" in out
     assert "Beta prompt" not in out
 
@@ -104,7 +126,7 @@ def test_a_missed_card_returns_in_the_session_and_the_next_days(
 def test_undo_in_plain_mode_brings_the_card_back_and_forgets_the_answer(
     monkeypatch, capsys, fixture_db
 ) -> None:
-    lines = ["", "1", "u", "", "4", "q"]
+    lines = ["", "1", "u", "", "3", "q"]
     code, out = drill(monkeypatch, capsys, fixture_db, "2026-03-10T09:00", lines)
     assert code == 0 and "Undone: that card is back." in out
     assert out.count("Alpha prompt") == 2
@@ -114,14 +136,14 @@ def test_undo_in_plain_mode_brings_the_card_back_and_forgets_the_answer(
 
 def test_bad_input_is_asked_again_and_commands_work(monkeypatch, capsys, fixture_db) -> None:
     lines = [
-        "", "great", "4",  # alpha: an unknown grade is asked again
+        "", "great", "3",  # alpha: an unknown grade is asked again
         "s",  # suspend the follow-up
-        "b",  # bury beta
         "z", "bury",  # gamma: not a choice letter; then bury it by word
-        "n", "write it twice", "", "3",  # delta: a note, then the answer and a grade
+        "b",  # bury beta
+        "n", "write it twice", "", "2",  # delta: a note, then the answer and a grade
     ]  # fmt: skip
     code, out = drill(monkeypatch, capsys, fixture_db, "2026-03-10T09:00", lines)
-    assert "Type a grade: 0-5, or again, hard, good, easy." in out
+    assert "Type a grade: 1 Again · 2 Hard · 3 Good · 4 Easy · g then 0-5" in out
     assert "Suspended" in out and out.count("Buried until tomorrow.") == 2
     assert "'Z' is not one of the choices: type a letter from A to C" in out
     assert "Your note: write it twice" in out
@@ -129,7 +151,7 @@ def test_bad_input_is_asked_again_and_commands_work(monkeypatch, capsys, fixture
 
 
 def test_end_of_input_mid_card_ends_cleanly_with_a_summary(monkeypatch, capsys, fixture_db) -> None:
-    code, out = drill(monkeypatch, capsys, fixture_db, "2026-03-10T09:00", ["", "4", ""])
+    code, out = drill(monkeypatch, capsys, fixture_db, "2026-03-10T09:00", ["", "3", ""])
     assert code == 0
     assert "Session over: 1 card, 1 answer" in out
     assert logged(fixture_db) == [("alpha", 4, True)]
@@ -168,7 +190,7 @@ def test_a_real_pipe_session_in_a_subprocess(fixture_db: str) -> None:
     command = [sys.executable, "-m", "app", "--db", fixture_db, "drill", "--plain"]
     result = subprocess.run(
         [*command, "--pack", "sm2-fixture"],
-        input="\nagain\n\n4\n\n4\nB\n\n4\n",
+        input="\nagain\n\n3\nbury\n\n3\n\n3\n",
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -178,7 +200,7 @@ def test_a_real_pipe_session_in_a_subprocess(fixture_db: str) -> None:
     assert result.returncode == 0, result.stderr
     # The missed card came back and was graded; the pipe ran dry before the last card.
     assert result.stdout.count("Alpha prompt") == 2
-    assert "Session over: 4 cards, 5 answers" in result.stdout
+    assert "Session over: 3 cards, 4 answers" in result.stdout
 
 
 def test_a_problem_in_plain_mode(monkeypatch, capsys, fixture_db) -> None:
@@ -307,14 +329,14 @@ def test_an_answer_that_cannot_be_saved_says_why_and_the_card_stays(
         return real(self, quality, seconds)
 
     monkeypatch.setattr(DrillSession, "grade", grade_once_locked)
-    code, out = drill(monkeypatch, capsys, fixture_db, "2026-03-10T09:00", ["", "4", "", "4"])
+    code, out = drill(monkeypatch, capsys, fixture_db, "2026-03-10T09:00", ["", "3", "", "3"])
     assert "kvdrill: the database stayed locked by another kvdrill process" in out
     assert out.count("Alpha prompt") == 2  # shown again, then graded
     assert logged(fixture_db) == [("alpha", 4, True)]
 
 
 def test_suspended_cards_are_listed_and_can_be_unsuspended(monkeypatch, capsys, fixture_db) -> None:
-    drill(monkeypatch, capsys, fixture_db, "2026-03-10T09:00", ["s", "", "4", "q"])
+    drill(monkeypatch, capsys, fixture_db, "2026-03-10T09:00", ["s", "", "3", "q"])
     assert main(["--db", fixture_db, "drill", "--suspended"]) == 0
     assert capsys.readouterr().out == "sm2-fixture/alpha  First recall card\n"
     assert main(["--db", fixture_db, "drill", "--unsuspend", "sm2-fixture/alpha"]) == 0
@@ -360,3 +382,52 @@ def test_bidi_and_zero_width_characters_are_shown_escaped(
     assert "A, then\ttab." in out
     hidden = [ch for ch in out if not (ch.isprintable() or ch in "\n\t")]
     assert hidden == []
+
+
+def test_grades_are_the_tui_scheme_with_exact_qualities_behind_g(
+    monkeypatch, capsys, fixture_db
+) -> None:
+    # 3 is Good (quality 4) as in the TUI; g2 is exact quality 2; 2 is Hard (quality 3).
+    lines = ["", "3", "", "g2", "bury", "", "2", "q"]  # the choice card buried
+    code, out = drill(monkeypatch, capsys, fixture_db, "2026-03-10T09:00", lines)
+    assert [quality for _, quality, _ in logged(fixture_db)] == [4, 2, 3]
+    assert out.count("Grade: 1 Again · 2 Hard · 3 Good · 4 Easy · g then 0-5") == 3
+    # The note on Hard, once: it brings the card back the same session.
+    assert out.count("Hard brings the card back later in this session") == 1
+
+
+def test_plain_mode_fits_80_columns_on_the_bundled_decks(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    env["KVDRILL_NOW"] = "2026-03-10T09:00"
+    db = f"sqlite:///{tmp_path / 'k.db'}"
+    # Reveal and grade recall cards, give up on problems, answer A on choices: every kind shows.
+    replies = "".join(["\n3\n", "?\n", "A\n"] * 12)
+    result = subprocess.run(
+        [sys.executable, "-m", "app", "--db", db, "drill", "--plain"],
+        input=replies,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "Worked solution:" in out and "Answer:" in out
+    too_wide = [line for line in out.splitlines() if len(line) > 80]
+    assert too_wide == []
+    assert "**" not in out
+    # A worked solution's first line is indented like the rest of its working.
+    for solution in out.split("Worked solution:\n")[1:]:
+        assert solution.startswith("    ")
+
+
+def test_the_counter_counts_the_session_s_cards_and_returns(
+    monkeypatch, capsys, fixture_db
+) -> None:
+    # alpha buried (its follow-up with it), gamma buried, beta missed, delta, beta again.
+    lines = ["b", "bury", "", "1", "", "3", "", "3"]
+    code, out = drill(monkeypatch, capsys, fixture_db, "2026-03-10T09:00", lines)
+    counters = re.findall(r"── \[(\d+)/(\d+)\]", out)
+    assert counters == [("1", "5"), ("3", "5"), ("4", "5"), ("5", "6"), ("6", "6")]
+    assert "a card you miss comes back later and adds one" in " ".join(out.split())

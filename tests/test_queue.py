@@ -155,6 +155,29 @@ def test_dropping_the_current_card_drops_its_held_follow_ups() -> None:
     assert queue.remaining == 3
     queue.drop_current()
     assert (queue.current, queue.remaining) == (3, 1)
+    # Both count as set aside, so done + set aside + remaining stays the session's size.
+    assert queue.set_aside == 2
+
+
+def test_the_session_size_only_grows_by_a_return_and_undo_puts_it_back() -> None:
+    queue = SessionQueue(Plan(cards=(1, 2, 3, 4, 5)))
+    done = 0
+
+    def size() -> int:
+        return done + queue.set_aside + queue.remaining
+
+    assert size() == 5
+    before = queue.snapshot()
+    queue.drop_current()  # buried
+    assert size() == 5
+    queue.restore(before)
+    assert (queue.set_aside, size()) == (0, 5)
+    queue.answered(1)  # missed: it comes back
+    done += 1
+    assert size() == 6
+    queue.answered(4)
+    done += 1
+    assert size() == 6
 
 
 def test_restore_puts_the_running_order_back() -> None:
@@ -163,3 +186,34 @@ def test_restore_puts_the_running_order_back() -> None:
     queue.answered(1)
     queue.restore(before)
     assert (queue.current, queue.remaining, queue.is_repeat(1)) == (1, 5, False)
+
+
+def card(card_id: int, pack: int, kind: str = "recall", priority: bool = False) -> QueueCard:
+    return QueueCard(card_id=card_id, kind=kind, order=card_id, pack=pack, priority=priority)
+
+
+def test_new_cards_are_drawn_across_packs_and_kinds_not_the_first_pack_only() -> None:
+    cards = (
+        [card(i, pack=1) for i in range(1, 11)]  # ten recall cards in the first pack
+        + [card(i, pack=2, kind="choice") for i in (11, 12)]
+        + [card(i, pack=3, kind="problem") for i in (13, 14)]
+    )
+    chosen = plan_day(cards, TODAY, new_limit=5).cards
+    kinds = {c.card_id: c.kind for c in cards}
+    assert sorted(kinds[i] for i in chosen) == ["choice", "choice", "problem", "recall", "recall"]
+    # Each pile keeps its pack order.
+    assert [i for i in chosen if kinds[i] == "choice"] == [11, 12]
+
+
+def test_priority_cards_are_drawn_first_and_shown_first() -> None:
+    cards = [
+        card(1, pack=1),
+        card(2, pack=1, priority=True),
+        card(3, pack=2, kind="choice"),
+        card(4, pack=2, kind="choice", priority=True),
+        card(5, pack=3, kind="problem"),
+    ]
+    plan = plan_day(cards, TODAY, new_limit=3)
+    # Both priority cards, then one turn of the remaining piles; priority cards shown first.
+    assert plan.cards[:2] == (2, 4)
+    assert set(plan.cards) == {2, 4, 5}

@@ -7,7 +7,7 @@ from fractions import Fraction
 import pytest
 
 from kvdrill.engine.study.schedule import Schedule
-from kvdrill.engine.study.sm2 import parse_grade, review
+from kvdrill.engine.study.sm2 import review
 
 
 def run(grades: list[int], state: Schedule | None = None) -> list[tuple[int, int, int]]:
@@ -124,10 +124,3 @@ def test_a_mixed_long_run_stays_exact() -> None:
 def test_quality_outside_0_to_5_is_refused(bad: object) -> None:
     with pytest.raises(ValueError):
         review(Schedule(), bad)  # type: ignore[arg-type]
-
-
-def test_grade_words_map_to_one_three_four_five() -> None:
-    assert [parse_grade(w) for w in ("again", "Hard", " good ", "EASY")] == [1, 3, 4, 5]
-    assert [parse_grade(k) for k in "012345"] == [0, 1, 2, 3, 4, 5]
-    assert parse_grade("6") is None
-    assert parse_grade("great") is None

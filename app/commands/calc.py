@@ -162,14 +162,16 @@ def run(args: argparse.Namespace) -> int:
         }
         print(json.dumps(payload, indent=2))
         return 0
-    if args.explain:
-        if result.solved_for is None:
-            from kvdrill.engine.capacity.formulas import explain
+    if args.explain and result.solved_for is None:
+        from kvdrill.engine.capacity.formulas import explain
 
-            print(explain(result.formula, result.all_inputs))
-        else:
-            print(_formula(result.formula).text)
-            print(f"solved for {result.solved_for} with " + _inputs_line(result.inputs))
+        # The formula and its numbers; the result line below says the result, once.
+        formula_line, numbers_line, _ = explain(result.formula, result.all_inputs).splitlines()
+        print(formula_line)
+        print(numbers_line)
+    elif args.explain:
+        print(_formula(result.formula).text)
+        print(f"solved for {result.solved_for} with " + _inputs_line(result.inputs))
     print(f"{result.quantity} = {text}")
     return 0
 

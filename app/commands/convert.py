@@ -26,9 +26,9 @@ def register(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from kvdrill.app.plain_text import plural
     from kvdrill.app.services.interop import convert
     from kvdrill.engine.errors import printable
+    from kvdrill.engine.wording import plural
 
     result = convert(Path(args.file), Path(args.output), pack_id=args.pack_id, title=args.title)
     notes = []

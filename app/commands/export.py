@@ -27,9 +27,9 @@ def register(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from kvdrill.app.plain_text import plural
     from kvdrill.app.services.interop import export_apkg, export_data
     from kvdrill.engine.errors import UserError, printable
+    from kvdrill.engine.wording import plural
 
     target = Path(args.target)
     if args.format == "apkg":

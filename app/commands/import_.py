@@ -152,7 +152,7 @@ def run(args) -> int:
 
 def _nothing_imported(exc) -> int:
     """Every problem as ``path:line: message`` on stderr, then how many; exit status 1."""
-    from kvdrill.app.plain_text import plural
+    from kvdrill.engine.wording import plural
 
     for problem in exc.problems:
         print(problem, file=sys.stderr)

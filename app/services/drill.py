@@ -13,6 +13,7 @@ Interface::
     session.current -> CardView | None       # None: the session is over
     session.remaining -> int                 # cards left, current, owed repeats and follow-ups
     session.done -> int                      # answers given in this session (repeats included)
+    session.set_aside -> int                 # cards suspended or buried in this session
     session.today -> date                    # the study day the session belongs to
     session.answer_seconds -> int            # the profile's answer time, for a countdown
     session.grade(quality, seconds) -> None  # recall / follow-up: self-graded 0..5
@@ -38,7 +39,6 @@ anything else 1 (Again). A problem's quality comes from engine/problems/checker.
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -46,7 +46,6 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from kvdrill.app.services import environment
-from kvdrill.app.services.problems import SEED_RANGE
 from kvdrill.engine.errors import UserError
 from kvdrill.engine.packs.card_view import CHOICE_LETTERS, CardView, DrillState
 from kvdrill.engine.problems.types import Variant, Verdict
@@ -54,6 +53,7 @@ from kvdrill.engine.study.clock import study_day
 from kvdrill.engine.study.queue import SessionQueue, plan_day
 from kvdrill.engine.study.rules import LEECH_LAPSES
 from kvdrill.engine.study.schedule import Schedule
+from kvdrill.engine.study.seeds import presentation_seed
 from kvdrill.engine.study.settings import DEFAULT_DESIRED_RETENTION
 from kvdrill.engine.study.sm2 import PASSING_QUALITY
 from kvdrill.store import reviews
@@ -232,7 +232,7 @@ class DrillSession:
         while self._view is None and self._queue.current is not None:
             view = self._build_view(self._queue.current)
             if view is None:  # a problem template the generator refuses: leave it out
-                self._queue.drop_current()
+                self._queue.drop_current(set_aside=False)
                 continue
             self._view = view
         return self._view if self._queue.current is not None else None
@@ -246,28 +246,31 @@ class DrillSession:
         return len(self._answers)
 
     @property
+    def set_aside(self) -> int:
+        """Cards suspended or buried in this session (with follow-ups held for them)."""
+        return self._queue.set_aside
+
+    @property
     def state(self) -> DrillState:
         """Where the session stands: the current card, the counts and the answer time."""
         return DrillState(self.current, self.remaining, self.done, self.answer_seconds)
 
     def _build_view(self, card_id: int) -> CardView | None:
         row = card_view_row(self._database, card_id, self.profile_id)
+        showing = self._shown.get(card_id, 0)
+        self._shown[card_id] = showing + 1
+        # A fresh variant or choice order on every showing, reproducible from the logged seed.
+        seed = presentation_seed(self.profile_id, card_id, self.today, showing)
         variant = None
         if row["kind"] == "problem":
-            variant = self._make_variant(row)
+            variant = self._make_variant(row, seed)
             if variant is None:
                 return None
-        return card_view(row, is_repeat=self._queue.is_repeat(card_id), variant=variant)
+        return card_view(row, is_repeat=self._queue.is_repeat(card_id), variant=variant, seed=seed)
 
-    def _make_variant(self, row: Any) -> Variant | None:
+    def _make_variant(self, row: Any, seed: int) -> Variant | None:
         from kvdrill.engine.problems.generator import make_variant
 
-        card_id = row["id"]
-        shown = self._shown.get(card_id, 0)
-        self._shown[card_id] = shown + 1
-        # A fresh variant on every showing, reproducible from the logged seed.
-        basis = f"{self.profile_id}:{card_id}:{self.today.isoformat()}:{shown}"
-        seed = int.from_bytes(hashlib.sha256(basis.encode()).digest()[:8], "big") % SEED_RANGE
         try:
             return make_variant(problem_spec(row), f"{row['pack_key']}/{row['key']}", seed)
         except (UserError, ValueError):
@@ -305,7 +308,9 @@ class DrillSession:
         chosen = _read_letters(letters, len(view.choices))
         correct = chosen == view.correct_letters
         quality = CHOICE_RIGHT_QUALITY if correct else CHOICE_WRONG_QUALITY
-        self._record(view, quality, seconds, "auto", typed=chosen, times=(reveal_seconds, None))
+        self._record(
+            view, quality, seconds, "auto", typed=chosen, times=(reveal_seconds, None), choices=view
+        )
         return ChoiceResult(correct, quality, chosen, view.correct_letters, view.explanation)
 
     def answer_problem(
@@ -359,6 +364,7 @@ class DrillSession:
         variant: Variant | None = None,
         verdict: Verdict | None = None,
         times: tuple[float | None, float | None] = (None, None),
+        choices: CardView | None = None,
     ) -> None:
         """``times``: real seconds to reveal the answer and from there to the grade."""
         reveal_seconds, grade_seconds = times
@@ -380,6 +386,8 @@ class DrillSession:
                 verdict=verdict,
                 reveal_seconds=reveal_seconds,
                 grade_seconds=grade_seconds,
+                choice_seed=choices.choice_seed if choices is not None else None,
+                choice_order=choices.choice_order if choices is not None else None,
             )
             return recorded, reviews.load_schedule(session, self.profile_id, view.card_id)
 

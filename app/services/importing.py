@@ -77,12 +77,21 @@ def read_files(
 ) -> ReadPacks:
     """Parse and check ``files`` (found once by ``find_pack_files``)."""
     from kvdrill.engine.packs.checks import extra_checks
+    from kvdrill.engine.packs.claims import verify_key_numbers
     from kvdrill.engine.packs.parser import check_files
 
     checked = check_files(files, progress=progress)
     problems = [*missing, *checked.problems]
     for pack in checked.packs:
         problems.extend(extra_checks(pack))
+    # A file with errors still has its claims checked: an author sees every error at once.
+    reported = {(problem.path, problem.line) for problem in problems}
+    for path, key_numbers in checked.partial:
+        problems.extend(
+            problem
+            for problem in verify_key_numbers(key_numbers, path)
+            if (problem.path, problem.line) not in reported
+        )
     return ReadPacks(files, checked.packs, problems, checked.cards)
 
 

@@ -101,17 +101,27 @@ def check_symbol_value(symbol: str, value: float) -> None:
         )
 
 
+# What to suggest typing for a value of each unit: a count (layers, heads, tokens) is a plain
+# number; a size, a time or a rate is a number with its unit.
+_TYPING_EXAMPLES = {
+    "byte": "something like 128 KiB",
+    "byte/s": "something like 3.35 TB/s",
+    "s": "something like 20 ms",
+}
+
+
 def symbol_value(name: str, text: str) -> tuple[str, float]:
     """(canonical symbol, value in its base unit) for one ``name=value`` setting."""
     from kvdrill.engine.capacity.units import convert, read_quantity_parts
 
     symbol = canonical_symbol(name)
+    unit = SYMBOLS[symbol].unit
+    example = _TYPING_EXAMPLES.get(unit, "a plain number like 32")
     try:
-        read = read_quantity_parts(text)
+        read = read_quantity_parts(text, example)
         if not read.unit_text:
             value = read.value
         else:
-            unit = SYMBOLS[symbol].unit
             value = convert(read.value, read.unit_text, "" if unit == "dimensionless" else unit)
     except UserError as exc:
         raise UserError(f"{name.strip()}: {exc}") from None

@@ -193,17 +193,16 @@ def _significant_figures(mantissa: str) -> int:
     return max(1, len(digits))
 
 
-def read_number(text: str) -> ReadNumber:
-    """Read the leading number of cleaned text: separators, exponent, k/M/G/T suffix."""
+def read_number(text: str, example: str = "something like 128 KiB") -> ReadNumber:
+    """Read the leading number of cleaned text: separators, exponent, k/M/G/T suffix.
+    ``example`` is what the message suggests typing instead of text that is no number."""
     text = text.lstrip("~≈").lstrip()
     match = _NUMBER.match(text)
     if match is None:
         if re.match(r"[+-]?(nan|inf|infinity)\b", text, re.IGNORECASE):
             raise AnswerError(f"'{shorten(text)}' is not a finite number.")
         if re.match(r"[+-]?\.?\d", text) is None:
-            raise AnswerError(
-                f"'{shorten(text)}' does not start with a number: type something like 128 KiB."
-            )
+            raise AnswerError(f"'{shorten(text)}' does not start with a number: type {example}.")
         if "," in text:
             raise AnswerError(
                 f"Could not read the number in '{shorten(text)}': use a dot for decimals, "
@@ -339,10 +338,11 @@ class ReadQuantity:
     significant_figures: int
 
 
-def read_quantity_parts(text: str) -> ReadQuantity:
-    """Split text into a checked number and a checked unit text (unit may be '')."""
+def read_quantity_parts(text: str, example: str = "something like 128 KiB") -> ReadQuantity:
+    """Split text into a checked number and a checked unit text (unit may be ''); ``example``
+    as in ``read_number``."""
     cleaned = clean_text(text)
-    number = read_number(cleaned)
+    number = read_number(cleaned, example)
     return ReadQuantity(
         number.value, unit_after_number(number.rest, cleaned), number.significant_figures
     )

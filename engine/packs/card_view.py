@@ -7,6 +7,7 @@ fast-start helper's pipe unchanged.
 
 from __future__ import annotations
 
+import random
 from dataclasses import asdict, dataclass, field, fields
 from string import ascii_uppercase
 from typing import Any
@@ -14,15 +15,16 @@ from typing import Any
 from kvdrill.engine.problems.types import Variant
 
 MIN_CHOICES, MAX_CHOICES = 2, 8
-# A choice's letter is its position in the pack; one letter per possible choice.
+# One letter per possible choice: A, B, C... in the order shown.
 CHOICE_LETTERS = ascii_uppercase[:MAX_CHOICES]
 
 
 @dataclass(frozen=True)
 class ChoiceView:
-    letter: str  # A, B, C... in the order written
+    letter: str  # A, B, C... in the order shown (shuffled per showing)
     text: str
     correct: bool
+    pack_letter: str = ""  # its letter in the order written in the pack
 
 
 @dataclass(frozen=True)
@@ -49,11 +51,18 @@ class CardView:
     is_new: bool = False  # first time this card is shown to the profile
     is_repeat: bool = False  # missed earlier today, shown again (SM-2 step 7)
     leech: bool = False
+    # Multiple choice: the seed the choices were shuffled with (logged with the answer).
+    choice_seed: int | None = None
     priority: bool = False  # the pack marks it [priority]: learn it early
 
     @property
     def correct_letters(self) -> str:
         return "".join(choice.letter for choice in self.choices if choice.correct)
+
+    @property
+    def choice_order(self) -> str:
+        """The pack letters in the order shown, e.g. ``"CADB"`` (logged with the answer)."""
+        return "".join(choice.pack_letter for choice in self.choices)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able values."""
@@ -69,11 +78,23 @@ class CardView:
         return cls(**values)
 
 
-def choice_views(choices: list[dict[str, Any]]) -> list[ChoiceView]:
-    """Stored choices (``{"text", "correct"}``) lettered in the order written."""
+def choice_views(choices: list[dict[str, Any]], seed: int | None = None) -> list[ChoiceView]:
+    """Stored choices (``{"text", "correct"}``) lettered in the order shown: shuffled with
+    ``seed`` (the same seed, the same order), or in the order written when ``seed`` is None.
+
+    A fresh order on every showing keeps a missed card from coming back with its answer in the
+    same place."""
+    order = list(range(len(choices)))
+    if seed is not None:
+        random.Random(seed).shuffle(order)
     return [
-        ChoiceView(CHOICE_LETTERS[index], str(choice.get("text", "")), bool(choice.get("correct")))
-        for index, choice in enumerate(choices)
+        ChoiceView(
+            CHOICE_LETTERS[shown],
+            str(choices[index].get("text", "")),
+            bool(choices[index].get("correct")),
+            CHOICE_LETTERS[index],
+        )
+        for shown, index in enumerate(order)
     ]
 
 

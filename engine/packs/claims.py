@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from kvdrill.engine.errors import Located, UserError
-from kvdrill.engine.packs.model import ParsedPack
+from kvdrill.engine.packs.model import KeyNumber, ParsedPack
 
 MAX_CLAIM_CHARS = 500
 CATALOG_KEYS = ("model", "gpu", "dtype", "kv_dtype", "tp")
@@ -154,14 +155,18 @@ def _half_last_digit(value: float, figures: int) -> float:
 
 def verify_claims(pack: ParsedPack) -> list[Located]:
     """Every claim of the pack that is malformed, cannot be computed, or does not hold."""
+    return verify_key_numbers([item for card in pack.cards for item in card.key_numbers], pack.path)
+
+
+def verify_key_numbers(items: Iterable[KeyNumber], path: str) -> list[Located]:
+    """``verify_claims`` over key numbers (also those of a file with other errors)."""
     problems: list[Located] = []
-    for card in pack.cards:
-        for item in card.key_numbers:
-            if item.claim is None:
-                continue
-            message = claim_problem(item.claim)
-            if message:
-                problems.append(Located(pack.path, item.line, message))
+    for item in items:
+        if not item.claim:  # none, or empty (the parser reports that)
+            continue
+        message = claim_problem(item.claim)
+        if message:
+            problems.append(Located(path, item.line, message))
     return problems
 
 

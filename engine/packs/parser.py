@@ -210,11 +210,15 @@ class _RawCard:
 
 
 class PackFileErrors(PackErrors):
-    """One file's problems, and how many of its cards (follow-ups included) parsed cleanly."""
+    """One file's problems, how many of its cards (follow-ups included) parsed cleanly, and
+    every key number read (their claims can still be checked)."""
 
-    def __init__(self, problems: list[Located], sound_cards: int):
+    def __init__(
+        self, problems: list[Located], sound_cards: int, key_numbers: list[KeyNumber] | None = None
+    ):
         super().__init__(problems)
         self.sound_cards = sound_cards
+        self.key_numbers = key_numbers or []
 
 
 @dataclass
@@ -225,6 +229,8 @@ class CheckedPaths:
     problems: list[Located]
     # Cards that parsed without an error of their own, counting those in files with errors.
     cards: int
+    # Files with errors: (path, every key number read), so their claims are checked too.
+    partial: list[tuple[str, list[KeyNumber]]] = field(default_factory=list)
 
 
 def outline_blocks(text: str) -> list[_Block]:
@@ -311,6 +317,7 @@ class _PackParser:
         self.text = text[1:] if text.startswith("\ufeff") else text
         self.lines = _NEWLINES_RE.split(self.text)
         self.errors: list[Located] = []
+        self.key_numbers_read: list[KeyNumber] = []  # of every card, for claims in a broken file
 
     # -- helpers -----------------------------------------------------------------------------
 
@@ -380,7 +387,9 @@ class _PackParser:
         if not raw_cards:
             self.error(0, "pack has no cards: add one under a heading `## Title {#card-id}`")
         if self.errors or meta is None:
-            raise PackFileErrors(self.capped_errors(), self.sound_cards(raw_cards))
+            raise PackFileErrors(
+                self.capped_errors(), self.sound_cards(raw_cards), self.key_numbers_read
+            )
         return ParsedPack(
             meta=meta, intro=intro, cards=cards, path=self.path, content_hash=self.content_hash
         )
@@ -843,6 +852,7 @@ class _PackParser:
             if not text:
                 self.error(start, "key-numbers item is empty")
             result.append(KeyNumber(text=text, claim=claim, line=line + 1))
+        self.key_numbers_read.extend(result)
         return result
 
     def choices(self, section: _Section) -> list[Choice]:
@@ -1062,6 +1072,7 @@ def check_files(
     problems: list[Located] = []
     cards = 0
     first_file: dict[str, str] = {}
+    partial: list[tuple[str, list[KeyNumber]]] = []
     for done, file in enumerate(files, start=1):
         try:
             try:
@@ -1070,6 +1081,7 @@ def check_files(
                 problems.extend(exc.problems)
                 if isinstance(exc, PackFileErrors):
                     cards += exc.sound_cards
+                    partial.append((str(file), exc.key_numbers))
                 continue
             cards += len(pack.cards)
             if pack.meta.pack in first_file:
@@ -1087,7 +1099,7 @@ def check_files(
             if progress is not None:
                 progress(done, len(files))
 
-    return CheckedPaths(packs, problems, cards)
+    return CheckedPaths(packs, problems, cards, partial)
 
 
 def _front_matter_line(pack: ParsedPack, key: str) -> int:

@@ -83,6 +83,10 @@ def read_typed_answer(text: str, expected_unit: str) -> TypedAnswer:
     if number.value < 0:
         raise AnswerError(f"{cleaned} is negative; this answer cannot be.")
     unit = unit_after_number(number.rest, cleaned)
+    if unit and not expected_dimension and unit_scale(unit) == (1.0, frozenset()):
+        # A plain number written with a unit word of no dimension ("64 dimensionless"): the
+        # number is the answer, read as a bare one.
+        unit = ""
 
     if not unit:
         if number.scaled and _INFORMATION in dict(expected_dimension):

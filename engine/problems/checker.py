@@ -101,6 +101,7 @@ from kvdrill.engine.capacity.units import (
 from kvdrill.engine.problems.answers import TypedAnswer, read_typed_answer
 from kvdrill.engine.problems.types import Variant, Verdict
 from kvdrill.engine.study.settings import DEFAULT_ANSWER_SECONDS
+from kvdrill.engine.wording import plural
 
 # "Quick" is within the default answer time: the one-minute answer the cards are written for.
 QUICK_SECONDS = float(DEFAULT_ANSWER_SECONDS)
@@ -402,7 +403,8 @@ def _dtype_bytes(facts: Facts) -> str | None:
             dtype = facts.context.get("dtype")
             named = f"{dtype} takes" if isinstance(dtype, str) and dtype else "the precision takes"
             return (
-                f"You used {format_number(wrong)} bytes per value; {named} {format_number(size)}."
+                f"You used {plural(wrong, 'byte', format_number(wrong))} per value; "
+                f"{named} {format_number(size)}."
             )
     return None
 

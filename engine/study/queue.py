@@ -6,13 +6,17 @@
    order. At most the daily review cap minus the reviews already done today.
 2. Cards missed earlier today (last grade below 4) whose step-7 repeat is still owed; they do not
    count against either limit.
-3. New cards in pack order, up to the daily new-card limit minus the new cards already introduced
-   today (``--new N`` replaces that allowance with N for one session).
+3. New cards, up to the daily new-card limit minus the new cards already introduced today
+   (``--new N`` replaces that allowance with N for one session). They are drawn in turn from
+   every pile, a pile being one pack's cards of one kind (recall, multiple choice, problem), so
+   a first day holds a multiple-choice question and a problem, not only the first pack's recall
+   cards. Cards marked ``priority`` in their pack are drawn first from their pile, piles with
+   priority cards take their turn first, and the session shows the priority cards drawn first.
    A follow-up is new only once its parent has been seen: either on an earlier day, or in this
    same session, where it is held back and shown right after its parent's first answer. A
    follow-up counts as a new card.
-4. Problem templates are spread evenly among the other cards of the same group (due or new)
-   instead of coming as a block at the end of their pack.
+4. Problem templates are spread evenly among the other cards of the same group (due, new
+   priority, new) instead of coming as a block.
 5. ``--limit N`` caps the cards of the session (held follow-ups included), keeping the order.
 
 Suspended cards, cards buried until a later day and retired cards are left out.
@@ -55,10 +59,17 @@ class QueueCard(NamedTuple):
     suspended: bool = False
     buried_until: date | None = None  # hidden while today < buried_until
     retired: bool = False
+    pack: int = 0  # the card's pack (new cards are drawn from every pack in turn)
+    priority: bool = False  # marked ``priority`` in its pack: first among new cards
 
     @property
     def is_new(self) -> bool:
         return not self.seen
+
+    @property
+    def pile(self) -> tuple[int, str]:
+        """The pack and kind new cards are drawn from in turn (a follow-up is a recall card)."""
+        return self.pack, "recall" if self.kind == "followup" else self.kind
 
 
 @dataclass(frozen=True)
@@ -148,6 +159,30 @@ def _spread_problems(cards: Sequence[QueueCard]) -> list[int]:
     return interleave(others, problems)
 
 
+def _in_turn(cards: Sequence[QueueCard]) -> list[QueueCard]:
+    """``cards`` (in pack order) drawn one kind at a time in turn (recall, choice, problem),
+    each kind's cards drawn one pack at a time in turn. Priority cards come first in their
+    pack's pile, and piles holding priority cards take their turn first."""
+    by_kind: dict[str, list[QueueCard]] = {}
+    for card in cards:
+        by_kind.setdefault(card.pile[1], []).append(card)
+    return _round_robin([_across(kind_cards) for kind_cards in by_kind.values()])
+
+
+def _across(cards: list[QueueCard]) -> list[QueueCard]:
+    piles: dict[tuple[int, str], list[QueueCard]] = {}
+    for card in sorted(cards, key=lambda c: (not c.priority, c.order)):
+        piles.setdefault(card.pile, []).append(card)
+    return _round_robin(sorted(piles.values(), key=lambda p: (not p[0].priority, p[0].order)))
+
+
+def _round_robin(queues: list[list[QueueCard]]) -> list[QueueCard]:
+    drawn: list[QueueCard] = []
+    for rank in range(max((len(queue) for queue in queues), default=0)):
+        drawn += [queue[rank] for queue in queues if rank < len(queue)]
+    return drawn
+
+
 def plan_day(
     cards: Iterable[QueueCard],
     today: date,
@@ -177,24 +212,32 @@ def plan_day(
     allowance = new_limit if new_limit is not None else counts.new_per_day - counts.new_done_today
     new_room = max(0, min(allowance, room))
     seen_ids = {c.card_id for c in cards if c.seen}
-    chosen_new: list[QueueCard] = []
+    new_cards = sorted((c for c in available if c.is_new), key=lambda c: c.order)
+    follow_ups: dict[int, list[QueueCard]] = {}  # new follow-ups of a parent new today
+    candidates = []
+    for card in new_cards:
+        if card.kind == "followup" and card.parent_id is not None:
+            if card.parent_id not in seen_ids:
+                # New only with its parent, in this session: held back for it.
+                follow_ups.setdefault(card.parent_id, []).append(card)
+                continue
+        candidates.append(card)
+    chosen: list[QueueCard] = []
     held: dict[int, list[int]] = {}
     chosen_ids: set[int] = set()
-    for card in sorted((c for c in available if c.is_new), key=lambda c: c.order):
+    for card in _in_turn(candidates):
         if len(chosen_ids) >= new_room:
             break
-        if card.kind == "followup" and card.parent_id is not None:
-            if card.parent_id in chosen_ids:
-                # The parent is new in this very session: show this right after it.
-                held.setdefault(card.parent_id, []).append(card.card_id)
-                chosen_ids.add(card.card_id)
-                continue
-            if card.parent_id not in seen_ids:
-                continue
-        chosen_new.append(card)
+        chosen.append(card)
         chosen_ids.add(card.card_id)
+        for follow_up in follow_ups.get(card.card_id, []):
+            if len(chosen_ids) < new_room:  # shown right after the parent's first answer
+                held.setdefault(card.card_id, []).append(follow_up.card_id)
+                chosen_ids.add(follow_up.card_id)
 
-    order = _spread_problems(due) + [c.card_id for c in repeats] + _spread_problems(chosen_new)
+    order = _spread_problems(due) + [c.card_id for c in repeats]
+    order += _spread_problems([c for c in chosen if c.priority])
+    order += _spread_problems([c for c in chosen if not c.priority])
     return Plan(
         cards=tuple(order),
         follow_ups={parent: tuple(ids) for parent, ids in held.items()},
@@ -210,6 +253,7 @@ class SessionQueue:
         self._pending: list[int] = list(plan.cards)
         self._held: dict[int, list[int]] = {k: list(v) for k, v in plan.follow_ups.items()}
         self._missed: set[int] = set(plan.repeats)
+        self._set_aside = 0  # cards taken out (suspended, buried), follow-ups held for them too
         self._gap = gap
 
     @property
@@ -220,6 +264,11 @@ class SessionQueue:
     def remaining(self) -> int:
         """Cards still to show, counting the current one, owed repeats and held follow-ups."""
         return len(self._pending) + sum(len(held) for held in self._held.values())
+
+    @property
+    def set_aside(self) -> int:
+        """Cards taken out of this session by ``drop_current(set_aside=True)``."""
+        return self._set_aside
 
     def is_repeat(self, card_id: int) -> bool:
         """The card was graded below 4 earlier today and is shown again (step 7)."""
@@ -234,17 +283,21 @@ class SessionQueue:
             self._missed.add(card)
             self._pending.insert(min(self._gap, len(self._pending)), card)
 
-    def drop_current(self) -> None:
-        """Take the current card out (suspended or buried), with follow-ups held for it."""
+    def drop_current(self, set_aside: bool = True) -> None:
+        """Take the current card out, with follow-ups held for it; ``set_aside`` (suspended or
+        buried, not a card that cannot be shown at all) counts them in ``set_aside``."""
         card = self._pending.pop(0)
-        self._held.pop(card, None)
+        held = self._held.pop(card, [])
+        if set_aside:
+            self._set_aside += 1 + len(held)
 
     def snapshot(self) -> object:
         """An opaque copy of the running order, for undo."""
-        return self._copy(self._pending, self._held, self._missed)
+        return (*self._copy(self._pending, self._held, self._missed), self._set_aside)
 
     def restore(self, snapshot: object) -> None:
-        self._pending, self._held, self._missed = self._copy(*snapshot)  # type: ignore[misc]
+        *running, self._set_aside = snapshot  # type: ignore[misc]
+        self._pending, self._held, self._missed = self._copy(*running)
 
     @staticmethod
     def _copy(

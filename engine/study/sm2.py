@@ -2,8 +2,8 @@
 
 The 1987 text leaves some choices open; kvdrill reads it as follows.
 
-- Quality ``q`` is 0..5. ``q >= 3`` is a pass, ``q < 3`` a failure. The labels Again / Hard /
-  Good / Easy stand for 1 / 3 / 4 / 5; the keys 0-5 are used as they are.
+- Quality ``q`` is 0..5. ``q >= 3`` is a pass, ``q < 3`` a failure. What a learner types to
+  give one is engine/study/grades.py.
 - The easiness factor is stored in integer thousandths (2.5 is 2500), so no float ever drifts.
   ``EF' = EF + (0.1 - (5 - q) * (0.08 + (5 - q) * 0.02))``, which in thousandths is
   ``100 - (5 - q) * (80 + (5 - q) * 20)``: +100, 0, -140 for q = 5, 4, 3. EF' is never below 1.3.
@@ -21,14 +21,12 @@ from dataclasses import replace
 
 from kvdrill.engine.study.schedule import NEW_CARD_EASINESS_MILLI, Schedule
 
-__all__ = ["NEW_CARD_EASINESS_MILLI", "Schedule", "review", "parse_grade"]
+__all__ = ["NEW_CARD_EASINESS_MILLI", "Schedule", "review"]
 
 MIN_EASINESS_MILLI = 1300
 PASSING_QUALITY = 3
 # Step 7: below this a card comes back later in the same session.
 SESSION_REPEAT_BELOW = 4
-
-GRADE_LABELS = {"again": 1, "hard": 3, "good": 4, "easy": 5}
 
 
 def easiness_change_milli(quality: int) -> int:
@@ -55,13 +53,3 @@ def review(state: Schedule, quality: int) -> Schedule:
         # ceil(previous * easiness / 1000) in integers.
         interval = -(-state.interval_days * easiness // 1000)
     return replace(state, repetitions=repetitions, easiness_milli=easiness, interval_days=interval)
-
-
-def parse_grade(text: str) -> int | None:
-    """A grade typed by a learner: ``0``-``5`` or again/hard/good/easy (any case); else None."""
-    word = text.strip().lower()
-    if word in GRADE_LABELS:
-        return GRADE_LABELS[word]
-    if len(word) == 1 and word in "012345":
-        return int(word)
-    return None

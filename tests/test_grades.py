@@ -1,0 +1,34 @@
+"""One grade scheme for both modes: 1-4 labelled, g then 0-5 exact."""
+
+from __future__ import annotations
+
+import pytest
+
+from kvdrill.engine.study.grades import GRADE_KEYS_HELP, HARD_NOTE, LABELLED_GRADES, parse_grade
+from kvdrill.engine.study.sm2 import SESSION_REPEAT_BELOW
+
+
+def test_keys_one_to_four_are_again_hard_good_easy() -> None:
+    assert [parse_grade(k) for k in "1234"] == [1, 3, 4, 5]
+    assert [parse_grade(w) for w in ("again", "Hard", " good ", "EASY")] == [1, 3, 4, 5]
+
+
+def test_exact_qualities_sit_behind_the_g_prefix() -> None:
+    assert [parse_grade(f"g{q}") for q in range(6)] == [0, 1, 2, 3, 4, 5]
+    assert parse_grade("G 3") == 3
+
+
+@pytest.mark.parametrize("typed", ["0", "5", "6", "g6", "g", "gg", "great", "", "12"])
+def test_anything_else_is_no_grade(typed: str) -> None:
+    assert parse_grade(typed) is None
+
+
+def test_the_help_line_names_every_key_and_the_prefix() -> None:
+    for key, (label, _) in LABELLED_GRADES.items():
+        assert f"{key} {label}" in GRADE_KEYS_HELP
+    assert "g then 0-5" in GRADE_KEYS_HELP
+
+
+def test_the_hard_note_is_true_of_the_queue() -> None:
+    label, quality = LABELLED_GRADES[2]
+    assert label in HARD_NOTE and quality < SESSION_REPEAT_BELOW

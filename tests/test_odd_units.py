@@ -1,0 +1,60 @@
+"""Every bundled problem template, a range of seeds, and typed answers with odd units: a
+verdict or a one-line refusal, never a crash (a pint error escaping ended a session)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kvdrill.engine.capacity.units import format_number, unit_scale
+from kvdrill.engine.errors import UserError
+from kvdrill.engine.packs.parser import parse_paths
+from kvdrill.engine.problems.checker import check_answer
+from kvdrill.engine.problems.generator import make_variant
+
+DECKS = Path(__file__).resolve().parent.parent / "decks"
+ODD_UNITS = [
+    "dimensionless", "Dimensionless", "percent", "%", "count", "tokens", "token", "x",
+    "B", "bytes", "KiB", "GB", "ms", "s", "GB/s", "tokens/s", "FLOP", "kelvin", "m", "1",
+    "dimensionless/s", "B/dimensionless", "ppm", "radian",
+]  # fmt: skip
+SEEDS = range(6)
+
+
+def bundled_templates() -> list[tuple[str, dict]]:
+    packs, problems = parse_paths([DECKS])
+    assert problems == []
+    return [
+        (f"{pack.meta.pack}/{card.key}", card.problem)
+        for pack in packs
+        for card in pack.cards
+        if card.kind == "problem"
+    ]
+
+
+TEMPLATES = bundled_templates()
+
+
+@pytest.mark.parametrize(("template_id", "problem"), TEMPLATES, ids=[t for t, _ in TEMPLATES])
+def test_odd_units_get_a_verdict_or_a_one_line_refusal(template_id: str, problem: dict) -> None:
+    for seed in SEEDS:
+        variant = make_variant(problem, template_id, seed)
+        number = format_number(variant.expected_value)
+        for unit in ODD_UNITS:
+            typed = f"{number} {unit}"
+            try:
+                verdict = check_answer(variant, typed)
+            except UserError as exc:  # pragma: no cover - the checker reports, not raises
+                pytest.fail(f"{template_id} seed {seed} {typed!r}: raised {exc}")
+            text = verdict.headline
+            assert text and "\n" not in text, (template_id, seed, typed, text)
+
+
+def test_dimensionless_on_a_count_reads_as_the_plain_number() -> None:
+    counts = [(t, p) for t, p in TEMPLATES if not unit_scale(make_variant(p, t, 0).unit)[1]]
+    assert counts, "no bundled template asks for a plain count"
+    template_id, problem = counts[0]
+    variant = make_variant(problem, template_id, 0)
+    verdict = check_answer(variant, f"{format_number(variant.expected_value, 6)} dimensionless")
+    assert verdict.correct
