@@ -115,6 +115,9 @@ async def test_suspend_and_bury_say_which(drill_db: str) -> None:
         await settle(pilot)
         await pilot.press("s")
         await settle(pilot)
+        while app.screen.card.kind == "choice":  # there b is a choice letter: answer it
+            await pilot.press(app.screen.card.correct_letters.lower(), "enter")
+            await settle(pilot)
         await pilot.press("b")
         await settle(pilot)
         said = notices(app)

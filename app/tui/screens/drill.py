@@ -46,14 +46,13 @@ from kvdrill.app.tui.messages import (
 from kvdrill.app.tui.widgets.countdown import Countdown
 from kvdrill.engine.errors import printable
 from kvdrill.engine.packs.card_view import CHOICE_LETTERS, CardView, DrillState
+from kvdrill.engine.study.grades import LABELLED_GRADES
 from kvdrill.engine.study.settings import DEFAULT_ANSWER_SECONDS
 
 if TYPE_CHECKING:
     from kvdrill.app.first_card import FirstCard
     from kvdrill.app.services.drill import DrillSession
 
-# The four labelled grades and the SM-2 quality each stands for.
-LABELLED_GRADES = {1: ("Again", 1), 2: ("Hard", 3), 3: ("Good", 4), 4: ("Easy", 5)}
 # The keys that pick a choice: one per possible choice.
 LETTERS = CHOICE_LETTERS.lower()
 
