@@ -128,6 +128,8 @@ def _fill(text: str, width: int | None, first: str, rest: str) -> list[str]:
         subsequent_indent=rest,
         break_long_words=False,
         break_on_hyphens=False,
+        expand_tabs=False,  # a tab in a pack's text stays a tab
+        replace_whitespace=False,
     ) or [first.rstrip()]
 
 
@@ -144,6 +146,8 @@ def _code_lines(line: str, width: int | None, indent: str) -> list[str]:
         subsequent_indent=hang,
         break_long_words=False,
         break_on_hyphens=False,
+        expand_tabs=False,  # a tab in a pack's text stays a tab
+        replace_whitespace=False,
     )
 
 

@@ -400,7 +400,7 @@ def test_undo_still_works_when_nothing_changed_since(db) -> None:
     session = open_session(db)
     card = session.current.card_id
     session.suspend()
-    session.grade(4)  # the next card
+    session.answer_choice(session.current.correct_letters)  # the next card, multiple choice
     assert session.undo() and session.undo()
     assert state_and_log(db, card) == (None, 0)  # new again, as before the suspend
 
