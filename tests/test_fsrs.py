@@ -21,9 +21,9 @@ from kvdrill.app.services.settings import change_settings, load_settings
 from kvdrill.app.services.stats import load_report
 from kvdrill.engine.errors import UserError
 from kvdrill.engine.study.fsrs_memory import predicted_recall, rating_of
+from kvdrill.engine.study.grades import LABELLED_GRADES
 from kvdrill.engine.study.rules import answer_schedule, replay
 from kvdrill.engine.study.schedule import Schedule
-from kvdrill.engine.study.sm2 import GRADE_LABELS
 from kvdrill.store.db import open_database
 from kvdrill.store.models import CardState, ReviewLog
 
@@ -35,11 +35,11 @@ NOON = datetime(2026, 3, 10, 12, 0)
 
 
 def test_the_four_grade_keys_are_the_four_fsrs_ratings_and_raw_qualities_map_by_meaning() -> None:
-    assert {label: rating_of(q) for label, q in GRADE_LABELS.items()} == {
-        "again": 1,
-        "hard": 2,
-        "good": 3,
-        "easy": 4,
+    assert {label: rating_of(q) for label, q in LABELLED_GRADES.values()} == {
+        "Again": 1,
+        "Hard": 2,
+        "Good": 3,
+        "Easy": 4,
     }
     assert [rating_of(quality) for quality in range(6)] == [1, 1, 1, 2, 3, 4]
     with pytest.raises(ValueError):
