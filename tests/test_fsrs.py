@@ -210,7 +210,19 @@ def test_plain_mode_drills_under_fsrs_after_kvdrill_settings(
     monkeypatch.setenv("KVDRILL_NOW", "2026-03-10T09:00")
     assert main(["--db", db_url, "settings", "scheduler", "fsrs"]) == 0
     capsys.readouterr()
-    lines = ["", "easy", "", "good", "", "easy", "B", "", "good", "", "good"]
+    # The choice card's right answer under the letter its shuffled order shows it.
+    from kvdrill.engine.packs.card_view import choice_views
+    from kvdrill.engine.study.seeds import presentation_seed
+    from kvdrill.store.models import Card, Profile
+
+    database = open_database(db_url)
+    with database.session() as session:
+        gamma = session.scalar(select(Card).where(Card.key == "gamma"))
+        profile_id = session.scalar(select(Profile.id).where(Profile.name == "default"))
+        seed = presentation_seed(profile_id, gamma.id, date(2026, 3, 10), 0)
+        right = next(v.letter for v in choice_views(gamma.choices, seed) if v.correct)
+    database.close()
+    lines = ["", "easy", "", "good", right, "", "easy", "", "good", "", "good"]
     monkeypatch.setattr(sys, "stdin", io.StringIO("".join(line + "\n" for line in lines)))
     assert main(["--db", db_url, "drill", "--plain", "--pack", "sm2-fixture"]) == 0
     out = capsys.readouterr().out
