@@ -8,9 +8,10 @@ daily counts.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import date, timedelta
 
-from sqlalchemy import and_, case, func, select
+from sqlalchemy import and_, case, func, select, tuple_
 from sqlalchemy.orm import Session
 
 from kvdrill.engine.study.stats_report import (
@@ -22,10 +23,8 @@ from kvdrill.engine.study.stats_report import (
     WeekRetention,
     group_topics,
     mark_same_cards,
-    mistake_words,
-    rank_topics,
+    may_share_cards,
     streak,
-    weak_score,
 )
 from kvdrill.store import rollups
 from kvdrill.store.models import (
@@ -38,22 +37,26 @@ from kvdrill.store.models import (
     TopicDay,
     TopicState,
 )
-
-HEATMAP_WEEKS = 12
-FORECAST_DAYS = 30
-LAST_MISTAKES = 10
-
-
-def _ratio(part: int | None, whole: int | None) -> float | None:
-    return round(part / whole, 4) if whole else None
+from kvdrill.store.stats_rows import (
+    FORECAST_DAYS,
+    LAST_MISTAKES,
+    STREAK_DAYS_READ,
+    LogRow,
+    StateRow,
+    card_sets_from_rows,
+    forecast_from,
+    heatmap_and_retention,
+    heatmap_start,
+    log_rows_from_rollup,
+    mistakes_from,
+    per_day_from_rows,
+    state_rows_from_rollup,
+    topics_from_rows,
+)
 
 
 def _is_true(column):
     return case((column, 1), else_=0)
-
-
-LogRow = tuple[int, int, int, int, int, int, float | None, int]
-StateRow = tuple[int, int, int, float | None, int, int]
 
 
 def _log_by_join(
@@ -106,10 +109,7 @@ def _log_by_rollup(
         .where(TopicDay.study_day <= today)
         .group_by(TopicDay.kind, TopicDay.value)
     ).all()
-    return {
-        (kind, value): (n, ok, firsts, failed, p_firsts, p_failed, seconds / n if n else None, dx)
-        for kind, value, n, ok, firsts, failed, p_firsts, p_failed, seconds, dx in rows
-    }
+    return log_rows_from_rollup(rows)
 
 
 def _states_by_join(
@@ -161,23 +161,22 @@ def _states_by_rollup(
         .where(TopicState.profile_id == profile_id)
         .group_by(TopicState.kind, TopicState.value)
     ).all()
-    states = {
-        (kind, value): (reviews, lapses, easiness / seen if seen else None, due, leeches)
-        for kind, value, reviews, lapses, easiness, seen, due, leeches in rows
-    }
-    empty = (0, 0, None, 0, 0)
-    return {
-        (kind, value): (cards, states.get((kind, value), empty))
-        for kind, value, cards in session.execute(
+    return state_rows_from_rollup(
+        rows,
+        session.execute(
             select(TopicCards.kind, TopicCards.value, TopicCards.cards).where(TopicCards.cards > 0)
-        )
-    }
+        ),
+    )
 
 
-def topic_card_sets(session: Session) -> dict[tuple[str, str], tuple[int, ...]]:
-    """Per topic, a fingerprint of its live cards (count, smallest and largest id, sums of the
-    ids and of their squares): equal for topics with the same cards."""
-    rows = session.execute(
+def topic_card_sets(
+    session: Session, topics: Collection[tuple[str, str]] | None = None
+) -> dict[tuple[str, str], tuple[int, ...]]:
+    """Per topic (of ``topics`` if given), a fingerprint of its live cards (count, smallest and
+    largest id, sums of the ids and of their squares): equal for topics with the same cards."""
+    if topics is not None and not topics:
+        return {}
+    query = (
         select(
             CardTopic.kind,
             CardTopic.value,
@@ -190,7 +189,10 @@ def topic_card_sets(session: Session) -> dict[tuple[str, str], tuple[int, ...]]:
         .join(Card, and_(Card.id == CardTopic.card_id, Card.retired.is_(False)))
         .group_by(CardTopic.kind, CardTopic.value)
     )
-    return {(row[0], row[1]): tuple(int(value) for value in row[2:]) for row in rows}
+    if topics is not None:
+        query = query.where(tuple_(CardTopic.kind, CardTopic.value).in_(list(topics)))
+    rows = session.execute(query)
+    return card_sets_from_rows(rows)
 
 
 def uses_rollups(session: Session) -> bool:
@@ -216,53 +218,7 @@ def topic_stats(
     state_rows = (_states_by_rollup if use_rollups else _states_by_join)(
         session, profile_id, today + timedelta(days=7)
     )
-    topics = []
-    for (kind, value), (cards, state) in state_rows.items():
-        reviews, lapses, easiness_milli, due7, leeches = state
-        (
-            n_recent,
-            ok_recent,
-            first_recent,
-            failed_recent,
-            first_previous,
-            failed_previous,
-            mean_seconds,
-            diagnosed,
-        ) = log_rows.get((kind, value), (0, 0, 0, 0, 0, 0, None, 0))
-        n_recent, diagnosed = int(n_recent or 0), int(diagnosed or 0)
-        lapse_rate = _ratio(failed_recent, first_recent)
-        previous_rate = _ratio(failed_previous, first_previous)
-        # float(): PostgreSQL's AVG of integers is a Decimal.
-        mean_easiness = None if easiness_milli is None else round(float(easiness_milli) / 1000, 3)
-        topics.append(
-            TopicStats(
-                kind=kind,
-                topic=value,
-                cards=cards,
-                reviews=int(reviews or 0),
-                recent_reviews=n_recent,
-                accuracy=_ratio(ok_recent, n_recent),
-                lapses=int(lapses or 0),
-                lapse_rate=lapse_rate,
-                previous_lapse_rate=previous_rate,
-                trend=None
-                if lapse_rate is None or previous_rate is None
-                else round(lapse_rate - previous_rate, 4),
-                mean_easiness=mean_easiness,
-                mean_seconds=None if mean_seconds is None else round(float(mean_seconds), 1),
-                due_next_7_days=int(due7 or 0),
-                leeches=int(leeches or 0),
-                diagnosed_mistakes=diagnosed,
-                score=weak_score(
-                    int(first_recent or 0),
-                    int(failed_recent or 0),
-                    mean_easiness,
-                    n_recent,
-                    diagnosed,
-                ),
-            )
-        )
-    return rank_topics(topics)
+    return topics_from_rows(log_rows, state_rows)
 
 
 def mistake_stats(
@@ -287,17 +243,7 @@ def mistake_stats(
         .order_by(ReviewLog.reviewed_at.desc())
         .limit(LAST_MISTAKES)
     ).all()
-    codes = set(counts) | set(last)
-    rows = [
-        MistakeStats(
-            code=code,
-            words=mistake_words(code),
-            recent=counts.get(code, 0),
-            of_last_10=last.count(code),
-        )
-        for code in codes
-    ]
-    return sorted(rows, key=lambda m: (-m.of_last_10, -m.recent, m.code))
+    return mistakes_from(counts, list(last))
 
 
 def _per_day(
@@ -332,30 +278,15 @@ def _per_day(
         )
         day_column = ReviewLog.study_day
     rows = session.execute(query.group_by(day_column)).all()
-    return {day: (int(n), int(firsts or 0), int(passed or 0)) for day, n, firsts, passed in rows}
+    return per_day_from_rows(rows)
 
 
 def daily_counts(
     session: Session, profile_id: int, today: date, use_rollups: bool
 ) -> tuple[list[DayCount], list[WeekRetention]]:
     """Reviews per day over the last 12 weeks, and weekly retention of first answers."""
-    start = today - timedelta(days=HEATMAP_WEEKS * 7 - 1)
-    per_day = _per_day(session, profile_id, start, today, use_rollups)
-    no_reviews = (0, 0, 0)
-    heatmap = [
-        DayCount(day=day, reviews=per_day.get(day, no_reviews)[0])
-        for day in (start + timedelta(days=i) for i in range(HEATMAP_WEEKS * 7))
-    ]
-    retention = []
-    for week in range(HEATMAP_WEEKS):
-        week_start = start + timedelta(days=7 * week)
-        days = [per_day.get(week_start + timedelta(days=i), no_reviews) for i in range(7)]
-        firsts = sum(d[1] for d in days)
-        passed = sum(d[2] for d in days)
-        retention.append(
-            WeekRetention(week_start=week_start, reviews=firsts, retention=_ratio(passed, firsts))
-        )
-    return heatmap, retention
+    start = heatmap_start(today)
+    return heatmap_and_retention(_per_day(session, profile_id, start, today, use_rollups), today)
 
 
 def forecast(session: Session, profile_id: int, today: date, use_rollups: bool) -> list[DayCount]:
@@ -384,18 +315,7 @@ def forecast(session: Session, profile_id: int, today: date, use_rollups: bool) 
             )
             .group_by(CardState.due_day)
         )
-    per_day: dict[date, int] = {}
-    for day, count in session.execute(query).all():
-        key = max(day, today)
-        per_day[key] = per_day.get(key, 0) + int(count)
-    return [
-        DayCount(day=day, reviews=per_day.get(day, 0))
-        for day in (today + timedelta(days=i) for i in range(FORECAST_DAYS))
-    ]
-
-
-# Study days read back for a streak: ten years, more than any streak needs.
-STREAK_DAYS_READ = 3660
+    return forecast_from(session.execute(query).all(), today)
 
 
 def study_streak(
@@ -445,16 +365,14 @@ def build_report(
     if use_rollups is None:
         use_rollups = uses_rollups(session)
     heatmap, retention = daily_counts(session, profile.id, today, use_rollups)
+    topics = topic_stats(session, profile.id, today, window_days, use_rollups)
     return StatsReport(
         profile=profile.name,
         today=today,
         window_days=window_days,
         total_reviews=total_reviews(session, profile.id, use_rollups),
         streak_days=study_streak(session, profile.id, today, use_rollups),
-        topics=mark_same_cards(
-            topic_stats(session, profile.id, today, window_days, use_rollups),
-            topic_card_sets(session),
-        ),
+        topics=mark_same_cards(topics, topic_card_sets(session, may_share_cards(topics))),
         mistakes=mistake_stats(session, profile.id, today, window_days),
         heatmap=heatmap,
         forecast=forecast(session, profile.id, today, use_rollups),

@@ -231,3 +231,120 @@ def test_the_home_screen_names_a_set_of_cards_once_among_the_weakest(db_url: str
     weak = load_overview(database, "default", datetime.combine(TODAY, time(12))).weak_topics
     database.close()
     assert "pack P1" in weak and "lesson 5" not in weak
+
+
+def richer_stats_db(db_url: str, monkeypatch: pytest.MonkeyPatch, scheduler: str) -> None:
+    """The hand-built scenario plus what the newer report fields read: a lesson on every card of
+    pack p1 (same cards as the pack), two one-card tags with equal figures but different cards,
+    review times on the card states (predicted recall), and the profile on ``scheduler``."""
+    from datetime import datetime
+
+    from sqlalchemy import select
+    from stats_helpers import make_stats_db
+
+    from kvdrill.app.cli import main
+    from kvdrill.store.models import Pack
+
+    make_stats_db(db_url, monkeypatch)
+    database = open_database(db_url)
+    with database.session() as session:
+        pack = session.scalars(select(Pack).where(Pack.key == "p1")).one()
+        cards = session.scalars(select(Card.id).where(Card.pack_id == pack.id)).all()
+        session.add_all(CardTopic(card_id=card, kind="lesson", value="5") for card in cards)
+        for key in ("E", "F"):
+            card = Card(pack_id=pack.id, key=key, kind="recall", title=key, tags=[f"solo-{key}"])
+            session.add(card)
+            session.flush()
+            session.add(CardTopic(card_id=card.id, kind="tag", value=f"solo-{key}"))
+        session.execute(update(CardState).values(last_review_at=datetime(2026, 11, 20, 9)))
+    database.close()
+    if scheduler == "fsrs":  # rebuilds every schedule from the review log under FSRS
+        assert main(["--db", db_url, "settings", "scheduler", "fsrs"]) == 0
+
+
+@pytest.mark.parametrize("scheduler", ["sm2", "fsrs"])
+@pytest.mark.parametrize("window_days", [7, 30])
+def test_stats_json_read_with_sqlite3_is_the_stores_report(
+    db_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture,
+    window_days: int,
+    scheduler: str,
+) -> None:
+    """``kvdrill stats --json`` reads a SQLite file with sqlite3 alone (store/fast_stats.py);
+    the store's session is the reference, every field included. PostgreSQL takes the store."""
+    from kvdrill.app.cli import main
+    from kvdrill.app.services import environment
+    from kvdrill.app.services.backend import Services
+    from kvdrill.app.services.stats import fast_report
+
+    richer_stats_db(db_url, monkeypatch, scheduler)
+    capsys.readouterr()
+    services = Services(db_url, "default", bundled=False)
+    reference = services.stats_report(window_days)
+    services.close()
+    marks = {(t.kind, t.topic): t.same_cards_as for t in reference.topics}
+    assert marks[("lesson", "5")] == "pack:p1"
+    assert marks[("tag", "solo-E")] is None and marks[("tag", "solo-F")] is None
+    assert reference.total_reviews > 0 and reference.mistakes
+    recall = reference.predicted_recall
+    assert recall.scheduler == scheduler and recall.due_cards > 0 and recall.mean_recall
+
+    fast = fast_report(db_url, "default", environment.now(), window_days)
+    if db_url.startswith("sqlite"):
+        assert fast is not None
+        assert fast.model_dump_json(indent=2) == reference.model_dump_json(indent=2)
+    else:
+        assert fast is None
+
+    assert main(["--db", db_url, "stats", "--json", "--days", str(window_days)]) == 0
+    assert capsys.readouterr().out == reference.model_dump_json(indent=2) + "\n"
+    assert main(["--db", db_url, "stats", "--days", str(window_days)]) == 0
+    from kvdrill.app.stats_render import render_text
+
+    assert capsys.readouterr().out == render_text(reference) + "\n"
+
+
+@pytest.mark.sqlite_only
+def test_sqlite3_reader_leaves_a_new_profile_or_an_old_schema_to_the_store(
+    db_url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    import sqlite3
+
+    from stats_helpers import make_stats_db
+
+    from kvdrill.app.cli import main
+    from kvdrill.app.services import environment
+    from kvdrill.app.services.stats import fast_report
+
+    make_stats_db(db_url, monkeypatch)
+    assert fast_report(db_url, "someone-new", environment.now(), 30) is None
+    assert main(["--db", db_url, "--profile", "someone-new", "stats", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["total_reviews"] == 0
+
+    path = db_url.removeprefix("sqlite:///")
+    with sqlite3.connect(path) as connection:
+        connection.execute("UPDATE alembic_version SET version_num = '0003'")
+    assert fast_report(db_url, "default", environment.now(), 30) is None
+
+
+@pytest.mark.sqlite_only
+def test_stats_json_runs_without_importing_sqlalchemy(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The start-up cost of SQLAlchemy is what the sqlite3 reader saves (scripts/bench_stats.py)."""
+    import subprocess
+    import sys
+
+    from stats_helpers import make_stats_db
+
+    make_stats_db(db_url, monkeypatch)
+    code = (
+        "import sys; from kvdrill.app.cli import main; "
+        f"main(['--db', {db_url!r}, 'stats', '--json']); "
+        "sys.stderr.write(str(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('sqlalchemy', 'alembic'))))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout)["profile"] == "default"
+    assert done.stderr == "[]"

@@ -36,20 +36,27 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if not 1 <= args.days <= 3650:
         raise UserError("--days takes a whole number of days from 1 to 3650.")
-    from kvdrill.app.services.backend import Services
-
-    services = Services(args.db, args.profile, bundled=False)
-    try:
-        if args.group:
-            from kvdrill.app.stats_render import render_group_text
-
-            group = services.group_report(args.days)
-            print(group.model_dump_json(indent=2) if args.json else render_group_text(group))
-            return 0
-        report = services.stats_report(args.days)
-    finally:
-        services.close()
+    from kvdrill.app.services import environment
+    from kvdrill.app.services.stats import fast_report
     from kvdrill.app.stats_render import render_text
 
+    # The common case without importing SQLAlchemy; the store's session for the rest.
+    report = (
+        None if args.group else fast_report(args.db, args.profile, environment.now(), args.days)
+    )
+    if report is None:
+        from kvdrill.app.services.backend import Services
+
+        services = Services(args.db, args.profile, bundled=False)
+        try:
+            if args.group:
+                from kvdrill.app.stats_render import render_group_text
+
+                group = services.group_report(args.days)
+                print(group.model_dump_json(indent=2) if args.json else render_group_text(group))
+                return 0
+            report = services.stats_report(args.days)
+        finally:
+            services.close()
     print(report.model_dump_json(indent=2) if args.json else render_text(report))
     return 0

@@ -10,6 +10,8 @@ from kvdrill.engine.study.clock import study_day
 from kvdrill.engine.study.stats_report import GroupReport, StatsReport
 
 if TYPE_CHECKING:
+    from kvdrill.engine.study.schedule import Schedule
+    from kvdrill.engine.study.settings import ProfileSettings
     from kvdrill.store.db import Database
 
 DEFAULT_WINDOW_DAYS = 30
@@ -19,7 +21,6 @@ def load_report(
     database: Database, profile_name: str, now: datetime, window_days: int = DEFAULT_WINDOW_DAYS
 ) -> StatsReport:
     """Weak topics, mistakes, heatmap, forecast and retention for the study day of ``now``."""
-    from kvdrill.engine.study.fsrs_memory import recall_of_due
     from kvdrill.store.profiles import get_or_create_profile, profile_settings
     from kvdrill.store.scheduler_switch import due_schedules
     from kvdrill.store.stats import build_report
@@ -28,14 +29,38 @@ def load_report(
         profile = get_or_create_profile(session, profile_name, now)
         today = study_day(now, profile.rollover_hour)
         report = build_report(session, profile, today, window_days)
-        settings = profile_settings(profile)
-        recall = recall_of_due(
-            due_schedules(session, profile.id, today),
-            now,
-            settings.scheduler,
-            settings.desired_retention,
-        )
-        return report.model_copy(update={"predicted_recall": recall})
+        due = due_schedules(session, profile.id, today)
+        return with_predicted_recall(report, due, now, profile_settings(profile))
+
+
+def with_predicted_recall(
+    report: StatsReport, due: list[Schedule], now: datetime, settings: ProfileSettings
+) -> StatsReport:
+    """``report`` with the mean predicted recall of its ``due`` cards at ``now``."""
+    from kvdrill.engine.study.fsrs_memory import recall_of_due
+
+    recall = recall_of_due(due, now, settings.scheduler, settings.desired_retention)
+    return report.model_copy(update={"predicted_recall": recall})
+
+
+def fast_report(
+    database_url: str | None, profile_name: str, now: datetime, window_days: int
+) -> StatsReport | None:
+    """The report ``load_report`` gives, read with ``sqlite3`` alone (no SQLAlchemy import)
+    from a SQLite file at the current schema with this profile in it; None otherwise (a
+    PostgreSQL URL, no file yet, an older schema, a new profile): then use ``load_report``."""
+    from kvdrill.app.services import environment
+    from kvdrill.store.fast_stats import read_report
+
+    read = read_report(
+        environment.database_url(database_url),
+        profile_name,
+        lambda rollover_hour: study_day(now, rollover_hour),
+        window_days,
+    )
+    if read is None:
+        return None
+    return with_predicted_recall(read.report, read.due, now, read.settings)
 
 
 def load_group_report(

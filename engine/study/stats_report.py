@@ -248,6 +248,17 @@ def mark_same_cards(
     return marked
 
 
+def may_share_cards(topics: list[TopicStats]) -> list[tuple[str, str]]:
+    """The topics whose live-card count and card-state figures equal another topic's. Topics
+    with the same cards have the same figures, so only these can share a card set: the card-set
+    fingerprints ``mark_same_cards`` compares need reading for these alone."""
+    by_figures: dict[tuple, list[tuple[str, str]]] = {}
+    for t in topics:
+        figures = (t.cards, t.reviews, t.lapses, t.mean_easiness, t.due_next_7_days, t.leeches)
+        by_figures.setdefault(figures, []).append((t.kind, t.topic))
+    return [topic for group in by_figures.values() if len(group) > 1 for topic in group]
+
+
 def topic_order(topic: TopicStats | GroupTopic) -> tuple[str, int, str]:
     """Packs, lessons, tags; lessons in number order (5 before 17), the rest by name."""
     number = int(topic.topic) if topic.topic.isdigit() else 0
