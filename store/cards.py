@@ -8,9 +8,10 @@ from functools import cache
 from typing import Any
 
 from sqlalchemy import TextClause, func, select, text
+from sqlalchemy.exc import NoResultFound
 from sqlalchemy.orm import Session
 
-from kvdrill.store.db import Database
+from kvdrill.store.db import Database, raw_read_row
 from kvdrill.store.models import Card, CardState, Pack
 from kvdrill.store.queries_sql import CARD_VIEW_SQL
 
@@ -23,13 +24,16 @@ def _view_statement() -> TextClause:
 
 def card_view_row(database: Database, card_id: int, profile_id: int) -> Any:
     """The ``CARD_VIEW_SQL`` row of one card for a profile (store/card_rows.py reads it)."""
-    # One plain read, no ORM session: this sits between an answer and the next card.
+    # One plain read, no ORM session: this sits between an answer and the next card. On
+    # SQLite it runs on the answer path's own connection (store/db.py ``raw_connection``).
+    params = {"card_id": card_id, "profile_id": profile_id}
+    if database.answers_raw:
+        row = raw_read_row(database, CARD_VIEW_SQL, params)
+        if row is None:
+            raise NoResultFound(f"no card {card_id}")
+        return row
     with database.engine.connect() as connection:
-        return (
-            connection.execute(_view_statement(), {"card_id": card_id, "profile_id": profile_id})
-            .mappings()
-            .one()
-        )
+        return connection.execute(_view_statement(), params).mappings().one()
 
 
 def due_on(profile_id: int, day: date) -> tuple[Any, ...]:

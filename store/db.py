@@ -14,10 +14,10 @@ import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy import Engine, create_engine, event, inspect, text
 from sqlalchemy.engine import URL, Connection, make_url
@@ -59,6 +59,26 @@ class Database:
     sessionmaker: sessionmaker[Session]
     path: Path | None  # the SQLite file, when there is one
     guard: Guard | None = None  # see store/guard.py
+    # The answer path's own DB-API connection (SQLite only), opened on first use; see
+    # ``raw_connection``.
+    _raw: Any = field(default=None, repr=False)
+    raw_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def answers_raw(self) -> bool:
+        """True when answers go through ``raw_connection`` (SQLite); PostgreSQL keeps the
+        session and Core statements (its advisory locks, store/db.py ``lock_card``)."""
+        return self.engine.dialect.name == "sqlite"
+
+    def raw_connection(self) -> sqlite3.Connection:
+        """One SQLite DB-API connection kept for the answer path, with the pool's pragmas.
+
+        An answer's few statements cost less than an ORM session's setup and a pool checkout
+        each time (scripts/bench_vs_anki.py); the connection runs in autocommit between
+        transactions, so it holds no snapshot. Use it only while holding ``raw_lock``."""
+        if self._raw is None:
+            self._raw = self.engine.raw_connection()
+        return self._raw.dbapi_connection
 
     @contextmanager
     def session(self) -> Iterator[Session]:
@@ -74,6 +94,10 @@ class Database:
             session.close()
 
     def close(self) -> None:
+        with self.raw_lock:
+            if self._raw is not None:
+                self._raw.close()
+                self._raw = None
         self.engine.dispose()
 
 
@@ -325,7 +349,7 @@ def backup_sqlite(path: Path, revision: str) -> Path:
     return target
 
 
-def begin_write(session: Session, whole_database: bool = False) -> None:
+def begin_write(session: Session | sqlite3.Cursor, whole_database: bool = False) -> None:
     """Take the write lock now, so a read-check-write sequence cannot race another process.
 
     Call it first thing in a fresh session; the lock is held until the session commits. SQLite
@@ -333,7 +357,11 @@ def begin_write(session: Session, whole_database: bool = False) -> None:
     writers (imports, which retire and re-tag cards) take an advisory lock alone, and the
     others (answers, notes, settings) share it, serializing only per card (``lock_card``):
     an import never interleaves with an answer, and two learners never wait for each other.
+    A cursor of ``Database.raw_connection`` (SQLite) begins its transaction the same way.
     """
+    if isinstance(session, sqlite3.Cursor):
+        session.execute("BEGIN IMMEDIATE")
+        return
     connection = session.connection()
     if connection.dialect.name == "postgresql":
         shared = "" if whole_database else "_shared"
@@ -363,6 +391,57 @@ def write_transaction(database: Database, action: Callable[[Session], T], locked
     raise AssertionError("unreachable")
 
 
+def raw_write_transaction(
+    database: Database, action: Callable[[sqlite3.Cursor], T], locked_message: str
+) -> T:
+    """``write_transaction`` on SQLite through ``Database.raw_connection``: ``action`` gets a
+    cursor inside ``BEGIN IMMEDIATE``; the file's identity is checked before the commit and
+    SQLite's errors read as the guard words them (store/guard.py), as on the session path."""
+    guard = database.guard
+    with database.raw_lock:
+        connection = database.raw_connection()
+        for attempt in range(1, WRITE_ATTEMPTS + 1):
+            cursor = connection.cursor()
+            try:
+                begin_write(cursor)
+                result = action(cursor)
+                if guard is not None:
+                    guard.check_identity_raw(connection)
+                connection.commit()
+                return result
+            except (sqlite3.Error, OperationalError) as exc:
+                connection.rollback()
+                if _locked(str(exc)):
+                    if attempt == WRITE_ATTEMPTS:
+                        raise UserError(locked_message) from None
+                    continue
+                if guard is not None:
+                    guard.translate_raw_error(getattr(exc, "orig", exc))
+                raise
+            except BaseException:
+                if connection.in_transaction:
+                    connection.rollback()
+                raise
+            finally:
+                cursor.close()
+    raise AssertionError("unreachable")
+
+
+def raw_read_row(database: Database, sql: str, params: dict[str, Any]) -> sqlite3.Row | None:
+    """The first row of one read on ``Database.raw_connection`` (SQLite), columns by name."""
+    with database.raw_lock:
+        cursor = database.raw_connection().cursor()
+        cursor.row_factory = sqlite3.Row
+        try:
+            return cursor.execute(sql, params).fetchone()
+        except sqlite3.Error as exc:
+            if database.guard is not None:
+                database.guard.translate_raw_error(exc)
+            raise
+        finally:
+            cursor.close()
+
+
 def lock_card(session: Session, profile_id: int, card_id: int) -> None:
     """Serialize the writers of one card's schedule for one profile until the transaction ends.
 
@@ -387,4 +466,9 @@ def is_retryable(exc: OperationalError) -> bool:
     sqlstate = getattr(exc.orig, "sqlstate", None)
     if sqlstate is not None:
         return sqlstate in _RETRYABLE_SQLSTATES
-    return "locked" in str(exc) or "busy" in str(exc)
+    return _locked(str(exc))
+
+
+def _locked(message: str) -> bool:
+    """SQLite's words for a lock another process held past the busy timeout."""
+    return "locked" in message or "busy" in message

@@ -88,12 +88,16 @@ class Guard:
 
     def check_identity(self, connection: Connection) -> None:
         """Stop a commit into a file that is no longer the one at the path."""
+        self.check_identity_raw(connection.connection.dbapi_connection)
+
+    def check_identity_raw(self, raw: sqlite3.Connection) -> None:
+        """``check_identity`` for a DB-API connection (the answer path's, store/reviews.py)."""
         if self.path is None or self.seen is None:
             return
         try:
             info = os.stat(self.path)
         except FileNotFoundError:
-            _detach_log(connection)
+            _detach_log(raw)
             raise DatabaseUnusable(
                 f"the database {self.path} was deleted or moved while kvdrill was running; "
                 "this change was not saved, and nothing more will be"
@@ -104,7 +108,7 @@ class Guard:
                 "this change was not saved"
             ) from None
         if (info.st_dev, info.st_ino) != self.seen:
-            _detach_log(connection)
+            _detach_log(raw)
             raise DatabaseUnusable(
                 f"the database {self.path} was replaced by another file while kvdrill was "
                 "running; this change was not saved, and nothing more will be"
@@ -112,7 +116,10 @@ class Guard:
 
     def translate_error(self, context: ExceptionContext) -> None:
         """Raise a one-line ``DatabaseUnusable`` for a SQLite failure (not for a busy lock)."""
-        original = context.original_exception
+        self.translate_raw_error(context.original_exception)
+
+    def translate_raw_error(self, original: BaseException) -> None:
+        """``translate_error`` for an error raised by a DB-API connection itself."""
         if self.seen is None or not isinstance(original, sqlite3.Error):
             return
         if any(word in str(original).lower() for word in _RETRIED):
@@ -129,14 +136,13 @@ class Guard:
         ) from None
 
 
-def _detach_log(connection: Connection) -> None:
+def _detach_log(raw: sqlite3.Connection) -> None:
     """Roll back, then move the write-ahead log into the file this connection has open.
 
     The log is found by name (``<path>-wal``), so after a delete, move or replace it sits
     beside a file it does not belong to, and SQLite would replay it into whatever is opened
     there next. Checkpointing through the old connection writes the committed answers into
     the file they belong to (a moved file comes out complete) and empties the log."""
-    raw = connection.connection.dbapi_connection
     try:
         raw.rollback()
         raw.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()

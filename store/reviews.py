@@ -12,20 +12,22 @@ exactly what was there.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
+from functools import cache
 from typing import Any
 
-from sqlalchemy import bindparam, delete, select
+from sqlalchemy import Dialect, bindparam, delete, select
 from sqlalchemy.orm import Session
 
 from kvdrill.engine.errors import UserError, did_you_mean
 from kvdrill.engine.problems.types import Variant, Verdict
 from kvdrill.engine.study.clock import study_day
-from kvdrill.engine.study.rules import answer_schedule
+from kvdrill.engine.study.rules import Answered, answer_schedule
 from kvdrill.engine.study.schedule import Schedule
 from kvdrill.engine.study.settings import DEFAULT_DESIRED_RETENTION
-from kvdrill.store.db import lock_card
+from kvdrill.store.db import Database, lock_card, raw_write_transaction, write_transaction
 from kvdrill.store.models import Card, CardState, Note, Pack, ReviewLog
 
 # Statements of the answer path, built once: building one costs more than running it.
@@ -47,6 +49,7 @@ class RecordedAnswer:
     lapsed: bool
     became_leech: bool
     due_day: date | None
+    schedule: Schedule  # the card's state as written
 
 
 def load_schedule(session: Session, profile_id: int, card_id: int) -> Schedule | None:
@@ -81,86 +84,186 @@ def ensure_state(session: Session, profile_id: int, card_id: int) -> CardState:
     return state
 
 
-def record_answer(
-    session: Session,
-    *,
-    profile_id: int,
-    card_id: int,
-    quality: int,
-    seconds: float,
-    graded_by: str,
-    now: datetime,
-    rollover_hour: int,
-    scheduler: str = "sm2",
-    desired_retention: float = DEFAULT_DESIRED_RETENTION,
-    typed_answer: str | None = None,
-    variant: Variant | None = None,
-    verdict: Verdict | None = None,
-    reveal_seconds: float | None = None,
-    grade_seconds: float | None = None,
-    choice_seed: int | None = None,
-    choice_order: str | None = None,
-) -> RecordedAnswer:
-    """Apply one answer to the card's schedule (engine/study/rules.py) and log it, with what
-    undo needs.
+@dataclass(frozen=True)
+class GivenAnswer:
+    """One answer as the drill gives it to the store (``record_answer``'s keywords)."""
 
-    Written with Core statements rather than the ORM unit of work: this is the hot path
-    between an answer and the next card (scripts/bench_answer.py).
-    """
-    if graded_by not in ("self", "auto"):
-        raise ValueError(f"graded_by must be 'self' or 'auto', got {graded_by!r}")
-    lock_card(session, profile_id, card_id)
+    profile_id: int
+    card_id: int
+    quality: int
+    seconds: float
+    graded_by: str
+    now: datetime
+    rollover_hour: int
+    scheduler: str = "sm2"
+    desired_retention: float = DEFAULT_DESIRED_RETENTION
+    typed_answer: str | None = None  # for multiple choice: the letters as shown
+    variant: Variant | None = None
+    verdict: Verdict | None = None
+    reveal_seconds: float | None = None
+    grade_seconds: float | None = None
+    choice_seed: int | None = None
+    choice_order: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.graded_by not in ("self", "auto"):
+            raise ValueError(f"graded_by must be 'self' or 'auto', got {self.graded_by!r}")
+
+
+def record_answer(session: Session, **answer: Any) -> RecordedAnswer:
+    """Apply one answer (``GivenAnswer``'s fields) to the card's schedule
+    (engine/study/rules.py) and log it, with what undo needs, in the caller's transaction.
+
+    Written with Core statements rather than the ORM unit of work; ``commit_answer`` is the
+    drill's own, cheaper path on SQLite."""
+    given = GivenAnswer(**answer)
+    lock_card(session, given.profile_id, given.card_id)
     connection = session.connection()
-    key = {"key_profile": profile_id, "key_card": card_id}
+    key = {"key_profile": given.profile_id, "key_card": given.card_id}
     before = Schedule.from_row(connection.execute(_STATE_BY_KEY, key).first())
-    answered = answer_schedule(before, quality, now, rollover_hour, scheduler, desired_retention)
+    answered, log = _answer_rows(given, before)
     columns = answered.schedule.columns()
     if before is None:
         connection.execute(
-            _STATES.insert(), {"profile_id": profile_id, "card_id": card_id} | columns
+            _STATES.insert(), {"profile_id": given.profile_id, "card_id": given.card_id} | columns
         )
     else:
         connection.execute(_UPDATE_STATE, key | columns)
-
-    log: dict[str, Any] = {
-        "profile_id": profile_id,
-        "card_id": card_id,
-        "reviewed_at": now,
-        "study_day": study_day(now, rollover_hour),
-        "quality": quality,
-        "seconds": float(seconds),
-        "reveal_seconds": reveal_seconds,
-        "grade_seconds": grade_seconds,
-        "graded_by": graded_by,
-        "moved_schedule": answered.moved_schedule,
-        "typed_answer": typed_answer,  # for multiple choice: the letters as shown
-        "choice_seed": choice_seed,
-        "choice_order": choice_order,
-    }
-    if before is not None:  # left out, the column is SQL NULL rather than JSON null
-        log["prev_state"] = before.to_dict()
-    if variant is not None:
-        log |= {
-            "template_id": variant.template_id,
-            "seed": variant.seed,
-            "params": dict(variant.params),
-        }
-    if verdict is not None:
-        log |= {
-            "expected": verdict.expected_text,
-            "diagnosis": verdict.diagnosis,
-            "mistake": verdict.mistake,
-        }
     result = connection.execute(_LOG_INSERT, log)
     # The ORM may hold this card's state from earlier in the session: let it reload.
     session.expire_all()
+    return _recorded(result.inserted_primary_key[0], answered)
+
+
+def commit_answer(database: Database, locked_message: str, **answer: Any) -> RecordedAnswer:
+    """``record_answer`` in a transaction of its own, committed before it returns; a
+    database that stays locked is a UserError with ``locked_message``, nothing written.
+
+    On SQLite this is the hot path between an answer and the next card
+    (scripts/bench_vs_anki.py): three prepared statements on the database's DB-API
+    connection, no ORM session. PostgreSQL goes through ``record_answer`` (its card locks)."""
+    given = GivenAnswer(**answer)
+    if not database.answers_raw:
+        return write_transaction(
+            database, lambda session: record_answer(session, **answer), locked_message
+        )
+    statements = _raw_statements(database.engine.dialect)
+    return raw_write_transaction(
+        database, lambda cursor: statements.record(cursor, given), locked_message
+    )
+
+
+def _answer_rows(given: GivenAnswer, before: Schedule | None) -> tuple[Answered, dict[str, Any]]:
+    """The schedule after the answer, and its review-log row (column -> value)."""
+    answered = answer_schedule(
+        before,
+        given.quality,
+        given.now,
+        given.rollover_hour,
+        given.scheduler,
+        given.desired_retention,
+    )
+    log: dict[str, Any] = {
+        "profile_id": given.profile_id,
+        "card_id": given.card_id,
+        "reviewed_at": given.now,
+        "study_day": study_day(given.now, given.rollover_hour),
+        "quality": given.quality,
+        "seconds": float(given.seconds),
+        "reveal_seconds": given.reveal_seconds,
+        "grade_seconds": given.grade_seconds,
+        "graded_by": given.graded_by,
+        "moved_schedule": answered.moved_schedule,
+        "typed_answer": given.typed_answer,
+        "choice_seed": given.choice_seed,
+        "choice_order": given.choice_order,
+    }
+    if before is not None:  # left out, the column is SQL NULL rather than JSON null
+        log["prev_state"] = before.to_dict()
+    if given.variant is not None:
+        log |= {
+            "template_id": given.variant.template_id,
+            "seed": given.variant.seed,
+            "params": dict(given.variant.params),
+        }
+    if given.verdict is not None:
+        log |= {
+            "expected": given.verdict.expected_text,
+            "diagnosis": given.verdict.diagnosis,
+            "mistake": given.verdict.mistake,
+        }
+    return answered, log
+
+
+def _recorded(log_id: int, answered: Answered) -> RecordedAnswer:
     return RecordedAnswer(
-        log_id=result.inserted_primary_key[0],
+        log_id=log_id,
         moved_schedule=answered.moved_schedule,
         lapsed=answered.lapsed,
         became_leech=answered.became_leech,
         due_day=answered.schedule.due_day,
+        schedule=answered.schedule,
     )
+
+
+class _RawAnswerStatements:
+    """The answer's statements as SQL text for one dialect, with each column's own
+    SQLAlchemy converters (taken once), so a row is stored exactly as the Core path stores it."""
+
+    def __init__(self, dialect: Dialect):
+        states, log = CardState.__table__, ReviewLog.__table__
+        self.fields = tuple(Schedule().columns())
+        self.log_columns = tuple(column.name for column in log.columns if column.name != "id")
+        self.encode_state = [(name, _converter(states.c[name], dialect)) for name in self.fields]
+        self.decode_state = [_converter(states.c[name], dialect, read=True) for name in self.fields]
+        self.encode_log = [(name, _converter(log.c[name], dialect)) for name in self.log_columns]
+        key = "profile_id = ? AND card_id = ?"
+        self.select_state = f"SELECT {', '.join(self.fields)} FROM card_states WHERE {key}"
+        self.update_state = (
+            f"UPDATE card_states SET {', '.join(f'{name} = ?' for name in self.fields)} WHERE {key}"
+        )
+        self.insert_state = _insert_sql("card_states", ("profile_id", "card_id", *self.fields))
+        self.insert_log = _insert_sql("review_log", self.log_columns)
+
+    def record(self, cursor: Any, given: GivenAnswer) -> RecordedAnswer:
+        key = (given.profile_id, given.card_id)
+        row = cursor.execute(self.select_state, key).fetchone()
+        before = None
+        if row is not None:
+            before = Schedule(
+                *[convert(value) for convert, value in zip(self.decode_state, row, strict=True)]
+            )
+        answered, log = _answer_rows(given, before)
+        columns = answered.schedule.columns()
+        state = tuple(convert(columns[name]) for name, convert in self.encode_state)
+        if before is None:
+            cursor.execute(self.insert_state, key + state)
+        else:
+            cursor.execute(self.update_state, state + key)
+        values = [convert(log.get(name)) for name, convert in self.encode_log]
+        cursor.execute(self.insert_log, values)
+        return _recorded(cursor.lastrowid, answered)
+
+
+@cache
+def _raw_statements(dialect: Dialect) -> _RawAnswerStatements:
+    return _RawAnswerStatements(dialect)
+
+
+def _converter(column: Any, dialect: Dialect, read: bool = False) -> Callable[[Any], Any]:
+    """The column type's bind (or, ``read``, result) processor for ``dialect``; none: as is."""
+    impl = column.type.dialect_impl(dialect)
+    processor = impl.result_processor(dialect, None) if read else impl.bind_processor(dialect)
+    return processor or _as_is
+
+
+def _as_is(value: Any) -> Any:
+    return value
+
+
+def _insert_sql(table: str, columns: tuple[str, ...]) -> str:
+    marks = ", ".join("?" for _ in columns)
+    return f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})"
 
 
 def undo_answer(session: Session, log_id: int) -> bool:

@@ -65,6 +65,10 @@ from kvdrill.store.profiles import get_or_create_profile, profile_settings
 
 __all__ = ["CardView", "DrillSession", "InvalidAnswer", "LEECH_LAPSES", "WrongCardKind"]
 
+_LOCKED_MESSAGE = (
+    "the database stayed locked by another kvdrill process; nothing was saved for this card, "
+    "try again"
+)
 CHOICE_RIGHT_QUALITY = 4
 CHOICE_WRONG_QUALITY = 1
 GIVE_UP_QUALITY = 0
@@ -369,30 +373,28 @@ class DrillSession:
         """``times``: real seconds to reveal the answer and from there to the grade."""
         reveal_seconds, grade_seconds = times
 
-        def write(session: Session) -> tuple[reviews.RecordedAnswer, Schedule | None]:
-            recorded = reviews.record_answer(
-                session,
-                profile_id=self.profile_id,
-                card_id=view.card_id,
-                quality=quality,
-                seconds=seconds,
-                graded_by=graded_by,
-                now=self._clock(),
-                rollover_hour=self.rollover_hour,
-                scheduler=self.scheduler,
-                desired_retention=self.desired_retention,
-                typed_answer=typed,
-                variant=variant,
-                verdict=verdict,
-                reveal_seconds=reveal_seconds,
-                grade_seconds=grade_seconds,
-                choice_seed=choices.choice_seed if choices is not None else None,
-                choice_order=choices.choice_order if choices is not None else None,
-            )
-            return recorded, reviews.load_schedule(session, self.profile_id, view.card_id)
-
         snapshot = self._queue.snapshot()
-        recorded, after = self._write(write)
+        recorded = reviews.commit_answer(
+            self._database,
+            _LOCKED_MESSAGE,
+            profile_id=self.profile_id,
+            card_id=view.card_id,
+            quality=quality,
+            seconds=seconds,
+            graded_by=graded_by,
+            now=self._clock(),
+            rollover_hour=self.rollover_hour,
+            scheduler=self.scheduler,
+            desired_retention=self.desired_retention,
+            typed_answer=typed,
+            variant=variant,
+            verdict=verdict,
+            reveal_seconds=reveal_seconds,
+            grade_seconds=grade_seconds,
+            choice_seed=choices.choice_seed if choices is not None else None,
+            choice_order=choices.choice_order if choices is not None else None,
+        )
+        after = recorded.schedule
         # The log row keeps the previous state; undo reads it from there.
         self._history.append(
             _Undoable(
@@ -408,12 +410,7 @@ class DrillSession:
     def _write(self, action: Callable[[Session], Any]) -> Any:
         """Run ``action`` in one write transaction (retried if another process held the
         lock or won a conflict); a database that stays locked is a UserError and nothing is saved."""
-        return write_transaction(
-            self._database,
-            action,
-            locked_message="the database stayed locked by another kvdrill process; "
-            "nothing was saved for this card, try again",
-        )
+        return write_transaction(self._database, action, locked_message=_LOCKED_MESSAGE)
 
     # --- actions ---------------------------------------------------------------------------
 
