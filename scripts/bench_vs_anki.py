@@ -1,6 +1,7 @@
 """kvdrill against Anki's own backend, side by side on one machine, in one run.
 
     .venv/bin/python scripts/bench_vs_anki.py [--rounds 5] [--cards 10000] [--answers 300]
+                                              [--only answer|import]
 
 The ``anki`` package from PyPI is installed on first use into its own virtual environment
 (``$KVDRILL_BENCH_CACHE``, default ~/.cache/kvdrill-bench/anki-venv); it is never a kvdrill
@@ -79,18 +80,25 @@ def kvdrill_answer_worker(folder: Path, cards: int, answers: int, synchronous: s
     assert session.current is not None, "the benchmark session is empty"
     grades = random.Random(11)
     timings = []
+    cpu = time.process_time()
     for _ in range(min(answers, session.remaining)):
         quality = grades.choice((1, 3, 4, 4, 4, 5))
         started = time.perf_counter()
         session.grade(quality, 5.0)
         _ = session.current
         timings.append((time.perf_counter() - started) * 1000)
+    cpu_ms = (time.process_time() - cpu) * 1000 / max(1, len(timings))
     with database.engine.connect() as connection:
         level = connection.exec_driver_sql("PRAGMA synchronous").scalar()
         journal = connection.exec_driver_sql("PRAGMA journal_mode").scalar()
     database.close()
     names = {0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"}
-    return {"timings_ms": timings, "synchronous": names[level], "journal_mode": journal}
+    return {
+        "timings_ms": timings,
+        "cpu_ms": cpu_ms,
+        "synchronous": names[level],
+        "journal_mode": journal,
+    }
 
 
 # --- the collections ----------------------------------------------------------------------------
@@ -142,14 +150,20 @@ def one_round(anki: Path, work: Path, args, markdown, tsv) -> dict[str, object]:
     sizes = [str(args.cards), str(args.answers)]
     results: dict[str, object] = {}
     for name, folder, tail in (
-        ("kvdrill_full", work / "k1", ["FULL"]),
-        ("anki", work / "a1", []),
-        ("kvdrill_normal", work / "k2", ["NORMAL"]),
-        ("anki_normal", work / "a3", ["NORMAL"]),
+        ()
+        if args.only == "import"
+        else (
+            ("kvdrill_full", work / "k1", ["FULL"]),
+            ("anki", work / "a1", []),
+            ("kvdrill_normal", work / "k2", ["NORMAL"]),
+            ("anki_normal", work / "a3", ["NORMAL"]),
+        )
     ):
         folder.mkdir()
         start = [str(anki), str(WORKER)] if name.startswith("anki") else me
         results[f"answer_{name}"] = run_json([*start, "answer", str(folder), *sizes, *tail])
+    if args.only == "answer":
+        return results
 
     env = dict(os.environ, KVDRILL_DATA_DIR=str(work / "kvdrill-data"))
     env.pop("KVDRILL_DB", None)
@@ -169,6 +183,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--cards", type=int, default=10_000)
     parser.add_argument("--answers", type=int, default=300)
+    parser.add_argument("--only", choices=("answer", "import"), help="run only these rows")
     parser.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -201,12 +216,21 @@ def main() -> int:
 
 
 def report(rounds: list[dict], args) -> None:
+    if args.only != "import":
+        report_answers(rounds, args)
+    if args.only != "answer":
+        report_imports(rounds)
+
+
+def report_answers(rounds: list[dict], args) -> None:
     def answers(name: str) -> tuple[float, float, str]:
         medians = [statistics.median(r[f"answer_{name}"]["timings_ms"]) for r in rounds]
         p95s = [percentile(r[f"answer_{name}"]["timings_ms"], 0.95) for r in rounds]
+        cpu = statistics.median(r[f"answer_{name}"]["cpu_ms"] for r in rounds)
         first = rounds[0][f"answer_{name}"]
         return (statistics.median(medians), statistics.median(p95s),
-                f"{first['journal_mode']} + synchronous={first['synchronous']}")  # fmt: skip
+                f"{first['journal_mode']} + synchronous={first['synchronous']}, "
+                f"CPU {cpu:.2f} ms/answer")  # fmt: skip
 
     kv_median, kv_p95, kv_mode = answers("kvdrill_full")
     anki_median, anki_p95, anki_mode = answers("anki")
@@ -232,6 +256,22 @@ def report(rounds: list[dict], args) -> None:
     print(f"  ratio kvdrill/Anki: median {ratio:.2f}x   p95 {normal_p95 / anki_normal_p95:.2f}x   "
           f"(target <= {ANSWER_TARGET}x: {verdict(ratio, ANSWER_TARGET)})")  # fmt: skip
 
+    medians = {
+        "answer kvdrill FULL medians": "answer_kvdrill_full",
+        "answer Anki medians": "answer_anki",
+        "answer kvdrill NORMAL medians": "answer_kvdrill_normal",
+        "answer Anki NORMAL medians": "answer_anki_normal",
+    }
+    print("\nper round:")
+    for label, key in medians.items():
+        values = [statistics.median(r[key]["timings_ms"]) for r in rounds]
+        print(f"  {label:28} " + "  ".join(f"{value:7.2f}" for value in values))
+
+
+def report_imports(rounds: list[dict]) -> None:
+    def verdict(ratio: float, target: float) -> str:
+        return "met" if ratio <= target else "MISSED"
+
     kv_import = statistics.median(r["import_kvdrill"] for r in rounds)
     anki_import = statistics.median(r["import_anki"] for r in rounds)
     anki_cards = rounds[0]["import_anki_pragmas"]["cards"]
@@ -248,16 +288,6 @@ def report(rounds: list[dict], args) -> None:
           f"{again:.2f} s   (target <= {REIMPORT_TARGET_S} s: "
           f"{'met' if again <= REIMPORT_TARGET_S else 'MISSED'})")  # fmt: skip
     samples = {
-        "answer kvdrill FULL medians": [
-            statistics.median(r["answer_kvdrill_full"]["timings_ms"]) for r in rounds
-        ],
-        "answer Anki medians": [statistics.median(r["answer_anki"]["timings_ms"]) for r in rounds],
-        "answer kvdrill NORMAL medians": [
-            statistics.median(r["answer_kvdrill_normal"]["timings_ms"]) for r in rounds
-        ],
-        "answer Anki NORMAL medians": [
-            statistics.median(r["answer_anki_normal"]["timings_ms"]) for r in rounds
-        ],
         "import kvdrill": [r["import_kvdrill"] for r in rounds],
         "import Anki": [r["import_anki"] for r in rounds],
         "re-import kvdrill": [r["reimport_kvdrill"] for r in rounds],

@@ -1,0 +1,156 @@
+"""The drill's own answer path (store/reviews.py ``commit_answer``: on SQLite three statements on
+a kept DB-API connection, no ORM) stores exactly what ``record_answer`` stores, for every kind
+of answer, so stats, undo and the FSRS replay read the same rows whichever path wrote them."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+import pytest
+from sqlalchemy import text
+
+from kvdrill.engine.errors import UserError
+from kvdrill.engine.problems.types import Variant, Verdict
+from kvdrill.store import reviews
+from kvdrill.store.db import open_database
+from kvdrill.store.profiles import get_or_create_profile
+
+pytestmark = pytest.mark.both_backends  # SQLite and a real PostgreSQL server
+
+MORNING = datetime(2026, 3, 10, 9, 0, 12, 345678)
+LOCKED = "locked"
+FAST, REFERENCE = 1, 2  # the two profiles: answered through commit_answer / record_answer
+
+
+@pytest.fixture
+def db(db_url: str, collection):
+    database = open_database(db_url)
+    with database.session() as session:
+        collection.add_pack(session, cards=collection.recall_cards(4))
+        get_or_create_profile(session, "fast", MORNING)
+        get_or_create_profile(session, "reference", MORNING)
+    yield database
+    database.close()
+
+
+def both(db, **answer: Any) -> tuple[reviews.RecordedAnswer, reviews.RecordedAnswer]:
+    """The same answer by both profiles, one through each path."""
+    fast = reviews.commit_answer(db, LOCKED, profile_id=FAST, **answer)
+    with db.session() as session:
+        reference = reviews.record_answer(session, profile_id=REFERENCE, **answer)
+    return fast, reference
+
+
+def stored(db, profile_id: int) -> tuple[list[tuple], list[tuple]]:
+    """Every review-log and card-state column of a profile as the database holds them."""
+    with db.engine.connect() as connection:
+        log = connection.execute(
+            text("SELECT * FROM review_log WHERE profile_id = :p ORDER BY id"), {"p": profile_id}
+        ).mappings()
+        logs = [tuple(v for k, v in row.items() if k not in ("id", "profile_id")) for row in log]
+        states = connection.execute(
+            text("SELECT * FROM card_states WHERE profile_id = :p ORDER BY card_id"),
+            {"p": profile_id},
+        ).mappings()
+        return logs, [tuple(v for k, v in row.items() if k != "profile_id") for row in states]
+
+
+def test_every_kind_of_answer_is_stored_alike_by_both_paths(db) -> None:
+    base = {"seconds": 4.5, "graded_by": "self", "rollover_hour": 4}
+    # A new card, its same-day repeat, and a timed self-grade the next day.
+    both(db, card_id=1, quality=4, now=MORNING, **base)
+    both(db, card_id=1, quality=1, now=MORNING + timedelta(minutes=3), **base)
+    fast, reference = both(
+        db,
+        card_id=1,
+        quality=5,
+        now=MORNING + timedelta(days=1),
+        reveal_seconds=2.25,
+        grade_seconds=0.75,
+        **base,
+    )
+    assert fast.moved_schedule and fast.due_day == reference.due_day
+    # A problem with its variant and verdict, and a multiple-choice answer with its shuffle.
+    variant = Variant("pack/kv", 7, "How many bytes?", {"layers": "32"}, 128.0, "KiB")
+    verdict = Verdict(
+        correct=False,
+        quality=2,
+        headline="Not quite: expected 128 KiB",
+        expected_text="128 KiB",
+        worked_solution="2 x 32 x ...",
+        diagnosis="You left out the factor 2.",
+        mistake="kv_factor_2",
+    )
+    both(
+        db,
+        card_id=2,
+        quality=2,
+        now=MORNING,
+        seconds=9.0,
+        graded_by="auto",
+        rollover_hour=4,
+        typed_answer="64 KiB",
+        variant=variant,
+        verdict=verdict,
+    )
+    both(
+        db,
+        card_id=3,
+        quality=4,
+        now=MORNING,
+        seconds=3.0,
+        graded_by="auto",
+        rollover_hour=4,
+        typed_answer="AC",
+        choice_seed=123456789,
+        choice_order="CADB",
+    )
+    # Lapses day after day until the card is a leech, under FSRS.
+    became_leech = []
+    for day in range(17):
+        quality = 4 if day % 2 == 0 else 1
+        fast, reference = both(
+            db,
+            card_id=4,
+            quality=quality,
+            now=MORNING + timedelta(days=day),
+            scheduler="fsrs",
+            desired_retention=0.85,
+            **base,
+        )
+        assert (fast.lapsed, fast.schedule) == (reference.lapsed, reference.schedule)
+        became_leech.append(fast.became_leech)
+    assert became_leech.count(True) == 1
+    assert stored(db, FAST) == stored(db, REFERENCE)
+
+
+def test_an_answer_from_the_fast_path_is_undone_exactly(db) -> None:
+    base = {"card_id": 1, "seconds": 1.0, "graded_by": "self", "rollover_hour": 4}
+    both(db, quality=4, now=MORNING, **base)
+    before = stored(db, FAST)
+    fast, reference = both(db, quality=1, now=MORNING + timedelta(days=2), **base)
+    with db.session() as session:
+        assert reviews.undo_answer(session, fast.log_id)
+        assert reviews.undo_answer(session, reference.log_id)
+    assert stored(db, FAST) == before == stored(db, REFERENCE)
+
+
+def test_a_refused_answer_leaves_nothing_and_the_next_one_is_kept(db) -> None:
+    with pytest.raises(ValueError):
+        reviews.commit_answer(
+            db, LOCKED, profile_id=FAST, card_id=1, quality=9, seconds=1,
+            graded_by="self", now=MORNING, rollover_hour=4,
+        )  # fmt: skip
+    with pytest.raises(UserError if db.engine.dialect.name == "sqlite" else Exception):
+        reviews.commit_answer(
+            db, LOCKED, profile_id=FAST, card_id=999, quality=4, seconds=1,
+            graded_by="self", now=MORNING, rollover_hour=4,
+        )  # fmt: skip
+    assert stored(db, FAST) == ([], [])
+    reviews.commit_answer(
+        db, LOCKED, profile_id=FAST, card_id=1, quality=4, seconds=1,
+        graded_by="self", now=MORNING, rollover_hour=4,
+    )  # fmt: skip
+    logs, states = stored(db, FAST)
+    assert len(logs) == 1 and len(states) == 1
