@@ -248,7 +248,7 @@ def report_answers(rounds: list[dict], args) -> None:
     ratio = kv_median / anki_median
     print(f"  ratio kvdrill/Anki: median {ratio:.2f}x   p95 {kv_p95 / anki_p95:.2f}x   "
           f"(target <= {ANSWER_TARGET}x: {verdict(ratio, ANSWER_TARGET)})")  # fmt: skip
-    print("  at kvdrill's default level, both sides (survives a killed process, not power loss):")
+    print("  both switched down to NORMAL (survives a killed process, not a power cut):")
     print(f"  kvdrill ({normal_mode}):  median {normal_median:6.2f} ms   p95 {normal_p95:6.2f} ms")
     print(f"  Anki    ({anki_normal_mode}):  median {anki_normal_median:6.2f} ms   "
           f"p95 {anki_normal_p95:6.2f} ms")  # fmt: skip
