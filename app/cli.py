@@ -83,7 +83,35 @@ def _environment_help() -> str:
     return "environment variables:\n" + "\n".join(lines)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def named_command(argv: list[str]) -> str | None:
+    """The command ``argv`` names when only ``--db``/``--profile`` come before it; None when
+    there is none, or another option comes first (then every command's parser is built)."""
+    index = 0
+    while index < len(argv):
+        token = argv[index]
+        if token in ("--db", "--profile"):
+            index += 2
+        elif token.startswith(("--db=", "--profile=")):
+            index += 1
+        elif token.startswith("-"):
+            return None
+        else:
+            return token
+    return None
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or of ``command`` alone when its module is known: the
+    other command modules are not imported then (the TUI's start path)."""
+    module = next((m for m in (command, f"{command}_") if m in COMMAND_MODULES), None)
+    if command is not None and module is not None:
+        parser, commands = _parser((module,))
+        if command in commands.choices:
+            return parser
+    return _parser(COMMAND_MODULES)[0]
+
+
+def _parser(modules: tuple[str, ...]) -> tuple[argparse.ArgumentParser, argparse.Action]:
     parser = OneLineErrorParser(
         prog="kvdrill",
         description="Drill the memory and capacity math of LLM inference serving.",
@@ -93,16 +121,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action=VersionAction)
     _global_options(parser, None)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    for name in modules:
         module = importlib.import_module(f"kvdrill.app.commands.{name}")
         module.register(subparsers)
     for command in dict.fromkeys(subparsers.choices.values()):
         _global_options(command, argparse.SUPPRESS)
-    return parser
+    return parser, subparsers
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(named_command(argv))
     args = parser.parse_args(argv)
     func = getattr(args, "func", None)
     if func is None:

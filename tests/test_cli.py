@@ -54,3 +54,27 @@ def test_without_a_terminal_the_app_points_to_plain_mode_instead_of_hanging(
     )
     assert result.returncode == 1
     assert "--plain" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_command_parsed_alone_reads_and_helps_as_among_all(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``kvdrill drill`` builds only the drill parser (fast start); every command's help and
+    arguments come out as with the parser of all of them."""
+    from kvdrill.app.cli import build_parser, named_command
+
+    def commands(parser):
+        return next(a for a in parser._actions if a.dest == "command").choices
+
+    full = build_parser()
+    for name, command_parser in commands(full).items():
+        assert commands(build_parser(name))[name].format_help() == command_parser.format_help()
+    assert list(commands(build_parser("drill"))) == ["drill"]
+    assert list(commands(build_parser("import"))) == ["import"]
+    argv = ["--db", "sqlite:///x.db", "--profile=ana", "drill", "--new", "3"]
+    assert named_command(argv) == "drill"
+    assert vars(build_parser("drill").parse_args(argv)) == vars(full.parse_args(argv))
+    assert named_command(["--version", "drill"]) is None  # another option first: all commands
+    with pytest.raises(SystemExit):
+        build_parser("dril").parse_args(["dril"])
+    assert "did you mean 'drill'" in capsys.readouterr().err
