@@ -12,10 +12,11 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
-from kvdrill.app.first_card import NeedsSession, card_state, fast_card_state, main
+from kvdrill.app.first_card import card_state, fast_card_state, main
 from kvdrill.app.services.drill import DrillSession
 from kvdrill.store import reviews
 from kvdrill.store.db import open_database
+from kvdrill.store.fast_start import NeedsSession
 from kvdrill.store.location import sqlite_file
 from kvdrill.store.models import Card
 from kvdrill.store.profiles import get_or_create_profile

@@ -361,6 +361,8 @@ async def test_import_dry_run_then_confirm(drill_db: str, tmp_path: Path) -> Non
 async def test_fast_start_helper_card_is_shown_then_answered_through_the_session(
     drill_db: str,
 ) -> None:
+    import gc
+
     from kvdrill.app.first_card import start
 
     helper = start(drill_db, "default", {})
@@ -370,6 +372,7 @@ async def test_fast_start_helper_card_is_shown_then_answered_through_the_session
         await settle(pilot)
         assert app.first_card_source == "helper"  # painted before the session was open
         assert app.screen.session is not None
+        assert gc.isenabled()  # paused for the start only
         assert card_title(app) == "KV bytes per token"
         await pilot.press("space", "3")
         await settle(pilot)
@@ -604,11 +607,22 @@ async def test_command_palette_opens_the_import_screen(drill_db: str) -> None:
 
 
 def test_importing_the_tui_loads_no_database_or_math_library() -> None:
-    """The first screen paints before SQLAlchemy, sympy or pint are imported (fast start)."""
+    """The first screen paints before SQLAlchemy, sympy or pint are imported (fast start), and
+    before the screens a drill does not open first (their tables are built when first shown)."""
     import subprocess
     import sys
 
-    heavy = ("sqlalchemy", "sympy", "pint", "pydantic")
+    heavy = (
+        "sqlalchemy",
+        "sympy",
+        "pint",
+        "pydantic",
+        "kvdrill.app.tui.screens.home",
+        "kvdrill.app.tui.screens.import_",
+        "kvdrill.app.tui.screens.help",
+        "kvdrill.app.services.importing",
+        "kvdrill.store.fast_start",
+    )
     code = (
         "import sys, kvdrill.app.tui, kvdrill.app.first_card; "
         f"print(' '.join(m for m in {heavy!r} if m in sys.modules))"
@@ -617,6 +631,50 @@ def test_importing_the_tui_loads_no_database_or_math_library() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
     ).stdout.strip()
     assert loaded == ""
+
+
+# Libraries the first card of a drill never needs: the store, the formula engine, units, the
+# pack parser's YAML and pydantic.
+NOT_BEFORE_THE_FIRST_CARD = ("sqlalchemy", "alembic", "pydantic", "sympy", "pint", "yaml")
+
+
+def test_a_drill_paints_its_first_card_before_any_heavy_library_loads(
+    drill_db: str, tmp_path: Path
+) -> None:
+    """What ``kvdrill drill`` does, in a new process, up to the first card on screen: the
+    modules loaded at that moment (the daily backup and the session open the store after)."""
+    import os
+    import subprocess
+    import sys
+
+    code = f"""
+import sys
+from kvdrill.app.first_card import start
+from kvdrill.app.tui import create_app
+from kvdrill.app.tui.screens.drill import DrillScreen
+
+painted = DrillScreen._first_card_painted
+loaded = []
+
+def probe(self, source):
+    names = {NOT_BEFORE_THE_FIRST_CARD!r}
+    loaded.append((source, sorted(m for m in sys.modules if m.split(".")[0] in names)))
+    painted(self, source)
+
+DrillScreen._first_card_painted = probe
+helper = start({drill_db!r}, "default", {{}})
+create_app({drill_db!r}, start="drill", options={{"bundled": False, "first_card": helper}}).run(
+    headless=True
+)
+print(loaded)
+"""
+    env = {**os.environ, "KVDRILL_FIRST_CARD_FILE": str(tmp_path / "painted")}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[('helper', [])]"
+    assert (tmp_path / "painted").read_text().endswith(" helper")
 
 
 BIDI_PACK = (

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kvdrill.app.services import environment
-from kvdrill.app.services.importing import ImportScan
-from kvdrill.app.services.overview import Overview
+
+if TYPE_CHECKING:  # the UI imports this module on its start path; these load when called
+    from kvdrill.app.services.importing import ImportScan
+    from kvdrill.app.services.overview import Overview
 
 
 class Services:

@@ -7,6 +7,7 @@ Workers answer with the typed messages of app/tui/messages.py.
 
 from __future__ import annotations
 
+import gc
 import threading
 from collections.abc import Iterable
 from typing import Any
@@ -20,9 +21,6 @@ from kvdrill.app.services import environment
 from kvdrill.app.services.backend import Services
 from kvdrill.app.tui.messages import ThemeLoaded, ThemeNotSaved
 from kvdrill.app.tui.screens.drill import DrillScreen
-from kvdrill.app.tui.screens.help import HelpScreen
-from kvdrill.app.tui.screens.home import HomeScreen
-from kvdrill.app.tui.screens.import_ import ImportScreen
 
 LIGHT_THEME = "textual-light"
 DARK_THEME = "textual-dark"
@@ -60,19 +58,33 @@ class KvdrillApp(App[None]):
         # command line chose one or the learner has toggled already.
         self.theme_settled = "theme" in self.options
         self._theme_write_lock = threading.Lock()
+        self.start_done = False
 
     def on_mount(self) -> None:
         # Only the first screen is built now (fast start); home is built when first needed.
+        # The other screens are imported when first shown: their widgets (tables, Rich tables)
+        # are not on the path to a drill's first card.
         if self.start == "drill":
             self.push_screen(DrillScreen(self.drill_options()))
         elif self.start == "import":
-            self.push_screen(ImportScreen(self.options.get("import_path", "")))
+            self.action_open_import()
         else:
+            from kvdrill.app.tui.screens.home import HomeScreen
+
             self.push_screen(HomeScreen())
         if self.start != "drill":
-            # A drill restores it once its session is open, off the fast-start path.
+            # A drill does both once its session is open, off the fast-start path: the backup
+            # opens the database (SQLAlchemy), which would hold the GIL while the card paints.
             self.restore_theme()
-        self.keep_daily_backup()
+            self.after_start()
+
+    def after_start(self) -> None:
+        """What waits until the first screen is up, once per run of the app: the daily backup,
+        and Python's garbage collector, which fast start pauses (app/first_card.py)."""
+        if not self.start_done:
+            self.start_done = True
+            gc.enable()
+            self.keep_daily_backup()
 
     @work(thread=True, group="backup", exit_on_error=False)
     def keep_daily_backup(self) -> None:
@@ -100,6 +112,8 @@ class KvdrillApp(App[None]):
         self.push_screen(DrillScreen(self.drill_options(**narrow)))
 
     def action_open_import(self) -> None:
+        from kvdrill.app.tui.screens.import_ import ImportScreen
+
         if not isinstance(self.screen, ImportScreen):
             self.push_screen(ImportScreen(self.options.get("import_path", "")))
 
@@ -131,12 +145,16 @@ class KvdrillApp(App[None]):
 
     def action_go_home(self) -> None:
         """Back to the home screen (it refreshes its counts when it shows again)."""
+        from kvdrill.app.tui.screens.home import HomeScreen
+
         while len(self.screen_stack) > 2 and not isinstance(self.screen, HomeScreen):
             self.pop_screen()
         if not isinstance(self.screen, HomeScreen):
             self.switch_screen(HomeScreen())
 
     def action_show_keys(self) -> None:
+        from kvdrill.app.tui.screens.help import HelpScreen
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.screen))
 

@@ -156,7 +156,7 @@ class DrillScreen(Screen[None]):
         yield Static(Content(""), id="drill-hint")
         yield Footer(compact=True)
 
-    def on_mount(self) -> None:
+    async def on_mount(self) -> None:
         hidden = (
             "#drill-choices",
             "#drill-input",
@@ -166,7 +166,14 @@ class DrillScreen(Screen[None]):
         )
         for selector in hidden + ("#drill-context",):
             self.query_one(selector).display = False
-        self.open_session(self.app.options.pop("first_card", None))
+        first_card = self.app.options.pop("first_card", None)
+        if first_card is not None and first_card.has_answered():
+            # Usually so by now: the card goes into the screen's first paint, not a second one.
+            early = first_card.read_state()
+            first_card = None
+            if early is not None:
+                await self.on_first_card_read(FirstCardRead(early))
+        self.open_session(first_card)
 
     # --- session calls, in worker threads: each posts one message, handled below -------------
     # The caller sets ``busy`` first; the handler of the message clears it.
@@ -174,12 +181,12 @@ class DrillScreen(Screen[None]):
     @work(thread=True, group="load", exit_on_error=False)
     def open_session(self, first_card: FirstCard | None = None) -> None:
         """Open today's session; with a fast-start helper, show its first card meanwhile."""
-        if first_card is not None:
-            early = first_card.read_state()
-            if early is not None:
-                self.post_message(FirstCardRead(early))
-                # Importing the store holds the GIL for long stretches: let the card paint first.
-                self.card_painted.wait(timeout=2)
+        early = first_card.read_state() if first_card is not None else None
+        if early is not None:
+            self.post_message(FirstCardRead(early))
+        if early is not None or self.painted_first_card:
+            # Importing the store holds the GIL for long stretches: let the card paint first.
+            self.card_painted.wait(timeout=2)
         try:
             session = self.app.backend.open_session(**self.narrow)
             state = session.state
@@ -264,6 +271,7 @@ class DrillScreen(Screen[None]):
     # --- UI side ------------------------------------------------------------------------------
 
     def on_session_failed(self, message: SessionFailed) -> None:
+        self.app.after_start()
         error = message.error
         self.phase = "over"
         self.busy = False
@@ -293,6 +301,7 @@ class DrillScreen(Screen[None]):
         self.session = message.session
         state = message.state
         self.app.restore_theme()
+        self.app.after_start()
         self.answer_seconds = state.answer_seconds
         shown = self.card
         if shown is not None and state.card is not None and _same_card(shown, state.card):
