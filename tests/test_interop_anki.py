@@ -161,6 +161,20 @@ def _export_package(col, path: Path, *, legacy: bool) -> Path:
     return path
 
 
+def _export_text(col, path: Path, *, html: bool, deck: bool, notetype: bool, guid: bool) -> Path:
+    """The deck as Anki's "Notes in Plain Text" export, with tags and the chosen columns."""
+    col.export_note_csv(
+        out_path=str(path),
+        limit=anki_collection.DeckIdLimit(col.decks.id("Inference::KV")),
+        with_html=html,
+        with_tags=True,
+        with_deck=deck,
+        with_notetype=notetype,
+        with_guid=guid,
+    )
+    return path
+
+
 def _convert(source: Path, output: Path, capsys: pytest.CaptureFixture[str]) -> str:
     assert main(["convert", str(source), "-o", str(output)]) == 0
     out = capsys.readouterr().out
@@ -199,15 +213,7 @@ def test_legacy_current_and_text_exports_of_one_deck_give_the_same_ids(
     legacy = _export_package(anki_col, tmp_path / "legacy.apkg", legacy=True)
     current = _export_package(anki_col, tmp_path / "current.apkg", legacy=False)
     text = tmp_path / "notes.txt"
-    anki_col.export_note_csv(
-        out_path=str(text),
-        limit=anki_collection.DeckIdLimit(anki_col.decks.id("Inference::KV")),
-        with_html=True,
-        with_tags=True,
-        with_deck=True,
-        with_notetype=True,
-        with_guid=True,
-    )
+    _export_text(anki_col, text, html=True, deck=True, notetype=True, guid=True)
     ids = []
     for source in (legacy, current, text):
         output = tmp_path / f"{source.stem}.md"
@@ -239,15 +245,7 @@ def test_anki_plain_text_export_without_html_converts(
 ) -> None:
     _add_notes(anki_col)
     text = tmp_path / "plain.txt"
-    anki_col.export_note_csv(
-        out_path=str(text),
-        limit=anki_collection.DeckIdLimit(anki_col.decks.id("Inference::KV")),
-        with_html=False,
-        with_tags=True,
-        with_deck=False,
-        with_notetype=False,
-        with_guid=False,
-    )
+    _export_text(anki_col, text, html=False, deck=False, notetype=False, guid=False)
     output = tmp_path / "plain.md"
     _convert(text, output, capsys)
     cards = list(parse_pack(output).cards)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import Input
-from tui_helpers import FIXTURES, NOW, import_fixture, make_app, settle, text_of
+from tui_helpers import FIXTURES, NOW, import_fixture, logged, make_app, settle, text_of
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -381,20 +381,7 @@ async def test_fast_start_helper_card_is_shown_then_answered_through_the_session
 
 
 def problem_log(db_url: str) -> list[tuple[int, str | None, str | None]]:
-    from sqlalchemy import select
-
-    from kvdrill.store.db import open_database
-    from kvdrill.store.models import ReviewLog
-
-    database = open_database(db_url)
-    with database.session() as session:
-        rows = session.execute(
-            select(ReviewLog.quality, ReviewLog.typed_answer, ReviewLog.mistake).order_by(
-                ReviewLog.id
-            )
-        ).all()
-    database.close()
-    return [tuple(row) for row in rows]
+    return logged(db_url, "quality", "typed_answer", "mistake")
 
 
 async def type_answer(pilot, text: str) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import Input, Markdown
-from tui_helpers import FIXTURES, NOW, import_fixture, make_app, settle, text_of
+from tui_helpers import FIXTURES, NOW, import_fixture, logged, make_app, settle, text_of
 
 from kvdrill.app.tui.widgets.countdown import Countdown
 
@@ -26,23 +26,6 @@ def problem_db(db_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
 
 def notices(app) -> list[str]:
     return [str(note.message) for note in app._notifications]
-
-
-def log_times(db_url: str) -> list[tuple[float, float | None, float | None]]:
-    from sqlalchemy import select
-
-    from kvdrill.store.db import open_database
-    from kvdrill.store.models import ReviewLog
-
-    database = open_database(db_url)
-    with database.session() as session:
-        rows = session.execute(
-            select(ReviewLog.seconds, ReviewLog.reveal_seconds, ReviewLog.grade_seconds).order_by(
-                ReviewLog.id
-            )
-        ).all()
-    database.close()
-    return [tuple(row) for row in rows]
 
 
 async def test_the_answer_box_says_which_unit_a_bare_number_is_read_in(problem_db: str) -> None:
@@ -151,7 +134,7 @@ async def test_with_kvdrill_now_the_countdown_runs_and_reviews_log_real_seconds(
         await settle(pilot)
         await pilot.press("3")
         await settle(pilot)
-    [(seconds, reveal, grade)] = log_times(drill_db)
+    [(seconds, reveal, grade)] = logged(drill_db, "seconds", "reveal_seconds", "grade_seconds")
     assert seconds > 0 and reveal is not None and grade is not None
     assert reveal >= seconds and grade > 0
 

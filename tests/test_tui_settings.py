@@ -26,6 +26,15 @@ def status(app) -> str:
     return str(app.screen.query_one("#settings-status", Static).render())
 
 
+async def enter_setting(pilot, name: str, text: str) -> None:
+    """Focus one setting's field, clear it, type ``text`` and press Enter, as a learner would."""
+    field = pilot.app.screen.query_one(f"#setting-{name}", Input)
+    field.focus()
+    field.value = ""
+    await pilot.press(*text, "enter")
+    await settle(pilot)
+
+
 async def test_the_settings_screen_shows_changes_and_refuses_like_the_cli(db_url: str) -> None:
     app = make_app(db_url, start="home")
     async with app.run_test(size=(110, 30)) as pilot:
@@ -36,25 +45,15 @@ async def test_the_settings_screen_shows_changes_and_refuses_like_the_cli(db_url
         field = app.screen.query_one("#setting-new_per_day", Input)
         assert field.value == "10" and field.has_focus
 
-        field.value = ""
-        await pilot.press(*"20", "enter")
-        await settle(pilot)
+        await enter_setting(pilot, "new_per_day", "20")
         assert "Saved: new_per_day = 20" in status(app)
         assert stored(db_url).new_per_day == 20
 
-        rollover = app.screen.query_one("#setting-rollover_hour", Input)
-        rollover.focus()
-        rollover.value = ""
-        await pilot.press(*"30", "enter")
-        await settle(pilot)
+        await enter_setting(pilot, "rollover_hour", "30")
         assert "must be a whole number from 0 to 23" in status(app)
         assert stored(db_url).rollover_hour == 4
 
-        theme = app.screen.query_one("#setting-theme", Input)
-        theme.focus()
-        theme.value = ""
-        await pilot.press(*"light", "enter")
-        await settle(pilot)
+        await enter_setting(pilot, "theme", "light")
         assert app.theme == LIGHT_THEME and stored(db_url).theme == "light"
 
         await pilot.press("escape")
@@ -85,11 +84,7 @@ async def test_choosing_vietnamese_on_the_settings_screen_changes_the_home_packs
         assert "Scheduler fixture" in home_pack_titles(app)
         await pilot.press("o")
         await settle(pilot)
-        language = app.screen.query_one("#setting-language", Input)
-        language.focus()
-        language.value = ""
-        await pilot.press("v", "i", "enter")
-        await settle(pilot)
+        await enter_setting(pilot, "language", "vi")
         await pilot.press("escape")
         await settle(pilot)
         assert home_pack_titles(app) == {"Bộ nhớ và dung lượng"}

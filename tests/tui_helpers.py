@@ -94,3 +94,18 @@ def _paint_pending(screen) -> bool:
         or screen._dirty_widgets
         or any(table._require_update_dimensions for table in screen.query(DataTable))
     )
+
+
+def logged(db_url: str, *columns: str) -> list[tuple]:
+    """The named review_log columns of every answer, oldest first."""
+    from sqlalchemy import select
+
+    from kvdrill.store.db import open_database
+    from kvdrill.store.models import ReviewLog
+
+    database = open_database(db_url)
+    with database.session() as session:
+        query = select(*(getattr(ReviewLog, name) for name in columns)).order_by(ReviewLog.id)
+        rows = session.execute(query).all()
+    database.close()
+    return [tuple(row) for row in rows]
