@@ -320,20 +320,13 @@ class PlainDrill:
         self.show_tip_and_note(card)
 
     def show_answer(self, card: CardView) -> None:
-        if card.answer.strip():
-            self.say("Answer:")
-            self.say(self.text(card.answer))
-        if card.key_numbers:
-            self.say("Key numbers:")
-            for number in card.key_numbers:
-                self.say(self.text(number, lead="  - "))
-        if card.explanation.strip():
-            self.say("Explanation:")
-            self.say(self.text(card.explanation))
-        if card.related:
-            self.say("Related questions:")
-            for prompt in card.related:
-                self.say(self.text(prompt, lead="  - "))
+        for heading, body in card.answer_sections():
+            self.say(f"{heading}:")
+            if isinstance(body, str):
+                self.say(self.text(body))
+            else:
+                for item in body:
+                    self.say(self.text(item, lead="  - "))
         self.show_tip_and_note(card)
 
     def show_tip_and_note(self, card: CardView) -> None:

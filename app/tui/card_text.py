@@ -48,21 +48,11 @@ def choice_markdown(card: CardView, selected: set[str], reveal: bool = False) ->
 
 def reveal_markdown(card: CardView) -> str:
     """Answer, key numbers, explanation, related questions, tip and the learner's note."""
-    parts: list[str] = []
-    answer = card.answer.strip()
-    if answer:
-        parts.append("## Answer\n\n" + answer)
-    if card.key_numbers:
-        parts.append(
-            "## Key numbers\n\n" + "\n".join(f"- {_one_line(n)}" for n in card.key_numbers)
-        )
-    explanation = card.explanation.strip()
-    if explanation:
-        parts.append("## Explanation\n\n" + explanation)
-    if card.related:
-        parts.append(
-            "## Related questions\n\n" + "\n".join(f"- {_one_line(r)}" for r in card.related)
-        )
+    parts = [
+        f"## {heading}\n\n"
+        + (body if isinstance(body, str) else "\n".join(f"- {_one_line(item)}" for item in body))
+        for heading, body in card.answer_sections()
+    ]
     tip = card.tip.strip()
     if tip:
         parts.append("## Tip\n\n" + tip)

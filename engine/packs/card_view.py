@@ -64,6 +64,17 @@ class CardView:
         """The pack letters in the order shown, e.g. ``"CADB"`` (logged with the answer)."""
         return "".join(choice.pack_letter for choice in self.choices)
 
+    def answer_sections(self) -> list[tuple[str, str | list[str]]]:
+        """The parts of the back that have content, in the order every mode shows them:
+        (heading, text) or (heading, list items). The TUI and plain mode both read this list."""
+        sections: list[tuple[str, str | list[str]]] = [
+            ("Answer", self.answer.strip()),
+            ("Key numbers", self.key_numbers),
+            ("Explanation", self.explanation.strip()),
+            ("Related questions", self.related),
+        ]
+        return [(heading, body) for heading, body in sections if body]
+
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-able values."""
         return asdict(self)
