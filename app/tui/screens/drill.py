@@ -459,8 +459,9 @@ class DrillScreen(Screen[None]):
         if self.busy and self.session is not None:
             return
         self.phase = "revealed"
-        self.revealed_at = time.monotonic()
+        # Stop the countdown first: its active time then never exceeds the time to reveal.
         self.query_one(Countdown).stop()
+        self.revealed_at = time.monotonic()
         await self.show_reveal(explain_grades=True)
         self.set_hint("how did it go? 1-4 grades, or g then 0-5 · ↓ scrolls · n note")
         self.refresh_bindings()
