@@ -347,7 +347,10 @@ class PlainDrill:
             )
         else:
             self.say("Session over: no cards answered.")
-        self.line(f"Due tomorrow: {summary.due_tomorrow}.")
+        back = f"Back tomorrow: {summary.session_due_tomorrow} of these cards"
+        if summary.others_due_tomorrow:
+            back += f", and {plural(summary.others_due_tomorrow, 'card')} from the rest of your collection"
+        self.line(back + ".")
         if summary.topics_missed:
             missed = ", ".join(f"{literal(t)} ({n})" for t, n in summary.topics_missed)
             self.line(f"Topics missed: {missed}.")

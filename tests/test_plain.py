@@ -105,7 +105,7 @@ def test_a_missed_card_returns_in_the_session_and_the_next_days(
     assert f"Right: {lines[4]}." in out and "Four is even" in out
     assert "[bold]not markup[/bold]" in out  # pack text printed literally
     assert "Session over: 5 cards, 6 answers, 80% right the first time" in out
-    assert "Due tomorrow: 5." in out
+    assert "Back tomorrow: 5 of these cards." in out  # nothing else is due
     assert "Topics missed: arith (1), fixture (1)." in out
     assert [(key, moved) for key, _, moved in logged(fixture_db)][4] == ("alpha", False)
 
@@ -431,3 +431,17 @@ def test_the_counter_counts_the_session_s_cards_and_returns(
     counters = re.findall(r"── \[(\d+)/(\d+)\]", out)
     assert counters == [("1", "5"), ("3", "5"), ("4", "5"), ("5", "6"), ("6", "6")]
     assert "a card you miss comes back later and adds one" in " ".join(out.split())
+
+
+def test_the_summary_of_a_short_session_counts_its_own_cards_apart_from_the_rest(
+    monkeypatch, capsys, fixture_db
+) -> None:
+    drill(monkeypatch, capsys, fixture_db, "2026-03-10T09:00", day1_lines(fixture_db))
+    # Day 2: all five cards are due; a two-card session leaves three of them for tomorrow.
+    day2 = ["", "3", shown_letter(fixture_db, "2026-03-11", "B")]
+    code, out = drill(monkeypatch, capsys, fixture_db, "2026-03-11T09:00", day2, "--limit", "2")
+    assert code == 0
+    assert "Session over: 2 cards" in out
+    back = re.search(r"Back tomorrow: (\d+) of these cards, and (\d+) cards from the rest", out)
+    assert back is not None, out
+    assert int(back.group(1)) <= 2 and int(back.group(2)) == 3
