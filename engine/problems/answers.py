@@ -48,6 +48,8 @@ __all__ = ["AnswerError", "TypedAnswer", "bare_number_unit", "read_typed_answer"
 
 _BILLION = re.compile(rf"{BILLION_SUFFIX}(?:\s+|$)")
 _INFORMATION = "[information]"
+# The number in every "type something like ..." example: plainly not anyone's answer.
+EXAMPLE_NUMBER = 42
 
 
 @dataclass(frozen=True)
@@ -77,7 +79,10 @@ def read_typed_answer(text: str, expected_unit: str) -> TypedAnswer:
     expected_unit = normalise_unit_text(expected_unit)
     _, expected_dimension = unit_scale(expected_unit)
     cleaned = clean_text(text)
-    number = read_number(cleaned)
+    # The example uses the asked unit and a neutral number: never one that could be the answer.
+    number = read_number(
+        cleaned, example=f"something like {EXAMPLE_NUMBER} {expected_unit}".strip()
+    )
     if not expected_dimension:
         number = _billions(number, cleaned)
     if number.value < 0:
@@ -92,7 +97,7 @@ def read_typed_answer(text: str, expected_unit: str) -> TypedAnswer:
         if number.scaled and _INFORMATION in dict(expected_dimension):
             raise AnswerError(
                 f"'{shorten(cleaned)}' is ambiguous for a size: write the unit, "
-                "like 128 KiB or 128 kB."
+                f"like {EXAMPLE_NUMBER} KiB or {EXAMPLE_NUMBER} kB."
             )
         return TypedAnswer(cleaned, number.value, expected_unit, False, number.significant_figures)
 

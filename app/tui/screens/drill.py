@@ -347,12 +347,15 @@ class DrillScreen(Screen[None]):
         unit_line = self.query_one("#drill-unit", Static)
         unit = ""
         if card.variant is not None:  # a problem: the engine is loaded already
-            from kvdrill.engine.problems.answers import bare_number_unit
+            from kvdrill.engine.problems.answers import EXAMPLE_NUMBER, bare_number_unit
 
             unit = bare_number_unit(card.variant.unit)
+            example = EXAMPLE_NUMBER
+            answer_box.placeholder = (
+                f"e.g. {example} or {example} {unit}" if unit else f"e.g. {example}"
+            )
         unit_line.display = kind == "problem"
         unit_line.update(Content(answer_unit_line(unit)))
-        answer_box.placeholder = f"e.g. 42 or 42 {unit}" if unit else "e.g. 42"
         await reveal.update("")
         body.display = True
         body.scroll_home(animate=False)
