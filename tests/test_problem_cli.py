@@ -63,7 +63,12 @@ def test_an_answer_is_checked_with_verdict_diagnosis_and_worked_solution(
     half = f"{wrong['expected'] / 2:g} {wrong['unit']}"  # the factor 2 of K and V left out
     code, out, _ = run(capsys, db_url, TEMPLATE, "--seed", "7", "--answer", half)
     assert code == 1
-    assert "Not quite" in out and "Diagnosis: " in out and f"Expected: {right}" in out
+    assert f"Not quite: expected {right}" in out and "Diagnosis: " in out
+    assert "Expected:" not in out  # the verdict line names the value once
+
+    code, out, _ = run(capsys, db_url, TEMPLATE, "--seed", "7", "--answer", "lots")
+    assert code == 1 and "does not start with a number" in out
+    assert right not in out  # a typo does not give the solution away
 
 
 def _variant_in_new_process(db_url: str, seed: str) -> dict:

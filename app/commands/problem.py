@@ -101,11 +101,12 @@ def _practise(template, args: argparse.Namespace) -> int:
 
 
 def _print_variant(template, variant) -> None:
-    from kvdrill.app.plain import literal
+    from kvdrill.app.plain import literal, shown
+    from kvdrill.app.plain_text import terminal_width
 
     print(literal(f"{template.title}  ({variant.template_id}, seed {variant.seed})"))
     print()
-    print(literal(variant.prompt.strip()))
+    print(shown(variant.prompt, terminal_width()))  # re-flowed as in plain drills
     if variant.params:
         print()
         for name, value in variant.params.items():
@@ -114,12 +115,15 @@ def _print_variant(template, variant) -> None:
 
 
 def _print_verdict(verdict) -> None:
-    from kvdrill.app.plain import literal
+    from kvdrill.app.plain import literal, shown
+    from kvdrill.app.plain_text import terminal_width
 
+    width = terminal_width()
     print()
-    print(literal(verdict.headline))
+    print(literal(verdict.headline))  # names the expected value, unless unreadable
+    if verdict.unreadable:
+        return  # type the answer again: the solution is not given away for a typo
     if verdict.diagnosis:
-        print(literal(f"Diagnosis: {verdict.diagnosis}"))
-    print(literal(f"Expected: {verdict.expected_text}"))
+        print(shown(verdict.diagnosis, width, lead="Diagnosis: "))
     print()
-    print(literal(verdict.worked_solution.strip()))
+    print(shown(verdict.worked_solution, width))
