@@ -13,6 +13,7 @@ from kvdrill.engine.study.stats_report import (
     StatsReport,
     TopicStats,
 )
+from kvdrill.engine.wording import plural
 
 SHADES = " ░▒▓█"
 BARS = " ▁▂▃▄▅▆▇█"
@@ -181,7 +182,8 @@ def render_text(report: StatsReport, max_topics: int = 15) -> str:
     out = [
         f"kvdrill stats — profile {report.profile}, study day {report.today}, "
         f"window {report.window_days} days",
-        f"{report.total_reviews} reviews in all; streak {report.streak_days} day(s).",
+        f"{plural(report.total_reviews, 'review')} in all; "
+        f"streak {plural(report.streak_days, 'day')}.",
         "",
         "Weakest topics (weak score 0-1, higher is weaker; '-' until 5 recent reviews):",
     ]

@@ -212,6 +212,15 @@ def test_the_missed_column_says_what_it_measures_and_the_forecast_has_axes(
     assert forecast[2].strip().startswith("today") and "+7d" in forecast[2]
 
 
+def test_the_text_report_counts_reviews_and_streak_days_in_words(session: Session) -> None:
+    from kvdrill.app.stats_render import render_text
+
+    report = build_report(session, build_scenario(session), TODAY, 30)
+    assert f"streak {report.streak_days} days." in render_text(report)  # six days
+    one = report.model_copy(update={"streak_days": 1, "total_reviews": 1})
+    assert "1 review in all; streak 1 day." in render_text(one)
+
+
 def test_the_home_screen_names_a_set_of_cards_once_among_the_weakest(db_url: str) -> None:
     from datetime import datetime, time
 

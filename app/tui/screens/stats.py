@@ -39,6 +39,7 @@ from kvdrill.app.tui.messages import (
 )
 from kvdrill.app.tui.widgets.tables import fill_table
 from kvdrill.engine.study.stats_report import topic_order
+from kvdrill.engine.wording import plural
 
 if TYPE_CHECKING:
     from kvdrill.engine.study.stats_report import GroupReport, StatsReport
@@ -140,8 +141,8 @@ class StatsScreen(Screen[tuple[str, str] | None]):
         if self.showing_group:
             return
         self.query_one("#stats-summary", Static).update(
-            f"Study day {report.today} · {report.total_reviews} reviews · streak "
-            f"{report.streak_days} day(s) · window {report.window_days} days · "
+            f"Study day {report.today} · {plural(report.total_reviews, 'review')} · streak "
+            f"{plural(report.streak_days, 'day')} · window {report.window_days} days · "
             f"sorted by {self.sort_names[self.sort_index]} (o to change) · {MISSED_MEANING}"
         )
         self.show_topics()
