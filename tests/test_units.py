@@ -138,6 +138,10 @@ def test_registry_is_built_once_and_is_the_projects_own() -> None:
         (12345.67, "tokens/s", "12,346 tokens/s"),
         (1.25e-5, "s", "1.25e-05 s"),
         (7, "dimensionless", "7"),
+        (1, "GPUs", "1 GPU"),  # one of a count reads in the singular
+        (1.0, "tokens", "1 token"),
+        (2, "GPUs", "2 GPUs"),
+        (1, "GiB", "1 GiB"),
     ],
 )
 def test_format_quantity(value: float, unit: str, shown: str) -> None:

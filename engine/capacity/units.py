@@ -396,12 +396,24 @@ def format_number(value: float, significant: int = 4) -> str:
     return text
 
 
+# Count units written in the plural, and their singular for a count of exactly one.
+SINGULAR_COUNT_UNITS = {
+    "tokens": "token",
+    "requests": "request",
+    "sequences": "sequence",
+    "blocks": "block",
+    "GPUs": "GPU",
+}
+
+
 def format_quantity(value: float, unit: str, significant: int = 4) -> str:
-    """'128 KiB', '131,072 B', '3.35 TB/s', '3.43x', '90%', '448,921 tokens'."""
+    """'128 KiB', '131,072 B', '3.35 TB/s', '3.43x', '90%', '448,921 tokens', '1 GPU'."""
     number = format_number(value, significant)
     unit = normalise_unit_text(unit)
     if not unit or unit == "dimensionless":
         return number
     if unit in RATIO_UNITS:
         return number + unit
+    if number == "1":
+        unit = SINGULAR_COUNT_UNITS.get(unit, unit)
     return f"{number} {unit}"
