@@ -24,8 +24,18 @@ def problem_db(db_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
     return import_fixture(db_url, "problems")
 
 
-def notices(app) -> list[str]:
-    return [str(note.message) for note in app._notifications]
+def record_notices(app) -> list[str]:
+    """Every notice the app posts from now on (the toasts themselves expire after a few
+    seconds, which a loaded machine can take between two key presses)."""
+    said: list[str] = []
+    post = app.notify
+
+    def notify(message, *args, **kwargs):
+        said.append(str(message))
+        return post(message, *args, **kwargs)
+
+    app.notify = notify
+    return said
 
 
 async def test_the_answer_box_says_which_unit_a_bare_number_is_read_in(problem_db: str) -> None:
@@ -94,6 +104,7 @@ async def test_after_the_dry_run_typed_letters_go_to_the_path_box(
 
 async def test_suspend_and_bury_say_which(drill_db: str) -> None:
     app = make_app(drill_db)
+    said = record_notices(app)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await pilot.press("s")
@@ -103,7 +114,6 @@ async def test_suspend_and_bury_say_which(drill_db: str) -> None:
             await settle(pilot)
         await pilot.press("b")
         await settle(pilot)
-        said = notices(app)
     assert "Suspended: KV bytes per token" in said
     assert any(note.startswith("Buried until tomorrow: ") for note in said)
 
@@ -194,6 +204,7 @@ async def test_home_counts_suspended_cards_and_names_the_kind_of_weak_topics(
     drill_db: str,
 ) -> None:
     app = make_app(drill_db)
+    said = record_notices(app)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await pilot.press("s")  # suspend KV bytes per token: its follow-up waits with it
