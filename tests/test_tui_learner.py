@@ -204,7 +204,6 @@ async def test_home_counts_suspended_cards_and_names_the_kind_of_weak_topics(
     drill_db: str,
 ) -> None:
     app = make_app(drill_db)
-    said = record_notices(app)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await pilot.press("s")  # suspend KV bytes per token: its follow-up waits with it
