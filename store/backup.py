@@ -26,9 +26,10 @@ from pathlib import Path
 from sqlalchemy.orm import Session
 
 from kvdrill.engine.errors import UserError
-from kvdrill.store.db import SQLITE_HEADER, Database
+from kvdrill.store.db import Database
 from kvdrill.store.location import HEAD_REVISION
 from kvdrill.store.models import Setting
+from kvdrill.store.sqlite_file import SQLITE_HEADER
 
 BACKUP_KEEP_KEY = "backup_keep"
 DEFAULT_BACKUP_KEEP = 7

@@ -8,9 +8,7 @@ without loading Alembic at all: one ``SELECT`` on ``alembic_version``.
 
 from __future__ import annotations
 
-import os
 import sqlite3
-import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -20,7 +18,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from sqlalchemy import Engine, create_engine, event, inspect, text
-from sqlalchemy.engine import URL, Connection, make_url
+from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -29,10 +27,18 @@ from kvdrill.engine.errors import DatabaseUnusable, UserError
 from kvdrill.store.guard import Guard, check_on_open, describe
 from kvdrill.store.location import HEAD_REVISION, mask_password, sqlite_file
 
+# The pragmas and the file checks live in store/sqlite_file.py (standard library only, so
+# ``kvdrill import`` uses them without SQLAlchemy). SQLITE_PRAGMAS is read through this module's
+# name on every connection, so a benchmark may set ``db.SQLITE_PRAGMAS``.
+from kvdrill.store.sqlite_file import (  # noqa: F401
+    SQLITE_HEADER,
+    SQLITE_PRAGMAS,
+    prepare_sqlite_file,
+    set_pragmas,
+)
+
 T = TypeVar("T")
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
-BUSY_TIMEOUT_MS = 5000
-SQLITE_HEADER = b"SQLite format 3\x00"
 # PostgreSQL advisory lock keys (any 64-bit numbers no other kvdrill lock uses).
 MIGRATION_LOCK = 0x6B76_6472_696C_6C01  # "kvdrill" 01
 WRITE_LOCK = 0x6B76_6472_696C_6C02
@@ -41,13 +47,6 @@ WRITE_LOCK = 0x6B76_6472_696C_6C02
 _RETRYABLE_SQLSTATES = ("40001", "40P01")
 WRITE_ATTEMPTS = 3
 _MIGRATION_LOCK = threading.Lock()
-
-SQLITE_PRAGMAS = (
-    "PRAGMA journal_mode=WAL",
-    "PRAGMA foreign_keys=ON",
-    f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}",
-    "PRAGMA synchronous=FULL",
-)
 
 
 @dataclass
@@ -138,7 +137,7 @@ def open_database(
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _set_sqlite_pragmas)
     if path is not None:
-        _prepare_sqlite_file(path, create_folder)
+        prepare_sqlite_file(path, create_folder)
     guard = Guard(engine, path)
     try:
         if path is not None and check:
@@ -171,85 +170,8 @@ def open_database(
     )
 
 
-def _prepare_sqlite_file(path: Path, create_folder: bool) -> None:
-    """Refuse a file that exists but is not a kvdrill database, before touching it; create a
-    missing one (and, if ``create_folder``, its folder)."""
-    try:
-        if path.is_dir():
-            raise UserError(f"{path} is a directory, not a database file")
-        if path.exists():
-            with path.open("rb") as handle:
-                header = handle.read(len(SQLITE_HEADER))
-            if not header:
-                # kvdrill never leaves an empty file behind (see _create_sqlite_file): this one
-                # was truncated or made by something else, and taking it as new hides the loss.
-                raise UserError(
-                    f"the database {path} is an empty file (0 bytes), not a kvdrill database: "
-                    "restore a backup, or delete the file to start afresh"
-                )
-            if header != SQLITE_HEADER:
-                raise UserError(f"{path} is not a SQLite database")
-            return
-        if path.parent.exists() and not path.parent.is_dir():
-            raise UserError(f"{path.parent} is not a folder, so it cannot hold the database")
-        logs = (Path(f"{path}-wal"), Path(f"{path}-journal"))
-        orphans = [log for log in logs if log.exists() and log.stat().st_size > 0]
-        if orphans:
-            # SQLite would replay this log into a new file of the same name, mixing two
-            # databases: the file it belongs to was deleted or moved.
-            raise UserError(
-                f"{orphans[0]} is left from a database {path} that was deleted or moved: put "
-                f"the database back, or delete {orphans[0].name} (and {path.name}-shm) to "
-                "start afresh"
-            )
-        if not path.parent.exists():
-            if not create_folder:
-                raise UserError(
-                    f"the folder {path.parent} does not exist: create it first, or check "
-                    "the database path for a typo"
-                )
-            path.parent.mkdir(parents=True, exist_ok=True)
-        _create_sqlite_file(path)
-    except OSError as exc:
-        raise UserError(f"cannot use the database file {path}: {exc.strerror or exc}") from None
-
-
-def _create_sqlite_file(path: Path) -> None:
-    """A new, migrated database at ``path``, made in one step: built under a temporary name
-    beside it, then linked into place. The path never holds a half-made (empty) file, so two
-    kvdrills starting at once cannot mistake each other's new file for a damaged one."""
-    handle, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".new", dir=path.parent)
-    os.close(handle)
-    temp = Path(temp_name)
-    try:
-        engine = create_engine(URL.create("sqlite", database=str(temp)))
-        event.listen(engine, "connect", _set_sqlite_pragmas)
-        try:
-            # Alembic keeps its migration context in module globals: one migration at a time.
-            with _MIGRATION_LOCK:
-                _run_migrations(engine, None)
-        finally:
-            engine.dispose()
-        try:
-            os.link(temp, path)
-        except FileExistsError:
-            pass  # another kvdrill made it first: use theirs
-        except OSError:
-            # No hard links on this file system: rename, unless one appeared meanwhile.
-            if not path.exists():
-                os.rename(temp, path)
-    finally:
-        for leftover in (temp, Path(f"{temp}-wal"), Path(f"{temp}-shm")):
-            leftover.unlink(missing_ok=True)
-
-
 def _set_sqlite_pragmas(dbapi_connection, _record) -> None:
-    cursor = dbapi_connection.cursor()
-    try:
-        for pragma in SQLITE_PRAGMAS:
-            cursor.execute(pragma)
-    finally:
-        cursor.close()
+    set_pragmas(dbapi_connection, SQLITE_PRAGMAS)
 
 
 def current_revision(connection: Connection) -> str | None:

@@ -1,5 +1,10 @@
 """Storing parsed packs: plan what an import changes, apply it in one transaction, keep history.
 
+The statements are plain SQL text, run through a small ``Statements`` adapter: on a SQLAlchemy
+session (any database, PostgreSQL included) or on a bare ``sqlite3`` connection
+(store/sqlite_import.py: ``kvdrill import`` into a SQLite file without loading SQLAlchemy).
+Bulk ``executemany`` writes, no ORM objects: 10,000 cards store in a blink.
+
 Identity is (pack key, card key). Re-importing an edited pack updates each card's row in place,
 so its schedule (``card_states``) and answers (``review_log``) stay attached. A card missing from
 the file is retired (out of drills, history kept) and comes back if it returns.
@@ -10,20 +15,21 @@ or position) is not a change, though the stored line numbers follow the file.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
-
-from sqlalchemy import delete, insert, select, tuple_, update
-from sqlalchemy.orm import Session
+from typing import TYPE_CHECKING, Any
 
 from kvdrill.engine.errors import Located, PackErrors
-from kvdrill.engine.packs.model import ParsedCard, ParsedPack
-from kvdrill.store.models import Card, CardTopic, Pack, Setting
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from kvdrill.engine.packs.model import ParsedCard, ParsedPack
 
 BUNDLED_HASH_KEY = "bundled_decks_hash"
 # How this importer stores cards: bump it when that changes, so files stored before are stored
@@ -31,6 +37,8 @@ BUNDLED_HASH_KEY = "bundled_decks_hash"
 IMPORT_FORMAT = "kvdrill-import-1"
 
 Progress = Callable[[int, int], None]  # (packs done, packs in all)
+# What ``card_hash`` encodes with (json.dumps with these options, built once, not per card).
+_HASH_ENCODER = json.JSONEncoder(sort_keys=True, ensure_ascii=False, default=str)
 
 
 @dataclass
@@ -132,7 +140,7 @@ def card_hash(values: dict[str, Any], parent_key: str | None) -> str:
         {k: v for k, v in number.items() if k != "line"} for number in values["key_numbers"]
     ]
     content["parent"] = parent_key
-    encoded = json.dumps(content, sort_keys=True, ensure_ascii=False, default=str)
+    encoded = _HASH_ENCODER.encode(content)
     return hashlib.sha256(encoded.encode("utf-8")).hexdigest()
 
 
@@ -144,11 +152,73 @@ def card_topics(pack_key: str, values: dict[str, Any]) -> set[tuple[str, str]]:
     }
 
 
+# --- the way to the database --------------------------------------------------------------------
+
+
+class Statements:
+    """The importer's few statements: SQL text with ``:name`` parameters, JSON and times encoded
+    as the SQLAlchemy models store them (JSON as ``json.dumps`` text; on SQLite, a time as
+    ``YYYY-MM-DD HH:MM:SS.ffffff`` text, SQLAlchemy's ``DateTime`` format)."""
+
+    sqlite: bool
+
+    def rows(self, sql: str, params: dict[str, Any] | None = None) -> list[Any]:
+        raise NotImplementedError
+
+    def run(self, sql: str, params: dict[str, Any] | None = None) -> None:
+        raise NotImplementedError
+
+    def many(self, sql: str, rows: list[dict[str, Any]]) -> None:
+        raise NotImplementedError
+
+    @staticmethod
+    def json(value: Any) -> str | None:
+        if value is None:
+            return None
+        # Most cards have no choices, no related prompts: skip the encoder for those.
+        return "[]" if value == [] else json.dumps(value)
+
+    def time(self, value: datetime) -> datetime | str:
+        return value.strftime("%Y-%m-%d %H:%M:%S.%f") if self.sqlite else value
+
+
+class SessionStatements(Statements):
+    """Statements in a SQLAlchemy session's transaction (any database kvdrill supports)."""
+
+    def __init__(self, session: Session):
+        from sqlalchemy import text
+
+        self._text = text
+        self.session = session
+        self.sqlite = session.get_bind().dialect.name == "sqlite"
+        session.flush()  # objects the caller added come before the text statements
+
+    def rows(self, sql: str, params: dict[str, Any] | None = None) -> list[Any]:
+        return list(self.session.execute(self._text(sql), params or {}).all())
+
+    def run(self, sql: str, params: dict[str, Any] | None = None) -> None:
+        self.session.execute(self._text(sql), params or {})
+
+    def many(self, sql: str, rows: list[dict[str, Any]]) -> None:
+        if not rows:
+            return
+        if self.sqlite:
+            # sqlite3 reads ``:name`` itself: the rows go to its executemany as they are, still
+            # through the engine's error handling (store/guard.py), without a compile per row.
+            self.session.connection().exec_driver_sql(sql, rows)
+        else:
+            self.session.execute(self._text(sql), rows)
+
+
+def _statements(target: Session | Statements) -> Statements:
+    return target if isinstance(target, Statements) else SessionStatements(target)
+
+
 # --- checks that need the database ------------------------------------------------------------
 
 
 def bundled_id_problems(
-    session: Session,
+    target: Session | Statements,
     packs: list[ParsedPack],
     *,
     bundled: bool,
@@ -162,8 +232,8 @@ def bundled_id_problems(
     if bundled:
         return []  # the bundled decks update their own packs
     keys = {pack.meta.pack for pack in packs}
-    taken = set(session.scalars(select(Pack.key).where(Pack.bundled, Pack.key.in_(keys))))
-    taken |= keys & set(bundled_keys)
+    stored = {key for (key,) in _statements(target).rows("SELECT key FROM packs WHERE bundled")}
+    taken = keys & (stored | set(bundled_keys))
     return [
         Located(
             pack.path,
@@ -197,19 +267,20 @@ def parent_problems(packs: list[ParsedPack]) -> list[Located]:
 
 
 def owned_id_problems(
-    session: Session, packs: list[ParsedPack], *, bundled: bool, replace: bool
+    target: Session | Statements, packs: list[ParsedPack], *, bundled: bool, replace: bool
 ) -> list[Located]:
     """A pack whose id another existing file of the learner's holds would silently take that
     pack over and retire its cards: refused, naming the owner, unless ``replace``."""
     if bundled or replace:
         return []
-    owners = dict(
-        session.execute(
-            select(Pack.key, Pack.source_path).where(
-                Pack.key.in_({pack.meta.pack for pack in packs}), Pack.bundled.is_(False)
-            )
-        ).all()
-    )
+    keys = {pack.meta.pack for pack in packs}
+    owners = {
+        key: source_path
+        for key, source_path in _statements(target).rows(
+            "SELECT key, source_path FROM packs WHERE NOT bundled"
+        )
+        if key in keys
+    }
     return [
         Located(
             pack.path,
@@ -235,7 +306,7 @@ def _held_by_another_file(stored: str, given: str) -> bool:
 
 
 def _check_packs(
-    session: Session,
+    db: Statements,
     packs: list[ParsedPack],
     *,
     bundled: bool,
@@ -244,8 +315,8 @@ def _check_packs(
 ) -> None:
     problems = (
         parent_problems(packs)
-        + bundled_id_problems(session, packs, bundled=bundled, bundled_keys=bundled_keys)
-        + owned_id_problems(session, packs, bundled=bundled, replace=replace)
+        + bundled_id_problems(db, packs, bundled=bundled, bundled_keys=bundled_keys)
+        + owned_id_problems(db, packs, bundled=bundled, replace=replace)
     )
     if problems:
         raise PackErrors(problems)
@@ -269,32 +340,25 @@ class _Stored:
     position: int
 
 
-def _existing_cards(session: Session, pack_row: Pack | None) -> dict[str, _Stored]:
-    if pack_row is None or pack_row.id is None:
+_EXISTING_SQL = (
+    "SELECT id, key, retired, title, content_hash, parent_id, source_line, problem_line, "
+    "position FROM cards WHERE pack_id = :pack_id"
+)
+
+
+def _existing_cards(db: Statements, pack_id: int | None) -> dict[str, _Stored]:
+    if pack_id is None:
         return {}
-    rows = session.execute(
-        select(
-            Card.id,
-            Card.key,
-            Card.retired,
-            Card.title,
-            Card.content_hash,
-            Card.parent_id,
-            Card.source_line,
-            Card.problem_line,
-            Card.position,
-        ).where(Card.pack_id == pack_row.id)
-    )
-    return {row.key: _Stored(*row) for row in rows}
+    return {row[1]: _Stored(*row) for row in db.rows(_EXISTING_SQL, {"pack_id": pack_id})}
 
 
 def _plan_pack(
-    pack: ParsedPack, pack_row: Pack | None, existing: dict[str, _Stored]
+    pack: ParsedPack, pack_id: int | None, existing: dict[str, _Stored]
 ) -> tuple[PackPlan, dict[str, dict[str, Any]], dict[str, str]]:
     plan = PackPlan(
         pack_key=pack.meta.pack,
         path=pack.path,
-        new_pack=pack_row is None,
+        new_pack=pack_id is None,
         titles={card.key: card.title for card in pack.cards},
     )
     values_by_key: dict[str, dict[str, Any]] = {}
@@ -320,23 +384,25 @@ def _plan_pack(
     return plan, values_by_key, hash_by_key
 
 
-def _pack_row(session: Session, key: str) -> Pack | None:
-    return session.scalars(select(Pack).where(Pack.key == key)).one_or_none()
+def _pack_id(db: Statements, key: str) -> int | None:
+    found = db.rows("SELECT id FROM packs WHERE key = :key", {"key": key})
+    return found[0][0] if found else None
 
 
 def plan_import(
-    session: Session,
+    session: Session | Statements,
     packs: list[ParsedPack],
     *,
     bundled_keys: Collection[str] = (),
     replace: bool = False,
 ) -> ImportPlan:
     """What importing ``packs`` as the learner's own would change, per pack; writes nothing."""
-    _check_packs(session, packs, bundled=False, bundled_keys=bundled_keys, replace=replace)
+    db = _statements(session)
+    _check_packs(db, packs, bundled=False, bundled_keys=bundled_keys, replace=replace)
     plan = ImportPlan()
     for pack in packs:
-        pack_row = _pack_row(session, pack.meta.pack)
-        pack_plan, _, _ = _plan_pack(pack, pack_row, _existing_cards(session, pack_row))
+        pack_id = _pack_id(db, pack.meta.pack)
+        pack_plan, _, _ = _plan_pack(pack, pack_id, _existing_cards(db, pack_id))
         plan.packs.append(pack_plan)
     return plan
 
@@ -345,7 +411,7 @@ def plan_import(
 
 
 def apply_import(
-    session: Session,
+    session: Session | Statements,
     packs: list[ParsedPack],
     *,
     now: datetime,
@@ -362,98 +428,171 @@ def apply_import(
     pack under a bundled pack's id; only ``replace`` lets a file take over an id that another
     of the learner's files holds.
     """
-    _check_packs(session, packs, bundled=bundled, bundled_keys=bundled_keys, replace=replace)
+    db = _statements(session)
+    _check_packs(db, packs, bundled=bundled, bundled_keys=bundled_keys, replace=replace)
     now = now.replace(microsecond=0)
     plan = ImportPlan()
-    for done, pack in enumerate(packs, start=1):
-        plan.packs.append(_apply_pack(session, pack, bundled=bundled, now=now))
-        if progress is not None:
-            progress(done, len(packs))
-    session.flush()
+    # Tens of thousands of short-lived rows and no cycles worth collecting: the cyclic GC,
+    # paused meanwhile, would otherwise walk every parsed card again and again.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for done, pack in enumerate(packs, start=1):
+            plan.packs.append(_apply_pack(db, pack, bundled=bundled, now=now))
+            if progress is not None:
+                progress(done, len(packs))
+    finally:
+        if was_enabled:
+            gc.enable()
     return plan
 
 
-def _apply_pack(session: Session, pack: ParsedPack, *, bundled: bool, now: datetime) -> PackPlan:
+_PACK_COLUMNS = (
+    "title",
+    "version",
+    "lang",
+    "description",
+    "lessons",
+    "tags",
+    "source_path",
+    "content_hash",
+    "bundled",
+    "imported_at",
+)
+_INSERT_PACK_SQL = (
+    f"INSERT INTO packs (key, {', '.join(_PACK_COLUMNS)}) "
+    f"VALUES (:key, {', '.join(':' + column for column in _PACK_COLUMNS)})"
+)
+_UPDATE_PACK_SQL = (
+    f"UPDATE packs SET {', '.join(f'{column} = :{column}' for column in _PACK_COLUMNS)} "
+    "WHERE key = :key"
+)
+# A card's stored content (``card_values``), its hash and placement; JSON columns encoded.
+_CONTENT_COLUMNS = (
+    "kind",
+    "title",
+    "status",
+    "prompt",
+    "answer",
+    "key_numbers",
+    "tip",
+    "choices",
+    "explanation",
+    "related",
+    "problem",
+    "tags",
+    "lessons",
+    "content_hash",
+    "source_line",
+    "problem_line",
+    "position",
+)
+_JSON_COLUMNS = ("key_numbers", "choices", "related", "problem", "tags", "lessons")
+_PLACEMENT_COLUMNS = ("source_line", "problem_line", "position")
+_INSERT_CARD_SQL = (
+    f"INSERT INTO cards (pack_id, key, {', '.join(_CONTENT_COLUMNS)}, parent_id, retired, "
+    f"retired_at) VALUES (:pack_id, :key, {', '.join(':' + c for c in _CONTENT_COLUMNS)}, "
+    "NULL, :retired, NULL)"
+)
+_REWRITE_CARD_SQL = (
+    f"UPDATE cards SET {', '.join(f'{c} = :{c}' for c in _CONTENT_COLUMNS)}, "
+    "retired = :retired, retired_at = NULL WHERE id = :id"
+)
+_MOVE_CARD_SQL = (
+    f"UPDATE cards SET {', '.join(f'{c} = :{c}' for c in _PLACEMENT_COLUMNS)} WHERE id = :id"
+)
+_RETIRE_CARD_SQL = "UPDATE cards SET retired = :retired, retired_at = :retired_at WHERE id = :id"
+_PARENT_SQL = "UPDATE cards SET parent_id = :parent_id WHERE id = :id"
+_IDS_SQL = "SELECT key, id, parent_id FROM cards WHERE pack_id = :pack_id"
+
+
+def _apply_pack(db: Statements, pack: ParsedPack, *, bundled: bool, now: datetime) -> PackPlan:
     meta = pack.meta
-    pack_row = _pack_row(session, meta.pack)
-    existing = _existing_cards(session, pack_row)
-    plan, values_by_key, hash_by_key = _plan_pack(pack, pack_row, existing)
+    pack_id = _pack_id(db, meta.pack)
+    existing = _existing_cards(db, pack_id)
+    plan, values_by_key, hash_by_key = _plan_pack(pack, pack_id, existing)
 
-    if pack_row is None:
-        pack_row = Pack(key=meta.pack)
-        session.add(pack_row)
-    pack_row.title = meta.title
-    pack_row.version = meta.version
-    pack_row.lang = meta.lang
-    pack_row.description = meta.description
-    pack_row.lessons = list(meta.lessons)
-    pack_row.tags = list(meta.tags)
-    pack_row.source_path = pack.path
-    pack_row.content_hash = stored_file_hash(pack.content_hash)
-    pack_row.bundled = bundled
-    pack_row.imported_at = now
-    session.flush()  # the pack's id, for new cards
+    db.run(
+        _INSERT_PACK_SQL if pack_id is None else _UPDATE_PACK_SQL,
+        {
+            "key": meta.pack,
+            "title": meta.title,
+            "version": meta.version,
+            "lang": meta.lang,
+            "description": meta.description,
+            "lessons": db.json(list(meta.lessons)),
+            "tags": db.json(list(meta.tags)),
+            "source_path": pack.path,
+            "content_hash": stored_file_hash(pack.content_hash),
+            "bundled": bundled,
+            "imported_at": db.time(now),
+        },
+    )
+    if pack_id is None:
+        pack_id = _pack_id(db, meta.pack)
 
-    # Bulk statements rather than one ORM object per card: a 2,000-card pack re-imports in a
-    # blink. Rows are updated in place, so card ids (and the history on them) never change.
+    # Rows are updated in place, so card ids (and the history on them) never change.
     placement = {
         card.key: {"source_line": card.line, "problem_line": card.problem_line, "position": index}
         for index, card in enumerate(pack.cards)
     }
-    rewritten = {*plan.changed, *plan.revived}
-    full_rows = [
-        {"id": existing[key].id, **_stored_values(key, values_by_key, hash_by_key, placement)}
-        | {"retired": False, "retired_at": None}
-        for key in rewritten
-    ]
-    moved = [
-        {"id": existing[key].id, **placement[key]}
-        for key in plan.unchanged
-        if _placement_of(existing[key]) != placement[key]
-    ]
-    for rows in (full_rows, moved):
-        if rows:
-            session.execute(update(Card), rows)
-    if plan.added:
-        session.execute(
-            insert(Card),
-            [
-                {"pack_id": pack_row.id, "key": key, "retired": False}
-                | _stored_values(key, values_by_key, hash_by_key, placement)
-                for key in plan.added
-            ],
-        )
-    if plan.retired:
-        session.execute(
-            update(Card)
-            .where(Card.id.in_([existing[key].id for key in plan.retired]))
-            .values(retired=True, retired_at=now)
-        )
 
-    ids = _existing_cards(session, pack_row) if plan.added else existing
+    def stored(key: str) -> dict[str, Any]:
+        row = values_by_key[key] | placement[key]
+        for column in _JSON_COLUMNS:
+            row[column] = db.json(row[column])
+        row["content_hash"] = hash_by_key[key]
+        return row
+
+    db.many(
+        _REWRITE_CARD_SQL,
+        [
+            {"id": existing[key].id, "retired": False, **stored(key)}
+            for key in (*plan.changed, *plan.revived)
+        ],
+    )
+    db.many(
+        _MOVE_CARD_SQL,
+        [
+            {"id": existing[key].id, **placement[key]}
+            for key in plan.unchanged
+            if _placement_of(existing[key]) != placement[key]
+        ],
+    )
+    db.many(
+        _INSERT_CARD_SQL,
+        [{"pack_id": pack_id, "key": key, "retired": False, **stored(key)} for key in plan.added],
+    )
+    db.many(
+        _RETIRE_CARD_SQL,
+        [
+            {"id": existing[key].id, "retired": True, "retired_at": db.time(now)}
+            for key in plan.retired
+        ],
+    )
+
+    if plan.added:
+        ids = {
+            key: (card_id, parent)
+            for key, card_id, parent in db.rows(_IDS_SQL, {"pack_id": pack_id})
+        }
+    else:
+        ids = {key: (row.id, row.parent_id) for key, row in existing.items()}
     parents = []
     for card in pack.cards:
-        wanted = ids[card.parent].id if card.parent is not None else None
-        if ids[card.key].parent_id != wanted:
-            parents.append({"id": ids[card.key].id, "parent_id": wanted})
-    if parents:
-        session.execute(update(Card), parents)
+        wanted = ids[card.parent][0] if card.parent is not None else None
+        card_id, parent_id = ids[card.key]
+        if parent_id != wanted:
+            parents.append({"id": card_id, "parent_id": wanted})
+    db.many(_PARENT_SQL, parents)
 
     _sync_topics(
-        session,
-        pack_row.id,
-        {ids[key].id: card_topics(meta.pack, values) for key, values in values_by_key.items()},
+        db,
+        pack_id,
+        {ids[key][0]: card_topics(meta.pack, values) for key, values in values_by_key.items()},
+        fresh_pack=not existing,
     )
     return plan
-
-
-def _stored_values(
-    key: str,
-    values_by_key: dict[str, dict[str, Any]],
-    hash_by_key: dict[str, str],
-    placement: dict[str, dict[str, Any]],
-) -> dict[str, Any]:
-    return values_by_key[key] | placement[key] | {"content_hash": hash_by_key[key]}
 
 
 def _placement_of(row: _Stored) -> dict[str, Any]:
@@ -464,36 +603,38 @@ def _placement_of(row: _Stored) -> dict[str, Any]:
     }
 
 
-def _sync_topics(session: Session, pack_id: int, wanted: dict[int, set[tuple[str, str]]]) -> None:
-    """Make ``card_topics`` hold exactly ``wanted`` for these cards (retired cards keep theirs)."""
+def _sync_topics(
+    db: Statements, pack_id: int, wanted: dict[int, set[tuple[str, str]]], fresh_pack: bool
+) -> None:
+    """Make ``card_topics`` hold exactly ``wanted`` for these cards (retired cards keep theirs).
+    A pack with no cards stored before has no topics to read."""
     if not wanted:
         return
     current: dict[int, set[tuple[str, str]]] = {card_id: set() for card_id in wanted}
-    for card_id, kind, value in session.execute(
-        select(CardTopic.card_id, CardTopic.kind, CardTopic.value)
-        .join(Card, Card.id == CardTopic.card_id)
-        .where(Card.pack_id == pack_id)
-    ):
-        if card_id in current:
-            current[card_id].add((kind, value))
-    stale = [
-        (card_id, kind, value)
-        for card_id, topics in current.items()
-        for kind, value in topics - wanted[card_id]
-    ]
-    fresh = [
-        {"card_id": card_id, "kind": kind, "value": value}
-        for card_id, topics in wanted.items()
-        for kind, value in sorted(topics - current[card_id])
-    ]
-    if stale:
-        session.execute(
-            delete(CardTopic).where(
-                tuple_(CardTopic.card_id, CardTopic.kind, CardTopic.value).in_(stale)
-            )
-        )
-    if fresh:
-        session.execute(CardTopic.__table__.insert(), fresh)
+    if not fresh_pack:
+        for card_id, kind, value in db.rows(
+            "SELECT ct.card_id, ct.kind, ct.value FROM card_topics AS ct "
+            "JOIN cards AS c ON c.id = ct.card_id WHERE c.pack_id = :pack_id",
+            {"pack_id": pack_id},
+        ):
+            if card_id in current:
+                current[card_id].add((kind, value))
+    db.many(
+        "DELETE FROM card_topics WHERE card_id = :card_id AND kind = :kind AND value = :value",
+        [
+            {"card_id": card_id, "kind": kind, "value": value}
+            for card_id, topics in current.items()
+            for kind, value in topics - wanted[card_id]
+        ],
+    )
+    db.many(
+        "INSERT INTO card_topics (card_id, kind, value) VALUES (:card_id, :kind, :value)",
+        [
+            {"card_id": card_id, "kind": kind, "value": value}
+            for card_id, topics in wanted.items()
+            for kind, value in sorted(topics - current[card_id])
+        ],
+    )
 
 
 # --- files stored before, byte for byte ----------------------------------------------------------
@@ -504,67 +645,82 @@ def stored_file_hash(content_hash: str) -> str:
     return hashlib.sha256(f"{IMPORT_FORMAT}:{content_hash}".encode()).hexdigest()
 
 
-def stored_unchanged(session: Session, digests: dict[str, str]) -> dict[str, PackPlan]:
+def stored_unchanged(session: Session | Statements, digests: dict[str, str]) -> dict[str, PackPlan]:
     """The learner's packs stored from these very files: path -> a plan with every live card
     unchanged. ``digests`` maps a file's path, as the importer stores it, to the sha256 of its
     bytes; a pack stored from another path, other bytes or another ``IMPORT_FORMAT`` is not
     one of them."""
     if not digests:
         return {}
-    rows = session.execute(
-        select(Pack.id, Pack.key, Pack.source_path, Pack.content_hash).where(
-            ~Pack.bundled, Pack.source_path.in_(list(digests))
-        )
-    ).all()
-    same = {
-        row.id: row
-        for row in rows
-        if stored_file_hash(digests[row.source_path]) == row.content_hash
-    }
-    plans = {row.source_path: PackPlan(row.key, row.source_path) for row in same.values()}
-    if same:
-        for pack_id, key in session.execute(
-            select(Card.pack_id, Card.key)
-            .where(Card.pack_id.in_(list(same)), ~Card.retired)
-            .order_by(Card.pack_id, Card.position)
-        ):
-            plans[same[pack_id].source_path].unchanged.append(key)
+    db = _statements(session)
+    plans = {}
+    for pack_id, key, source_path, content_hash in db.rows(
+        "SELECT id, key, source_path, content_hash FROM packs WHERE NOT bundled"
+    ):
+        if source_path in digests and stored_file_hash(digests[source_path]) == content_hash:
+            plan = PackPlan(key, source_path)
+            plan.unchanged = [
+                card_key
+                for (card_key,) in db.rows(
+                    "SELECT key FROM cards WHERE pack_id = :pack_id AND NOT retired "
+                    "ORDER BY position",
+                    {"pack_id": pack_id},
+                )
+            ]
+            plans[source_path] = plan
     return plans
 
 
-def mark_reimported(session: Session, plans: Iterable[PackPlan], now: datetime) -> None:
+def mark_reimported(
+    session: Session | Statements, plans: Iterable[PackPlan], now: datetime
+) -> None:
     """Give packs skipped as unchanged the import time a full re-import would have given."""
-    keys = [plan.pack_key for plan in plans]
-    if keys:
-        session.execute(
-            update(Pack).where(Pack.key.in_(keys)).values(imported_at=now.replace(microsecond=0))
-        )
+    db = _statements(session)
+    at = db.time(now.replace(microsecond=0))
+    db.many(
+        "UPDATE packs SET imported_at = :at WHERE key = :key",
+        [{"key": plan.pack_key, "at": at} for plan in plans],
+    )
 
 
 # --- bundled decks ----------------------------------------------------------------------------
 
 
-def recorded_bundled_hash(session: Session) -> str | None:
+def recorded_bundled_hash(session: Session | Statements) -> str | None:
     """The hash of the bundled decks last stored in this database (None: never)."""
-    recorded = session.get(Setting, BUNDLED_HASH_KEY)
-    return recorded.value if recorded is not None else None
+    found = _statements(session).rows(
+        "SELECT value FROM settings WHERE key = :key", {"key": BUNDLED_HASH_KEY}
+    )
+    return found[0][0] if found else None
 
 
-def record_bundled_hash(session: Session, digest: str) -> None:
-    session.merge(Setting(key=BUNDLED_HASH_KEY, value=digest))
+def record_bundled_hash(session: Session | Statements, digest: str) -> None:
+    _statements(session).run(
+        "INSERT INTO settings (key, value) VALUES (:key, :value) "
+        "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        {"key": BUNDLED_HASH_KEY, "value": digest},
+    )
 
 
-def retire_dropped_bundled(session: Session, keep: set[str], now: datetime) -> list[PackPlan]:
+def retire_dropped_bundled(
+    session: Session | Statements, keep: set[str], now: datetime
+) -> list[PackPlan]:
     """Retire the cards of bundled packs a release dropped (not in ``keep``), history kept."""
-    now = now.replace(microsecond=0)
+    db = _statements(session)
+    at = db.time(now.replace(microsecond=0))
     plans = []
-    dropped = session.scalars(select(Pack).where(Pack.bundled, Pack.key.not_in(keep)))
-    for pack_row in dropped:
-        plan = PackPlan(pack_key=pack_row.key, path=pack_row.source_path)
-        for card in session.scalars(select(Card).where(Card.pack == pack_row, ~Card.retired)):
-            card.retired = True
-            card.retired_at = now
-            plan.retired.append(card.key)
-            plan.titles[card.key] = card.title
+    for pack_id, key, source_path in db.rows(
+        "SELECT id, key, source_path FROM packs WHERE bundled ORDER BY id"
+    ):
+        if key in keep:
+            continue
+        plan = PackPlan(pack_key=key, path=source_path)
+        for card_id, card_key, title in db.rows(
+            "SELECT id, key, title FROM cards WHERE pack_id = :pack_id AND NOT retired ORDER BY id",
+            {"pack_id": pack_id},
+        ):
+            plan.retired.append(card_key)
+            plan.titles[card_key] = title
+            db.run(_RETIRE_CARD_SQL, {"id": card_id, "retired": True, "retired_at": at})
         plans.append(plan)
     return plans
