@@ -22,11 +22,13 @@ from __future__ import annotations
 import os
 import sqlite3
 from pathlib import Path
-
-from sqlalchemy import Engine, event
-from sqlalchemy.engine import Connection, ExceptionContext
+from typing import TYPE_CHECKING
 
 from kvdrill.engine.errors import DatabaseUnusable, UserError
+
+if TYPE_CHECKING:  # SQLAlchemy stays unloaded for store/sqlite_import.py, which has no engine
+    from sqlalchemy import Engine
+    from sqlalchemy.engine import Connection, ExceptionContext
 
 QUICK_CHECK_MAX_BYTES = 16 * 1024 * 1024
 # Problems quoted from quick_check's report: the first is enough to recognise the damage.
@@ -44,15 +46,17 @@ _CAUSES = (
 _RETRIED = ("database is locked", "database table is locked", "busy")
 
 
-def check_on_open(connection: Connection, path: Path) -> None:
-    """Refuse a file that fails SQLite's quick check (files above the size cap are skipped)."""
+def check_on_open(connection: Connection | sqlite3.Connection, path: Path) -> None:
+    """Refuse a file that fails SQLite's quick check (files above the size cap are skipped).
+    ``connection``: SQLAlchemy's, or a bare ``sqlite3`` one."""
     try:
         size = path.stat().st_size
     except OSError:
         return  # a new in-memory or not-yet-written file: nothing to check
     if size == 0 or size > QUICK_CHECK_MAX_BYTES:
         return
-    rows = connection.exec_driver_sql(f"PRAGMA quick_check({QUICK_CHECK_ROWS})").fetchall()
+    run = getattr(connection, "exec_driver_sql", None) or connection.execute
+    rows = run(f"PRAGMA quick_check({QUICK_CHECK_ROWS})").fetchall()
     found = [
         line
         for row in rows
@@ -70,13 +74,18 @@ class Guard:
     """The guards of one open database. Errors while opening are left to ``open_database``,
     which words them for that moment; ``opened`` switches the write-time guards on."""
 
-    def __init__(self, engine: Engine, path: Path | None):
+    def __init__(self, engine: Engine | None, path: Path | None):
+        """``engine`` None: a bare ``sqlite3`` connection, whose owner calls the ``_raw``
+        methods itself (store/sqlite_import.py)."""
         self.path = path
         self.where = str(path) if path is not None else engine.url.render_as_string()
         self.seen: tuple[int, int] | None = None
-        event.listen(engine, "handle_error", self.translate_error)
-        if path is not None:
-            event.listen(engine, "commit", self.check_identity)
+        if engine is not None:
+            from sqlalchemy import event
+
+            event.listen(engine, "handle_error", self.translate_error)
+            if path is not None:
+                event.listen(engine, "commit", self.check_identity)
 
     def opened(self) -> None:
         """The file is open and migrated: remember which file it is, and start guarding."""

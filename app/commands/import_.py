@@ -74,6 +74,7 @@ def run(args) -> int:
     from kvdrill.app.services.importing import (
         ReadPacks,
         find_pack_files,
+        open_import_database,
         plan_packs,
         read_files,
         store_packs,
@@ -81,7 +82,6 @@ def run(args) -> int:
     )
     from kvdrill.engine.errors import PackErrors
     from kvdrill.engine.packs.source import paths_from_arguments
-    from kvdrill.store.db import open_database
     from kvdrill.store.location import sqlite_file
 
     paths = paths_from_arguments(args.paths, "nothing imported")
@@ -93,7 +93,7 @@ def run(args) -> int:
     unchanged: dict = {}
     if not args.dry_run and (path is None or path.exists()):
         # Files stored before, byte for byte, are not parsed again.
-        database = open_database(url, source, create_folder=environment.is_own_folder(args.db))
+        database = open_import_database(url, source, environment.is_own_folder(args.db))
         unchanged = unchanged_files(database, files)
     progress = ProgressLine(sys.stderr, len(files) - len(unchanged))
     to_read = [file for file in files if str(file) not in unchanged]
@@ -116,7 +116,7 @@ def run(args) -> int:
         # A database that does not exist yet is not created by a dry run: plan against an empty one.
         url = "sqlite://" if path is not None and not path.exists() else url
     if database is None:
-        database = open_database(url, source, create_folder=environment.is_own_folder(args.db))
+        database = open_import_database(url, source, environment.is_own_folder(args.db))
     try:
         if args.dry_run:
             plan = plan_packs(database, read.packs, replace=args.replace)

@@ -10,7 +10,8 @@ take a bundled pack's id).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
@@ -22,6 +23,7 @@ from kvdrill.engine.errors import Located, PackErrors, UserError
 
 if TYPE_CHECKING:
     from kvdrill.store.db import Database
+    from kvdrill.store.sqlite_import import SqliteImportFile
 
 # The decks ship inside the package (kvdrill.decks); an installed wheel keeps them as plain files.
 BUNDLED_DECKS = Path(str(resources.files("kvdrill.decks")))
@@ -218,20 +220,60 @@ def import_bundled(database: Database, now: datetime, decks: Path = BUNDLED_DECK
 # --- the learner's packs ------------------------------------------------------------------------
 
 
-def plan_packs(database: Database, packs: list[Any], replace: bool = False) -> Any:
+def open_import_database(
+    url: str, url_source: str = "", create_folder: bool = False
+) -> Database | SqliteImportFile:
+    """The database to import into: a SQLite file at the current schema (or a new one)
+    through ``sqlite3`` alone (store/sqlite_import.py), which keeps SQLAlchemy unloaded; any
+    other database, or a file that needs migrating, through ``open_database``."""
+    from kvdrill.store.location import sqlite_file
+
+    path = sqlite_file(url)
+    if path is not None and "?" not in url:  # URL options are SQLAlchemy's to read
+        from kvdrill.store.sqlite_import import open_import_file
+
+        opened = open_import_file(path, create_folder)
+        if opened is not None:
+            return opened
+    from kvdrill.store.db import open_database
+
+    return open_database(url, url_source, create_folder=create_folder)
+
+
+@contextmanager
+def _import_transaction(database: Database | SqliteImportFile, write: bool) -> Iterator[Any]:
+    """One transaction on either kind of database, all or nothing; ``write`` takes the write
+    lock first (another kvdrill importing at once waits, then sees ours)."""
+    from kvdrill.store.sqlite_import import SqliteImportFile
+
+    if isinstance(database, SqliteImportFile):
+        with database.transaction(write) as statements:
+            yield statements
+        return
+    from kvdrill.store.db import begin_write
+
+    with database.session() as session:
+        if write:
+            begin_write(session, whole_database=True)
+        yield session
+        if not write:
+            session.rollback()
+
+
+def plan_packs(
+    database: Database | SqliteImportFile, packs: list[Any], replace: bool = False
+) -> Any:
     """What importing ``packs`` would change (an ``ImportPlan``); writes nothing. ``replace``
     lets a file take over a pack id another of the learner's files holds."""
     from kvdrill.store.importer import plan_import
 
-    with database.session() as session:
-        plan = plan_import(
+    with _import_transaction(database, write=False) as session:
+        return plan_import(
             session, packs, bundled_keys=unstored_bundled_keys(session), replace=replace
         )
-        session.rollback()
-    return plan
 
 
-def unchanged_files(database: Database, files: list[Path]) -> dict[str, Any]:
+def unchanged_files(database: Database | SqliteImportFile, files: list[Path]) -> dict[str, Any]:
     """The files this database stored before, byte for byte and from the same path: path ->
     the ``PackPlan`` of a re-import that changes nothing. They need no parsing; a file that
     cannot be read is left to the parser to report."""
@@ -244,14 +286,14 @@ def unchanged_files(database: Database, files: list[Path]) -> dict[str, Any]:
             digests[str(path)] = hashlib.sha256(read_pack_bytes(path)).hexdigest()
         except PackErrors:
             continue
-    with database.session() as session:
+    with _import_transaction(database, write=False) as session:
         found = stored_unchanged(session, digests)
         taken = unstored_bundled_keys(session)  # such a pack goes through the full checks
     return {path: plan for path, plan in found.items() if plan.pack_key not in taken}
 
 
 def store_packs(
-    database: Database,
+    database: Database | SqliteImportFile,
     packs: list[Any],
     now: datetime,
     progress: Progress | None = None,
@@ -263,12 +305,9 @@ def store_packs(
     ``unchanged``: plans from ``unchanged_files`` for files skipped unparsed; they are part of
     the returned plan and get this import's time. ``replace`` lets a file take over a pack id
     another of the learner's files holds."""
-    from kvdrill.store.db import begin_write
     from kvdrill.store.importer import apply_import, mark_reimported
 
-    with database.session() as session:
-        # Another kvdrill importing at once waits, then sees ours.
-        begin_write(session, whole_database=True)
+    with _import_transaction(database, write=True) as session:
         plan = apply_import(
             session,
             packs,

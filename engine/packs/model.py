@@ -9,10 +9,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+# Defined with the reading of files, which needs no pydantic; named here with the other limits.
+from kvdrill.engine.packs.source import MAX_PACK_BYTES  # noqa: F401
+
 CardKind = Literal["recall", "choice", "problem", "followup"]
 Status = Literal["solid", "priority"]
 
-MAX_PACK_BYTES = 4 * 1024 * 1024
 MAX_CARDS_PER_PACK = 2000
 
 

@@ -10,9 +10,9 @@ import re
 from pathlib import Path
 
 from kvdrill.engine.errors import Located, PackErrors, UserError
-from kvdrill.engine.packs.model import MAX_PACK_BYTES
 
 _MIB = 1024 * 1024
+MAX_PACK_BYTES = 4 * _MIB
 # Parsing time grows with lines more than with bytes; 2,000 real cards fit well within this.
 MAX_PACK_LINES = 100_000
 # C0 and C1 controls but tab and line breaks: in card text they could drive a terminal.
