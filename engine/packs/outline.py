@@ -17,6 +17,10 @@ import re
 # break): only - or only =, maybe indented, maybe trailing blanks.
 _UNDERLINE_RE = re.compile(r"[ \t]*(?:-+|=+)[ \t]*\Z")
 _BLANKS = " \t"
+# What a line must start with to be blank (or empty: "" is in every string) or to need
+# _check_start: blanks, "<", and the characters of a setext underline.
+_SPECIAL_STARTS = " \t<-="
+_FENCE_MARKS = "`~"
 # What markdown-it trims a heading's text by (JavaScript's trim): ASCII and Unicode spaces.
 _TRIM = (
     "".join(map(chr, [9, 10, 11, 12, 13, 32, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x2028, 0x2029]))
@@ -108,15 +112,19 @@ def _scan(text: str, lines: list[str], terminated: bool) -> list[Block]:
             number = end
     while number < total:
         line = lines[number]
-        if not line.strip(_BLANKS):
-            number += 1
-            continue
-        _check_start(line)
-        if heading := _atx(line):
+        first = line[:1]
+        # Only a line starting with one of these can be blank or need _check_start; only "#"
+        # can open a heading, only a backtick or tilde a fence (the common line is none).
+        if first in _SPECIAL_STARTS:
+            if not line.strip(_BLANKS):
+                number += 1
+                continue
+            _check_start(line)
+        if first == "#" and (heading := _atx(line)):
             level, content = heading
             blocks.append(("heading", number, number + 1, {"level": level, "content": content}))
             number += 1
-        elif fence := _fence_open(line):
+        elif first in _FENCE_MARKS and (fence := _fence_open(line)):
             number = _fence(lines, number, fence, blocks, terminated)
         else:
             number = _paragraph(lines, number, blocks)
@@ -149,12 +157,15 @@ def _fence(
 
 def _paragraph(lines: list[str], start: int, blocks: list[Block]) -> int:
     end = start + 1
-    while end < len(lines):
+    total = len(lines)
+    while end < total:
         line = lines[end]
-        if not line.strip(_BLANKS):
-            break
-        _check_start(line)
-        if line[:1] not in _BLANKS and (_atx(line) or _fence_open(line)):
+        first = line[:1]
+        if first in _SPECIAL_STARTS:
+            if not line.strip(_BLANKS):
+                break
+            _check_start(line)
+        if (first == "#" and _atx(line)) or (first in _FENCE_MARKS and _fence_open(line)):
             break
         end += 1
     blocks.append(("paragraph", start, end, {}))

@@ -15,13 +15,10 @@ import re
 import textwrap
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
-from mdit_py_plugins.front_matter import front_matter_plugin
 from pydantic import BaseModel, ConfigDict, StrictFloat, StrictInt, StrictStr, ValidationError
 
 from kvdrill.engine.errors import Located, PackErrors
@@ -52,6 +49,10 @@ from kvdrill.engine.packs.source import (
     read_pack_snapshot,
 )
 from kvdrill.engine.packs.yaml_blocks import YamlProblem, load_yaml
+
+if TYPE_CHECKING:  # markdown-it loads only for a pack the line scanners leave to it
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
 MAX_ERRORS_PER_FILE = 100
 MAX_LESSON_RANGE = 100
@@ -116,6 +117,9 @@ _SECTION_NAME_NOISE_RE = re.compile(r"[\s-]+")
 def _block_parser(front_matter: bool, rules: tuple[str, ...] | None = None) -> MarkdownIt:
     # Inline parsing is off: text is sliced from the source, never re-rendered, so it is not
     # needed, and no inline rule ever runs on hostile text.
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.front_matter import front_matter_plugin
+
     md = MarkdownIt("commonmark")
     if front_matter:
         md.use(front_matter_plugin)
@@ -284,6 +288,12 @@ def _blocks(tokens: list[Token]) -> list[_Block]:
         else:
             blocks.append(_Block("other", start, end))
     return blocks
+
+
+@lru_cache(maxsize=256)
+def _section_name(heading: str) -> str | None:
+    """The canonical name of a ``###`` heading's text, or None (a pack repeats a few names)."""
+    return SECTIONS.get(_SECTION_NAME_NOISE_RE.sub("", heading.lower()))
 
 
 def _close(word: str, options: Iterable[str]) -> list[str]:
@@ -547,9 +557,10 @@ class _PackParser:
                 cards.append(_RawCard(parse_card_heading(block.content), block.start, 0))
                 continue
             card = cards[-1]
-            self.check_heading_style(block)
+            if block.setext:
+                self.check_heading_style(block)
             if block.kind == "heading" and block.level == 3:
-                name = SECTIONS.get(_SECTION_NAME_NOISE_RE.sub("", block.content.lower()))
+                name = _section_name(block.content)
                 if name is None:
                     card.misspelled.update(_close(block.content, SECTIONS.values()))
                     self.error(
@@ -760,6 +771,8 @@ class _PackParser:
         each section is parsed on its own instead.
         """
         sections = [s for s in sections if not self.simple_list(s)]
+        if not sections:
+            return
         joined: list[str] = []
         starts: list[int] = []
         for section in sections:
