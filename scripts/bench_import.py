@@ -62,7 +62,7 @@ def main() -> None:
 
         first_ms, database = timed(lambda: open_database(url))
         database.close()
-        print(f"open_database, new file (migrate 0 -> head):  {first_ms:7.1f} ms")
+        print(f"open_database, new file (schema script):      {first_ms:7.1f} ms")
         samples = []
         for _ in range(args.repeat):
             ms, database = timed(lambda: open_database(url))
