@@ -699,3 +699,20 @@ async def test_the_first_start_of_the_day_keeps_a_backup(drill_db: str, tmp_path
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
     assert [p.name for p in (tmp_path / "backups").iterdir()] == [f"kvdrill-{NOW[:10]}.db"]
+
+
+async def test_focus_at_start_and_after_the_keys_overlay_is_as_the_screen_sets_it(
+    drill_db: str,
+) -> None:
+    """The drill screen builds without auto focus (fast start) and gets it back once its
+    session is open: a recall card starts with nothing focused, and closing the keys overlay
+    focuses the card body, as before."""
+    app = make_app(drill_db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert app.screen.card.kind == "recall" and app.focused is None
+        await pilot.press("question_mark")
+        await settle(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.focused is app.screen.query_one("#drill-body")

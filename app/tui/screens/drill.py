@@ -132,6 +132,11 @@ class DrillScreen(Screen[None]):
         self.revealed_at: float | None = None  # when its answer showed
         self.held_by_overlay = False  # the countdown paused because a dialog covers the card
         self.grading_explained = False  # HARD_COMES_BACK shown once per drill session
+        # No auto focus while the screen is built: it would focus the answer box, which the
+        # first card then hides and blurs, each a restyle (about 40 ms of CPU before the first
+        # card). The screen sets focus itself (show_state); the class default is back once
+        # the session is open, for screens closing over this one.
+        self.AUTO_FOCUS = ""
 
     def compose(self) -> ComposeResult:
         # Snapshot tests freeze the countdown; KVDRILL_NOW only moves the wall date.
@@ -174,6 +179,10 @@ class DrillScreen(Screen[None]):
             if early is not None:
                 await self.on_first_card_read(FirstCardRead(early))
         self.open_session(first_card)
+
+    def auto_focus_as_usual(self) -> None:
+        """The class's AUTO_FOCUS again, once the start is over (see ``__init__``)."""
+        vars(self).pop("AUTO_FOCUS", None)
 
     # --- session calls, in worker threads: each posts one message, handled below -------------
     # The caller sets ``busy`` first; the handler of the message clears it.
@@ -271,6 +280,7 @@ class DrillScreen(Screen[None]):
     # --- UI side ------------------------------------------------------------------------------
 
     def on_session_failed(self, message: SessionFailed) -> None:
+        self.auto_focus_as_usual()
         self.app.after_start()
         error = message.error
         self.phase = "over"
@@ -302,6 +312,7 @@ class DrillScreen(Screen[None]):
         state = message.state
         self.app.restore_theme()
         self.app.after_start()
+        self.auto_focus_as_usual()
         self.answer_seconds = state.answer_seconds
         shown = self.card
         if shown is not None and state.card is not None and _same_card(shown, state.card):
