@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -114,7 +115,7 @@ def test_unknown_names_list_close_matches() -> None:
 
 
 def test_a_catalog_file_with_an_unknown_key_is_rejected(tmp_path: Path) -> None:
-    entry = get_model("llama-2-7b").model_dump(exclude_none=True)
+    entry = {k: v for k, v in asdict(get_model("llama-2-7b")).items() if v is not None}
     entry["kv_head"] = 8  # a typo must not pass silently
     path = tmp_path / "models.yaml"
     path.write_text(json.dumps([entry]), encoding="utf-8")  # JSON is valid YAML
@@ -157,7 +158,7 @@ def test_gpus_with_fp8_tensor_cores_carry_their_dense_fp8_figure() -> None:
 
 
 def test_an_fp8_figure_without_fp8_tensor_cores_is_rejected(tmp_path: Path) -> None:
-    entry = get_gpu("a100-80gb").model_dump(exclude_none=True)
+    entry = {k: v for k, v in asdict(get_gpu("a100-80gb")).items() if v is not None}
     entry["fp8_tflops"] = 624  # A100 has no FP8 tensor cores
     path = tmp_path / "gpus.yaml"
     path.write_text(json.dumps([entry]), encoding="utf-8")

@@ -12,6 +12,7 @@ import pytest
 from kvdrill.engine.capacity.units import (
     BASIC_UNIT_SCALES,
     AnswerError,
+    basic_unit_scale,
     convert,
     describe_dimension,
     format_quantity,
@@ -165,9 +166,46 @@ def test_each_basic_unit_scale_is_what_pint_computes(text: str) -> None:
     assert BASIC_UNIT_SCALES[text] == (factor, frozenset(dict(unit.dimensionality).items()))
 
 
+def test_every_rate_of_two_basic_units_is_what_pint_computes() -> None:
+    words = [w for w in BASIC_UNIT_SCALES if w not in ("", "dimensionless")]
+    for top in words:
+        for bottom in words:
+            rate = f"{top}/{bottom}"
+            unit = parse_unit(rate)
+            factor = registry().Quantity(1.0, unit).to_root_units().magnitude
+            dimension = frozenset(dict(unit.dimensionality).items())
+            assert basic_unit_scale(rate) == (factor, dimension), rate
+    # What the table does not hold goes to pint: one slash of two table words, nothing else.
+    assert basic_unit_scale("/s") is None and basic_unit_scale("GB/") is None
+    assert basic_unit_scale("KB") is None and basic_unit_scale("GB/s/s") is None
+
+
+def test_an_ambiguous_unit_is_refused_without_building_the_registry() -> None:
+    code = (
+        "import sys; from kvdrill.engine.capacity.units import convert\n"
+        "try:\n    convert(1.0, 'B', 'KB')\n"
+        "except Exception as exc:\n    print(exc)\n"
+        "print('pint' in sys.modules)"
+    )
+    root = Path(__file__).resolve().parent.parent
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=root, check=True
+    )
+    assert result.stdout.splitlines() == [
+        "KB is ambiguous: write kB (1000 B) or KiB (1024 B).",
+        "False",
+    ]
+
+
 @pytest.mark.parametrize(
     ("value", "from_unit", "to_unit", "expected"),
-    [(131072, "byte", "KiB", 128), (2e9, "B", "GB", 2), (0.0421, "s", "ms", 42.1)],
+    [
+        (131072, "byte", "KiB", 128),
+        (2e9, "B", "GB", 2),
+        (0.0421, "s", "ms", 42.1),
+        (3.35e12, "byte/s", "GB/s", 3350),
+        (90, "%", "", 0.9),
+    ],
 )
 def test_common_conversions_need_no_registry(
     value: float, from_unit: str, to_unit: str, expected: float

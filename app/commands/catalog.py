@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import asdict
 
 
 def register(subparsers) -> None:
@@ -61,7 +62,7 @@ def run_models(args: argparse.Namespace) -> int:
     entries = list(models().values())
     if args.json:
         payload = [
-            {**spec.model_dump(), "attention_kind": spec.attention_kind, "is_moe": spec.is_moe}
+            {**asdict(spec), "attention_kind": spec.attention_kind, "is_moe": spec.is_moe}
             for spec in entries
         ]
         print(json.dumps(payload, indent=2))
@@ -97,7 +98,7 @@ def run_gpus(args: argparse.Namespace) -> int:
     if args.json:
         payload = [
             {
-                **card.model_dump(),
+                **asdict(card),
                 "memory_bytes": card.memory_bytes,
                 "bandwidth_bytes_per_s": card.bandwidth_bytes_per_s,
             }

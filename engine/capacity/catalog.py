@@ -3,7 +3,10 @@
 Public API (stable; the generator, checker, claim checks and ``kvdrill calc`` use it):
 
 - ``models() -> dict[str, ModelSpec]`` and ``gpus() -> dict[str, GpuSpec]``: every entry by id,
-  in file order, loaded and validated once.
+  in file order, loaded once. They come from data/catalog_snapshot.json (the YAML files already
+  validated, written by scripts/generate_catalog_snapshot.py), so a lookup imports neither
+  PyYAML nor pydantic; while a YAML file differs from the one the snapshot was made from, they
+  come from ``load_entries`` instead, which validates the YAML with pydantic.
 - ``get_model(name) -> ModelSpec`` and ``get_gpu(name) -> GpuSpec``: by id or alias, case and
   ``_``/space insensitive; an unknown name raises ``UserError`` listing close matches.
 - ``get_dtype(name) -> Dtype`` and ``DTYPES``: bytes per element and weight bits per precision.
@@ -22,79 +25,98 @@ fp8), fp4, optional visible_memory_gib (the total vLLM logs) with visible_memory
 ``memory_bytes`` (datasheet), ``visible_memory_bytes`` (the logged total, else the datasheet's),
 ``bandwidth_bytes_per_s``,
 ``peak_flops(weight_dtype)`` (FLOP/s of the compute dtype).
+
+Entries are frozen dataclasses; ``dataclasses.asdict`` gives their fields as plain data.
 """
 
 from __future__ import annotations
 
-import difflib
+import json
+import zlib
+from dataclasses import MISSING, asdict, dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Literal
-
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from typing import Any, Literal
 
 from kvdrill.engine.capacity.units import shorten
 from kvdrill.engine.errors import UserError
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
+MODELS_PATH = DATA_DIR / "models.yaml"
+GPUS_PATH = DATA_DIR / "gpus.yaml"
+# The YAML files validated once, as plain JSON; written by scripts/generate_catalog_snapshot.py.
+SNAPSHOT_PATH = DATA_DIR / "catalog_snapshot.json"
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+def _bound(default: Any = MISSING, **limits: float) -> Any:
+    """A field with limits (gt, ge, min_length) that pydantic checks when it reads the YAML."""
+    return field(default=default, metadata=limits)  # pydantic takes metadata as Field(**limits)
 
 
-class MoE(_Strict):
+class _Entry:
+    """Catalog entries are frozen plain dataclasses, so a lookup needs neither pydantic nor YAML.
+
+    ``load_entries`` validates the YAML into them with pydantic: types, the ``_bound`` limits,
+    unknown keys, and ``__post_init__`` (rules across fields, which raise ValueError).
+    """
+
+    __pydantic_config__ = {"extra": "forbid"}  # a mistyped key in the YAML is an error
+
+
+@dataclass(frozen=True, kw_only=True)
+class MoE(_Entry):
     """Mixture of experts: every expert sits in memory, ``active_experts`` run per token."""
 
-    experts: int = Field(gt=0)  # routed experts per MoE layer
-    active_experts: int = Field(gt=0)  # routed experts each token goes through
-    expert_intermediate: int = Field(gt=0)  # MLP size of one expert
-    shared_experts: int = Field(default=0, ge=0)  # experts every token goes through
-    dense_layers: int = Field(default=0, ge=0)  # leading layers with a dense MLP instead
+    experts: int = _bound(gt=0)  # routed experts per MoE layer
+    active_experts: int = _bound(gt=0)  # routed experts each token goes through
+    expert_intermediate: int = _bound(gt=0)  # MLP size of one expert
+    shared_experts: int = _bound(0, ge=0)  # experts every token goes through
+    dense_layers: int = _bound(0, ge=0)  # leading layers with a dense MLP instead
 
 
-class MLA(_Strict):
+@dataclass(frozen=True, kw_only=True)
+class MLA(_Entry):
     """Multi-head latent attention: the KV cache holds one latent per token per layer."""
 
-    kv_lora_rank: int = Field(gt=0)
-    rope_dim: int = Field(gt=0)  # decoupled RoPE key, cached beside the latent
-    q_lora_rank: int = Field(gt=0)
-    qk_nope_dim: int = Field(gt=0)
-    v_head_dim: int = Field(gt=0)
+    kv_lora_rank: int = _bound(gt=0)
+    rope_dim: int = _bound(gt=0)  # decoupled RoPE key, cached beside the latent
+    q_lora_rank: int = _bound(gt=0)
+    qk_nope_dim: int = _bound(gt=0)
+    v_head_dim: int = _bound(gt=0)
 
 
-class SlidingWindow(_Strict):
+@dataclass(frozen=True, kw_only=True)
+class SlidingWindow(_Entry):
     """Layers that attend (and cache) only the last ``window`` tokens."""
 
-    window: int = Field(gt=0)
-    sliding_layers: int = Field(gt=0)
+    window: int = _bound(gt=0)
+    sliding_layers: int = _bound(gt=0)
     pattern: str = ""
 
 
-class ModelSpec(_Strict):
+@dataclass(frozen=True, kw_only=True)
+class ModelSpec(_Entry):
     id: str
     name: str
-    aliases: list[str] = Field(default_factory=list)
-    layers: int = Field(gt=0)
-    heads: int = Field(gt=0)
-    kv_heads: int = Field(gt=0)
-    head_dim: int = Field(gt=0)
-    hidden: int = Field(gt=0)
-    intermediate: int = Field(gt=0)
-    vocab: int = Field(gt=0)
+    aliases: tuple[str, ...] = ()
+    layers: int = _bound(gt=0)
+    heads: int = _bound(gt=0)
+    kv_heads: int = _bound(gt=0)
+    head_dim: int = _bound(gt=0)
+    hidden: int = _bound(gt=0)
+    intermediate: int = _bound(gt=0)
+    vocab: int = _bound(gt=0)
     tied_embeddings: bool
     qkv_bias: bool = False
     moe: MoE | None = None
     mla: MLA | None = None
     sliding_window: SlidingWindow | None = None
-    max_context: int | None = Field(default=None, gt=0)
-    published_params_b: float = Field(gt=0)
-    published_active_params_b: float | None = Field(default=None, gt=0)
-    source: str = Field(min_length=1)
+    max_context: int | None = _bound(None, gt=0)
+    published_params_b: float = _bound(gt=0)
+    published_active_params_b: float | None = _bound(None, gt=0)
+    source: str = _bound(min_length=1)
 
-    @model_validator(mode="after")
-    def _consistent(self) -> ModelSpec:
+    def __post_init__(self) -> None:
         if self.heads % self.kv_heads:
             raise ValueError(f"heads ({self.heads}) is not a multiple of kv_heads")
         if self.moe and self.moe.dense_layers > self.layers:
@@ -103,7 +125,6 @@ class ModelSpec(_Strict):
             raise ValueError("moe.active_experts exceeds moe.experts")
         if self.sliding_window and self.sliding_window.sliding_layers > self.layers:
             raise ValueError("sliding_window.sliding_layers exceeds layers")
-        return self
 
     @property
     def attention_kind(self) -> Literal["mha", "gqa", "mla"]:
@@ -144,28 +165,27 @@ class ModelSpec(_Strict):
         )
 
 
-class GpuSpec(_Strict):
+@dataclass(frozen=True, kw_only=True)
+class GpuSpec(_Entry):
     id: str
     name: str
-    aliases: list[str] = Field(default_factory=list)
-    memory_gb: float = Field(gt=0)  # decimal GB, as on the datasheet
-    bandwidth_tbps: float = Field(gt=0)  # decimal TB/s
-    bf16_tflops: float = Field(gt=0)  # dense
+    aliases: tuple[str, ...] = ()
+    memory_gb: float = _bound(gt=0)  # decimal GB, as on the datasheet
+    bandwidth_tbps: float = _bound(gt=0)  # decimal TB/s
+    bf16_tflops: float = _bound(gt=0)  # dense
     fp8: bool
-    fp8_tflops: float | None = Field(default=None, gt=0)  # dense, where FP8 tensor cores exist
+    fp8_tflops: float | None = _bound(None, gt=0)  # dense, where FP8 tensor cores exist
     fp4: bool = False
-    visible_memory_gib: float | None = Field(default=None, gt=0)
+    visible_memory_gib: float | None = _bound(None, gt=0)
     visible_memory_source: str = ""  # the log that shows visible_memory_gib
     memory_note: str = ""
-    source: str = Field(min_length=1)
+    source: str = _bound(min_length=1)
 
-    @model_validator(mode="after")
-    def _consistent(self) -> GpuSpec:
+    def __post_init__(self) -> None:
         if self.fp8 != (self.fp8_tflops is not None):
             raise ValueError("fp8_tflops is given exactly when fp8 is true")
         if (self.visible_memory_gib is None) != (not self.visible_memory_source.strip()):
             raise ValueError("visible_memory_gib needs visible_memory_source (the log), and back")
-        return self
 
     @property
     def memory_bytes(self) -> float:
@@ -189,7 +209,8 @@ class GpuSpec(_Strict):
         return self.bandwidth_tbps * 1e12
 
 
-class Dtype(_Strict):
+@dataclass(frozen=True, kw_only=True)
+class Dtype:
     name: str
     bytes: float  # per element (KV cache) or per parameter before scales (weights)
     bits: float
@@ -201,13 +222,13 @@ class Dtype(_Strict):
 DTYPES: dict[str, Dtype] = {
     d.name: d
     for d in (
-        Dtype(name="fp32", bytes=4, bits=32, scale_bits=0),
-        Dtype(name="bf16", bytes=2, bits=16, scale_bits=0),
-        Dtype(name="fp16", bytes=2, bits=16, scale_bits=0),
-        Dtype(name="fp8", bytes=1, bits=8, scale_bits=0),
-        Dtype(name="int8", bytes=1, bits=8, scale_bits=0),
-        Dtype(name="int4", bytes=0.5, bits=4, scale_bits=0.125),
-        Dtype(name="fp4", bytes=0.5, bits=4, scale_bits=0.5),
+        Dtype(name="fp32", bytes=4.0, bits=32.0, scale_bits=0.0),
+        Dtype(name="bf16", bytes=2.0, bits=16.0, scale_bits=0.0),
+        Dtype(name="fp16", bytes=2.0, bits=16.0, scale_bits=0.0),
+        Dtype(name="fp8", bytes=1.0, bits=8.0, scale_bits=0.0),
+        Dtype(name="int8", bytes=1.0, bits=8.0, scale_bits=0.0),
+        Dtype(name="int4", bytes=0.5, bits=4.0, scale_bits=0.125),
+        Dtype(name="fp4", bytes=0.5, bits=4.0, scale_bits=0.5),
     )
 }
 _DTYPE_ALIASES = {
@@ -239,6 +260,8 @@ def close_matches(word: str, choices: list[str], listing: str = "") -> str:
 
     ``listing`` ("kvdrill calc --list shows them") replaces a list longer than MAX_KNOWN_LISTED.
     """
+    import difflib  # only an error needs it
+
     choices = list(dict.fromkeys(choices))
     near = difflib.get_close_matches(word, choices, n=4, cutoff=0.5)
     if near:
@@ -253,36 +276,89 @@ def quoted(text: str) -> str:
     return repr(shorten(text, 40))
 
 
-def load_entries(path: Path, spec: type[_Strict]) -> dict:
-    """Entries of one catalog file by id; any problem is a one-line ``UserError``."""
+def load_entries(path: Path, spec: type[_Entry]) -> dict:
+    """Entries of one catalog file by id, validated by pydantic; any problem is a one-line
+    ``UserError``. The slow, thorough path: lookups read the snapshot made from it."""
+    import yaml
+    from pydantic import TypeAdapter, ValidationError
+
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as exc:
         raise UserError(f"{path}: cannot read the catalog ({type(exc).__name__})") from None
     if not isinstance(raw, list):
         raise UserError(f"{path}: expected a list of entries")
+    adapter = TypeAdapter(spec)
     entries: dict = {}
     for index, item in enumerate(raw):
         try:
-            entry = spec.model_validate(item)
+            entry = adapter.validate_python(item)
         except ValidationError as exc:
             first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"])
-            raise UserError(f"{path}: entry {index + 1} {where}: {first['msg']}") from None
+            where = "".join(f" {'.'.join(str(p) for p in first['loc'])}" if first["loc"] else "")
+            message = first["msg"].removeprefix("Value error, ")
+            raise UserError(f"{path}: entry {index + 1}{where}: {message}") from None
         if entry.id in entries:
             raise UserError(f"{path}: duplicate id {entry.id}")
         entries[entry.id] = entry
     return entries
 
 
+def source_fingerprints() -> dict[str, int]:
+    """CRC-32 of each catalog file, recorded in the snapshot to tell when it is stale."""
+    return {path.name: zlib.crc32(path.read_bytes()) for path in (MODELS_PATH, GPUS_PATH)}
+
+
+@cache
+def _snapshot() -> dict | None:
+    """The checked-in snapshot, or None when a YAML file changed after it was written."""
+    try:
+        snapshot = json.loads(SNAPSHOT_PATH.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return snapshot if snapshot.get("sources") == source_fingerprints() else None
+
+
+_NESTED = {"moe": MoE, "mla": MLA, "sliding_window": SlidingWindow}
+
+
+def _from_snapshot(spec: type[_Entry], entry: dict) -> Any:
+    """One entry as ``load_entries`` made it, from its snapshot dict."""
+    values = {
+        key: _NESTED[key](**value) if key in _NESTED and value is not None else value
+        for key, value in entry.items()
+    }
+    values["aliases"] = tuple(values["aliases"])
+    return spec(**values)
+
+
+def _entries(key: str, path: Path, spec: type[_Entry]) -> dict:
+    """Entries by id: from the snapshot while it matches the YAML, else validated from it."""
+    snapshot = _snapshot()
+    if snapshot is None:
+        return load_entries(path, spec)
+    return {entry["id"]: _from_snapshot(spec, entry) for entry in snapshot[key]}
+
+
 @cache
 def models() -> dict[str, ModelSpec]:
-    return load_entries(DATA_DIR / "models.yaml", ModelSpec)
+    return _entries("models", MODELS_PATH, ModelSpec)
 
 
 @cache
 def gpus() -> dict[str, GpuSpec]:
-    return load_entries(DATA_DIR / "gpus.yaml", GpuSpec)
+    return _entries("gpus", GPUS_PATH, GpuSpec)
+
+
+def catalog_snapshot_text() -> str:
+    """What SNAPSHOT_PATH must hold: the YAML files validated, as JSON, with their CRC-32s."""
+    snapshot = {
+        "generated_by": "scripts/generate_catalog_snapshot.py from models.yaml and gpus.yaml",
+        "sources": source_fingerprints(),
+        "models": [asdict(m) for m in load_entries(MODELS_PATH, ModelSpec).values()],
+        "gpus": [asdict(g) for g in load_entries(GPUS_PATH, GpuSpec).values()],
+    }
+    return json.dumps(snapshot, indent=1) + "\n"
 
 
 @cache

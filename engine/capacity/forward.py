@@ -9,7 +9,7 @@ module imports neither sympy nor pint. engine/capacity/formulas.py holds the sym
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import cache
 
 from kvdrill.engine.capacity.catalog import (
@@ -392,9 +392,9 @@ def _model_values(spec: ModelSpec) -> dict[str, float]:
         "dense_layers": spec.layers,
     }
     if spec.moe:
-        values.update(spec.moe.model_dump())
+        values.update(asdict(spec.moe))
     if spec.mla:
-        values.update(spec.mla.model_dump())
+        values.update(asdict(spec.mla))
     if spec.sliding_window:
         values.update(window=spec.sliding_window.window)
         values.update(sliding_layers=spec.sliding_window.sliding_layers)

@@ -60,9 +60,11 @@ Dimension = frozenset[tuple[str, int]]
 _COUNT: Dimension = frozenset()
 _INFORMATION: Dimension = frozenset({("[information]", 1)})
 _TIME: Dimension = frozenset({("[time]", 1)})
+_COMPUTE: Dimension = frozenset({("[compute]", 1)})
 # The units most results are shown in or set with, as (factor to base units, dimension): enough
-# for ``kvdrill calc --unit KiB`` or ``--set pool=54.8GiB`` without building the pint registry.
-# Each entry equals what pint computes from units.txt (tests/test_units.py checks them all);
+# for ``kvdrill calc --unit KiB`` or ``--set pool=54.8GiB`` without building the pint registry,
+# and, two of them around a slash, for rates (GB/s, tokens/s). Each entry equals what pint
+# computes from units.txt (tests/test_units.py checks them all, and every rate of two);
 # any other unit, and every unknown or ambiguous one (KB), goes through pint.
 BASIC_UNIT_SCALES: dict[str, tuple[float, Dimension]] = {
     "": (1.0, _COUNT),
@@ -71,21 +73,58 @@ BASIC_UNIT_SCALES: dict[str, tuple[float, Dimension]] = {
     "tokens": (1.0, _COUNT),
     "request": (1.0, _COUNT),
     "requests": (1.0, _COUNT),
+    "x": (1.0, _COUNT),
+    "%": (0.01, _COUNT),
     "byte": (1.0, _INFORMATION),
     "B": (1.0, _INFORMATION),
     "kB": (1e3, _INFORMATION),
     "MB": (1e6, _INFORMATION),
     "GB": (1e9, _INFORMATION),
     "TB": (1e12, _INFORMATION),
+    "PB": (1e15, _INFORMATION),
     "KiB": (2.0**10, _INFORMATION),
     "MiB": (2.0**20, _INFORMATION),
     "GiB": (2.0**30, _INFORMATION),
     "TiB": (2.0**40, _INFORMATION),
+    "PiB": (2.0**50, _INFORMATION),
     "s": (1.0, _TIME),
     "ms": (1e-3, _TIME),
     "us": (1e-6, _TIME),
     "ns": (1e-9, _TIME),
+    "min": (60.0, _TIME),
+    "h": (3600.0, _TIME),
+    "FLOP": (1.0, _COMPUTE),
+    "GFLOP": (1e9, _COMPUTE),
+    "TFLOP": (1e12, _COMPUTE),
+    "PFLOP": (1e15, _COMPUTE),
 }
+
+
+def basic_unit_scale(text: str) -> tuple[float, Dimension] | None:
+    """The scale of a BASIC_UNIT_SCALES unit or of a rate of two ('GB/s'), else None.
+
+    ``text`` is normalised (normalise_unit_text); None sends the caller to pint.
+    """
+    basic = BASIC_UNIT_SCALES.get(text)
+    if basic is not None:
+        return basic
+    top, slash, bottom = text.partition("/")
+    if not slash or {top, bottom} & {"", "dimensionless"}:
+        return None
+    if top not in BASIC_UNIT_SCALES or bottom not in BASIC_UNIT_SCALES:
+        return None
+    if top == bottom:
+        return 1.0, _COUNT  # pint cancels a unit over itself before any arithmetic
+    (top_factor, top_dimension), (bottom_factor, bottom_dimension) = (
+        BASIC_UNIT_SCALES[top],
+        BASIC_UNIT_SCALES[bottom],
+    )
+    powers = dict(top_dimension)
+    for name, power in bottom_dimension:
+        powers[name] = powers.get(name, 0) - power
+    # Times the reciprocal, as pint computes it, so the last bit agrees too.
+    factor = top_factor * (1 / bottom_factor)
+    return factor, frozenset((n, p) for n, p in powers.items() if p)
 
 
 class AnswerError(UserError):
@@ -267,9 +306,8 @@ def parse_unit(text: str) -> pint.Unit:
 
 @functools.lru_cache(maxsize=1024)
 def _parse_unit(text: str) -> pint.Unit:
-    ureg = registry()
     if text in ("", "dimensionless"):
-        return ureg.dimensionless
+        return registry().dimensionless
     if len(text) > MAX_UNIT_CHARS or _UNIT_TEXT.fullmatch(text) is None:
         raise AnswerError(
             f"Could not read the unit {shorten(text)!r}: write one unit like KiB, "
@@ -279,6 +317,8 @@ def _parse_unit(text: str) -> pint.Unit:
     for word in words:
         if word not in unit_names():
             raise AnswerError(_unknown_unit_message(word))
+    # Built only for a unit that passed the checks: a mistyped one is refused without pint.
+    ureg = registry()
     unit = ureg.Unit(words[0])
     if len(words) == 2:
         unit = unit / ureg.Unit(words[1])
@@ -288,7 +328,7 @@ def _parse_unit(text: str) -> pint.Unit:
 @functools.lru_cache(maxsize=1024)
 def unit_scale(text: str) -> tuple[float, Dimension]:
     """(factor to base units, dimensionality) of a unit text; cached, for fast float math."""
-    basic = BASIC_UNIT_SCALES.get(normalise_unit_text(text))
+    basic = basic_unit_scale(normalise_unit_text(text))
     if basic is not None:
         return basic
     unit = parse_unit(text)
@@ -356,7 +396,7 @@ def unit_after_number(rest: str, whole: str) -> str:
             f"Could not read '{shorten(whole)}': type one number and a unit, "
             "like 128 KiB or 3.35 TB/s (no arithmetic)."
         )
-    if unit_text not in BASIC_UNIT_SCALES:
+    if basic_unit_scale(unit_text) is None:
         parse_unit(unit_text)  # validates; raises AnswerError with the reason
     return unit_text
 
