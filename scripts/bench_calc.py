@@ -7,7 +7,13 @@ evaluations per second through ``evaluate`` (the functions scripts/generate_form
 writes), ``inputs_from`` calls per second, and ``solve_for`` calls per second once each
 inverse is cached.
 
-    .venv/bin/python scripts/bench_calc.py [--runs N] [--seconds S]
+    .venv/bin/python scripts/bench_calc.py [--runs N] [--seconds S] [--bytecode cached|inherit]
+
+Bytecode: by default the child processes may write and read .pyc files (PYTHONDONTWRITEBYTECODE
+dropped, one warm-up run each), as an installed kvdrill does: pip compiles a wheel's modules
+when it installs them. ``--bytecode inherit`` passes the environment unchanged; with
+PYTHONDONTWRITEBYTECODE=1 and no __pycache__ beside the sources, every run compiles kvdrill's
+modules from source, which costs calc (more modules) more than --help.
 """
 
 from __future__ import annotations
@@ -36,13 +42,25 @@ def kvdrill_command() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "kvdrill.app"]
 
 
-def wall_times_side_by_side(commands: list[list[str]], rounds: int) -> list[float]:
+def child_environment(bytecode: str) -> dict[str, str]:
+    """The environment of the timed processes: see the module docstring."""
+    env = dict(os.environ)
+    if bytecode == "cached":
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def wall_times_side_by_side(
+    commands: list[list[str]], rounds: int, env: dict[str, str]
+) -> list[float]:
     """Median wall time of each command, run in turn (A B A B ...) so load hits them alike."""
     times: list[list[float]] = [[] for _ in commands]
+    for command in commands:  # a warm-up run: file cache, and .pyc files where allowed
+        subprocess.run(command, cwd=ROOT, check=True, capture_output=True, env=env)
     for _ in range(rounds):
         for command, samples in zip(commands, times, strict=True):
             start = time.perf_counter()
-            subprocess.run(command, cwd=ROOT, check=True, capture_output=True)
+            subprocess.run(command, cwd=ROOT, check=True, capture_output=True, env=env)
             samples.append(time.perf_counter() - start)
     return [statistics.median(samples) for samples in times]
 
@@ -60,6 +78,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="rounds of A B per calc command")
     parser.add_argument("--seconds", type=float, default=1.0, help="time per in-process rate")
+    parser.add_argument(
+        "--bytecode",
+        choices=("cached", "inherit"),
+        default="cached",
+        help="let the timed processes cache .pyc files (default), or inherit the environment",
+    )
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
 
@@ -67,12 +91,15 @@ def main() -> int:
     for argv in CALC_ARGV:
         load_before = os.getloadavg()[0]
         calc, help_ = wall_times_side_by_side(
-            [[*kvdrill, "calc", *argv], [*kvdrill, *HELP_ARGV]], args.runs
+            [[*kvdrill, "calc", *argv], [*kvdrill, *HELP_ARGV]],
+            args.runs,
+            child_environment(args.bytecode),
         )
         print(
             f"kvdrill calc {' '.join(argv)}: median {calc * 1e3:.0f} ms; kvdrill --help "
             f"{help_ * 1e3:.0f} ms; ratio {calc / help_:.2f}x (target <= 2x; {args.runs} rounds "
-            f"A B, load average {load_before:.1f} -> {os.getloadavg()[0]:.1f})"
+            f"A B, load average {load_before:.1f} -> {os.getloadavg()[0]:.1f}, bytecode "
+            f"{args.bytecode})"
         )
 
     start = time.perf_counter()
