@@ -115,6 +115,11 @@ class PlainDrill:
     def run(self) -> int:
         """Drill until the queue is empty, ``q``, or end of input; then print the summary."""
         code = 0
+        if self.session.practised:
+            self.line(
+                f"Practising {self.session.practised}: problems whose numbers make this mistake "
+                "show."
+            )
         if self.session.current is None:
             if self.reviews_only:
                 self.say("Nothing to study now: no card is due, and --new 0 leaves out new cards.")
@@ -347,6 +352,8 @@ class PlainDrill:
             )
         else:
             self.say("Session over: no cards answered.")
+        if summary.practised:
+            self.line(f"Practised: {summary.practised}.")
         back = f"Back tomorrow: {summary.session_due_tomorrow} of these cards"
         if summary.others_due_tomorrow:
             back += f", and {plural(summary.others_due_tomorrow, 'card')} from the rest of your collection"
@@ -389,7 +396,13 @@ def run_plain(args, stdin: TextIO, stdout: TextIO) -> int:
             first = exc.problems[0] if exc.problems else exc
             print(f"kvdrill: the bundled decks were not updated: {first}", file=sys.stderr)
         session = services.open_session(
-            pack=args.pack, tag=args.tag, lesson=args.lesson, new_limit=args.new, limit=args.limit
+            pack=args.pack,
+            tag=args.tag,
+            lesson=args.lesson,
+            new_limit=args.new,
+            limit=args.limit,
+            mistake=args.mistake,
+            count=args.count,
         )
         return PlainDrill(session, stdin, stdout, reviews_only=args.new == 0).run()
     finally:

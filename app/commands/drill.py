@@ -56,6 +56,18 @@ def register(subparsers) -> None:
         help="at most N cards in this session (1 or more)",
     )
     parser.add_argument(
+        "--mistake",
+        metavar="CODE",
+        help="practise one diagnosed mistake (a code from kvdrill stats, e.g. kv_factor_2): "
+        "fresh problems whose numbers make it show, answered and logged as usual",
+    )
+    parser.add_argument(
+        "--count",
+        metavar="N",
+        type=_session_limit,
+        help="with --mistake: N problems (default 10)",
+    )
+    parser.add_argument(
         "--suspended", action="store_true", help="list your suspended cards, then exit"
     )
     parser.add_argument("--json", action="store_true", help="with --suspended: the list as JSON")
@@ -73,6 +85,14 @@ def run(args) -> int:
         raise UserError("--json goes with --suspended (the list of suspended cards)")
     if args.suspended or args.unsuspend:
         return manage_suspended(args)
+    if args.mistake is not None or args.count is not None:
+        unknown = check_mistake_options(args)
+        if unknown is not None:
+            # A code that does not exist is a usage error, as a wrong option is: exit 2.
+            from kvdrill.app.cli import error_line
+
+            print(f"kvdrill: {error_line(unknown)}", file=sys.stderr)
+            return 2
     if args.plain:
         from kvdrill.app.plain import run_plain
 
@@ -84,7 +104,34 @@ def run(args) -> int:
         "new_limit": args.new,
         "limit": args.limit,
     }
+    if args.mistake is not None:
+        options = {"mistake": args.mistake, "count": args.count}
     return launch_tui(args, "drill", options)
+
+
+def check_mistake_options(args) -> str | None:
+    """``--mistake CODE [--count N]``: a UserError for options that do not go with it; the
+    one-line error for a code the checker never gives (listing those that can be practised)."""
+    if args.mistake is None:
+        raise UserError("--count goes with --mistake (the number of problems to practise on)")
+    narrowing = [name for name in ("pack", "tag", "lesson", "new", "limit") if getattr(args, name)]
+    if narrowing:
+        raise UserError(
+            f"--{narrowing[0]} does not go with --mistake: a mistake session picks its own "
+            "problems (--count N sets how many)"
+        )
+    from kvdrill.engine.problems.mistakes import is_known
+
+    if is_known(args.mistake):
+        return None
+    from kvdrill.app.services.backend import Services
+    from kvdrill.engine.problems.mistakes import unknown_mistake
+
+    services = Services(args.db, args.profile)
+    try:
+        return str(unknown_mistake(args.mistake, services.offered_mistakes()))
+    finally:
+        services.close()
 
 
 def manage_suspended(args) -> int:
@@ -129,7 +176,7 @@ def launch_tui(args, start: str, options: dict) -> int:
         raise UserError(
             "the full-screen app needs a terminal; for pipes and scripts use `kvdrill drill --plain`"
         )
-    if start == "drill":
+    if start == "drill" and not options.get("mistake"):
         # Before Textual is imported: a helper process reads the first card meanwhile.
         from kvdrill.app.first_card import start as start_first_card
 

@@ -110,9 +110,16 @@ class Services:
         new_limit: int | None = None,
         limit: int | None = None,
         lesson: str | None = None,
+        mistake: str | None = None,
+        count: int | None = None,
     ) -> Any:
-        """A ``DrillSession`` (app/services/drill.py) on today's queue."""
+        """A ``DrillSession`` (app/services/drill.py) on today's queue; with ``mistake``, a
+        session of up to ``count`` variants exercising that mistake code instead
+        (app/services/mistakes.py)."""
         from kvdrill.app.services.drill import DrillSession
+
+        if mistake is not None:
+            return self.mistake_session(mistake, count)
 
         return DrillSession.open(
             self.database,
@@ -212,3 +219,23 @@ class Services:
         from kvdrill.app.services.problems import find_template
 
         return find_template(self.database, template_id)
+
+    # --- practising one mistake ----------------------------------------------------------------
+
+    def mistake_session(self, code: str, count: int | None = None) -> Any:
+        """A ``MistakeSession`` of variants exercising the mistake ``code``."""
+        from kvdrill.app.services.mistakes import open_mistake_session
+
+        return open_mistake_session(self.database, self.profile, environment.now(), code, count)
+
+    def offered_mistakes(self) -> list[str]:
+        """The mistake codes a ``--mistake`` session can be built for here."""
+        from kvdrill.app.services.mistakes import offered_mistakes
+
+        return offered_mistakes(self.database, self.profile, environment.now())
+
+    def first_practisable(self, codes: list[str]) -> str | None:
+        """The first of ``codes`` a ``--mistake`` session can be built for, else None."""
+        from kvdrill.app.services.mistakes import first_practisable
+
+        return first_practisable(self.database, self.profile, environment.now(), codes)

@@ -102,6 +102,7 @@ class SessionSummary:
     session_due_tomorrow: int  # of those, cards answered in this session
     topics_missed: list[tuple[str, int]]  # tag (or pack title) -> answers below 3, most first
     new_leeches: list[str]  # titles of cards that became leeches (LEECH_LAPSES) in this session
+    practised: str | None = None  # a mistake session's mistake (app/services/mistakes.py)
 
     @property
     def others_due_tomorrow(self) -> int:
@@ -157,6 +158,8 @@ def _check_count(name: str, value: int | None, least: int = 0) -> None:
 
 class DrillSession:
     """One daily session for one profile. Create it with ``DrillSession.open``."""
+
+    practised: str | None = None  # a mistake session's mistake (app/services/mistakes.py)
 
     def __init__(
         self,
@@ -513,6 +516,7 @@ class DrillSession:
             session_due_tomorrow=session_due,
             topics_missed=sorted(missed.items(), key=lambda item: (-item[1], item[0])),
             new_leeches=[a.leech_title for a in self._answers if a.leech_title is not None],
+            practised=self.practised,
         )
 
 

@@ -1,0 +1,126 @@
+"""``kvdrill drill --mistake CODE``: a session on one mistake, in plain mode and in the TUI.
+
+The session's variants are fixed by the profile, the code and the clock (``KVDRILL_NOW``), so a
+test opens the same session first to know the questions, then drives the real command.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+from datetime import datetime
+
+import pytest
+from sqlalchemy import select
+
+from kvdrill.app.cli import main
+from kvdrill.app.services.mistakes import MistakeSession
+from kvdrill.engine.problems.checker import SENTENCES, expected_text
+from kvdrill.store.db import open_database
+from kvdrill.store.models import ReviewLog
+
+NOW = "2026-03-10T09:00"
+
+
+@pytest.fixture
+def bundled_db(db_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A database with the bundled decks in it (their problem templates are the questions)."""
+    from kvdrill.app.services.importing import import_bundled
+
+    database = open_database(db_url)
+    import_bundled(database, datetime(2026, 3, 1))
+    database.close()
+    return db_url
+
+
+def peek(db_url: str, code: str, count: int):
+    """The exercises the command will show at ``NOW``."""
+    database = open_database(db_url)
+    try:
+        session = MistakeSession.open_for(
+            database, code, now=datetime.fromisoformat(NOW), count=count
+        )
+        return session.exercises
+    finally:
+        database.close()
+
+
+def plain(monkeypatch, capsys, db_url: str, lines: list[str], *options: str) -> tuple[int, str]:
+    monkeypatch.setenv("KVDRILL_NOW", NOW)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("".join(line + "\n" for line in lines)))
+    code = main(["--db", db_url, "drill", "--plain", *options])
+    out, err = capsys.readouterr()
+    assert err == ""
+    return code, out
+
+
+def logged(db_url: str) -> list[tuple[str | None, int | None, int, str | None]]:
+    database = open_database(db_url)
+    with database.session() as session:
+        rows = session.execute(
+            select(
+                ReviewLog.template_id, ReviewLog.seed, ReviewLog.quality, ReviewLog.mistake
+            ).order_by(ReviewLog.id)
+        ).all()
+    database.close()
+    return [tuple(row) for row in rows]
+
+
+def test_plain_mistake_session_names_the_mistake_and_accepts_right_answers(
+    monkeypatch, capsys, bundled_db
+) -> None:
+    first, second, third = peek(bundled_db, "kv_factor_2", 3)
+    assert len({first.template_id, second.template_id, third.template_id}) == 3
+    lines = [
+        first.wrong_answer,  # the mistake itself
+        expected_text(second.variant),
+        expected_text(third.variant),
+    ]  # then the pipe runs dry on the first question's return
+    code, out = plain(
+        monkeypatch, capsys, bundled_db, lines, "--mistake", "kv_factor_2", "--count", "3"
+    )
+    assert code == 0
+    assert "Practising forgot the factor 2 for K and V (kv_factor_2)" in out
+    assert SENTENCES["kv_factor_2"] in " ".join(out.split())  # re-flowed to the terminal
+    assert out.count("Correct: ") == 2
+    assert "[4/4]" in out  # the missed question comes back, with other numbers
+    assert "Practised: forgot the factor 2 for K and V (kv_factor_2)." in out
+    # Logged like any answer: the variants shown, the diagnosis for stats.
+    rows = logged(bundled_db)
+    assert [(template, seed, mistake) for template, seed, _, mistake in rows] == [
+        (first.template_id, first.seed, "kv_factor_2"),
+        (second.template_id, second.seed, None),
+        (third.template_id, third.seed, None),
+    ]
+    assert [quality >= 4 for _, _, quality, _ in rows] == [False, True, True]
+
+
+def test_an_unknown_code_is_one_line_listing_the_codes_and_exit_2(
+    monkeypatch, capsys, bundled_db
+) -> None:
+    monkeypatch.setenv("KVDRILL_NOW", NOW)
+    code = main(["--db", bundled_db, "drill", "--plain", "--mistake", "kv_factr_2"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1
+    assert "'kv_factr_2' is not a mistake code (did you mean 'kv_factor_2'?)" in err
+    assert "kv_factor_2, " in err and "sliding_window" not in err
+    assert "weights_not_subtracted" not in err  # no bundled template makes it show
+
+
+def test_a_code_no_template_can_show_is_one_sentence(monkeypatch, capsys, bundled_db) -> None:
+    monkeypatch.setenv("KVDRILL_NOW", NOW)
+    code = main(["--db", bundled_db, "drill", "--plain", "--mistake", "weights_not_subtracted"])
+    out, err = capsys.readouterr()
+    assert code == 1 and out == ""
+    assert err == (
+        "kvdrill: None of your problem templates gives numbers where the mistake "
+        "'weights_not_subtracted' shows, so there is nothing to practise it on.\n"
+    )
+
+
+def test_options_that_do_not_go_with_mistake_are_refused(monkeypatch, capsys, bundled_db) -> None:
+    assert main(["--db", bundled_db, "drill", "--plain", "--count", "3"]) == 1
+    assert "--count goes with --mistake" in capsys.readouterr().err
+    assert main(["--db", bundled_db, "drill", "--mistake", "gb_vs_gib", "--pack", "x"]) == 1
+    assert "--pack does not go with --mistake" in capsys.readouterr().err
