@@ -127,20 +127,33 @@ TOPIC_HEADERS = [
 ]
 
 
-def mistake_sentences(report: StatsReport) -> list[str]:
+def mistake_rows(report: StatsReport) -> list[tuple[str, str]]:
+    """(code, sentence) of each mistake worth a line: among the last 10, or recent."""
     total_last = sum(m.of_last_10 for m in report.mistakes)
-    lines = []
+    window = report.window_days
+    rows = []
     for m in report.mistakes:
+        words = f"{m.words[0].upper()}{m.words[1:]}"
         if m.of_last_10:
-            lines.append(
-                f"{m.words[0].upper()}{m.words[1:]} in {m.of_last_10} of your last "
-                f"{total_last} diagnosed mistakes ({m.recent} in {report.window_days} days)."
+            rows.append(
+                (
+                    m.code,
+                    f"{words} in {m.of_last_10} of your last {total_last} diagnosed mistakes "
+                    f"({m.recent} in {window} days).",
+                )
             )
         elif m.recent:
-            lines.append(
-                f"{m.words[0].upper()}{m.words[1:]}: {m.recent} in {report.window_days} days."
-            )
-    return lines
+            rows.append((m.code, f"{words}: {m.recent} in {window} days."))
+    return rows
+
+
+def mistake_sentences(report: StatsReport) -> list[str]:
+    return [sentence for _, sentence in mistake_rows(report)]
+
+
+def practise_hint(code: str) -> str:
+    """The command that practises a mistake, as the stats suggest it."""
+    return f"practise one: kvdrill drill --mistake {code}"
 
 
 def table_lines(rows: list[list[str]]) -> list[str]:
@@ -178,7 +191,8 @@ def render_group_text(report: GroupReport, max_topics: int = 20) -> str:
     return "\n".join(out)
 
 
-def render_text(report: StatsReport, max_topics: int = 15) -> str:
+def render_text(report: StatsReport, max_topics: int = 15, practise: str | None = None) -> str:
+    """The report as text; ``practise``: a mistake code the hint closing the mistakes names."""
     out = [
         f"kvdrill stats — profile {report.profile}, study day {report.today}, "
         f"window {report.window_days} days",
@@ -194,6 +208,8 @@ def render_text(report: StatsReport, max_topics: int = 15) -> str:
     out.append(f"  ({MISSED_MEANING})")
     out += ["", "Mistakes:"]
     out += ["  " + line for line in mistake_sentences(report)] or ["  none diagnosed yet"]
+    if practise is not None and report.mistakes:
+        out.append("  " + practise_hint(practise))
     out += ["", f"Reviews per day, last {len(report.heatmap) // 7} weeks:"]
     out += ["  " + line for line in heatmap_lines(report.heatmap)]
     out += [

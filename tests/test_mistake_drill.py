@@ -124,3 +124,22 @@ def test_options_that_do_not_go_with_mistake_are_refused(monkeypatch, capsys, bu
     assert "--count goes with --mistake" in capsys.readouterr().err
     assert main(["--db", bundled_db, "drill", "--mistake", "gb_vs_gib", "--pack", "x"]) == 1
     assert "--pack does not go with --mistake" in capsys.readouterr().err
+
+
+def test_stats_text_closes_its_mistakes_with_one_to_practise(
+    monkeypatch, capsys, bundled_db
+) -> None:
+    (first,) = peek(bundled_db, "gb_vs_gib", 1)
+    plain(monkeypatch, capsys, bundled_db, [first.wrong_answer], "--mistake", "gb_vs_gib")
+    assert main(["--db", bundled_db, "stats"]) == 0
+    out = capsys.readouterr().out
+    mistakes = out.split("\nMistakes:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert mistakes[0].startswith("  GB and GiB mixed up in 1 of your last 1")
+    assert mistakes[-1] == "  practise one: kvdrill drill --mistake gb_vs_gib"
+
+
+def test_stats_text_offers_no_mistake_no_template_can_show(capsys, stats_db) -> None:
+    # The hand-built log holds a GB/GiB mistake, but this collection has no problem template.
+    assert main(["--db", stats_db, "stats"]) == 0
+    out = capsys.readouterr().out
+    assert "GB and GiB mixed up" in out and "practise one" not in out

@@ -58,5 +58,23 @@ def run(args: argparse.Namespace) -> int:
             report = services.stats_report(args.days)
         finally:
             services.close()
-    print(report.model_dump_json(indent=2) if args.json else render_text(report))
+    if args.json:
+        print(report.model_dump_json(indent=2))
+        return 0
+    print(render_text(report, practise=_practisable_mistake(args, report)))
     return 0
+
+
+def _practisable_mistake(args: argparse.Namespace, report) -> str | None:
+    """The learner's most frequent mistake a ``kvdrill drill --mistake`` session can be built
+    for: the text closes its mistakes with it. No mistakes: no store opened, no template read."""
+    codes = [mistake.code for mistake in report.mistakes]
+    if not codes:
+        return None
+    from kvdrill.app.services.backend import Services
+
+    services = Services(args.db, args.profile, bundled=False)
+    try:
+        return services.first_practisable(codes)
+    finally:
+        services.close()
