@@ -143,3 +143,47 @@ def test_stats_text_offers_no_mistake_no_template_can_show(capsys, stats_db) -> 
     assert main(["--db", stats_db, "stats"]) == 0
     out = capsys.readouterr().out
     assert "GB and GiB mixed up" in out and "practise one" not in out
+
+
+async def test_enter_on_a_mistake_in_stats_drills_variants_that_exercise_it(
+    monkeypatch, capsys, bundled_db
+) -> None:
+    from stats_helpers import open_stats
+    from textual.widgets import DataTable, Static
+    from tui_helpers import make_app, settle, text_of
+
+    from kvdrill.app.tui.screens.summary import summary_lines
+
+    (first,) = peek(bundled_db, "gb_vs_gib", 1)
+    plain(monkeypatch, capsys, bundled_db, [first.wrong_answer], "--mistake", "gb_vs_gib")
+    exercises = peek(bundled_db, "gb_vs_gib", 10)
+    app = make_app(bundled_db, start="home")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_stats(pilot)
+        heading = str(app.screen.query_one("#mistakes", Static).render())
+        assert heading == "Mistakes · Enter on one practises it"
+        table = app.screen.query_one("#mistake-table", DataTable)
+        assert [str(cell) for cell in table.get_row_at(0)] == [
+            "GB and GiB mixed up in 1 of your last 1 diagnosed mistakes (1 in 30 days).",
+            "gb_vs_gib",
+        ]
+        table.focus()
+        await pilot.press("enter")
+        await settle(pilot)
+        screen = app.screen
+        assert type(screen).__name__ == "DrillScreen"
+        assert screen.narrow == {"mistake": "gb_vs_gib"}
+        shown = screen.card.variant
+        assert (shown.template_id, shown.seed) == (exercises[0].template_id, exercises[0].seed)
+        assert screen.session.practised == "GB and GiB mixed up (gb_vs_gib)"
+        # The same variants, in the same order, as the engine picked for this session.
+        assert [(e.template_id, e.seed) for e in screen.session.exercises] == [
+            (e.template_id, e.seed) for e in exercises
+        ]
+        # The mistake typed in the TUI is named, and the summary says what was practised.
+        screen.query_one("#drill-input").value = exercises[0].wrong_answer
+        await pilot.press("enter")
+        await settle(pilot)
+        assert "the gap between decimal and binary units" in text_of(app, "#drill-reveal")
+        summary = "\n".join(line.plain for line in summary_lines(screen.session.summary()))
+        assert "Practised        GB and GiB mixed up (gb_vs_gib)" in summary

@@ -21,8 +21,9 @@ async def test_weakest_topic_first_then_sort_and_drill_it(stats_db: str) -> None
         screen = app.screen
         table = screen.query_one("#topics", DataTable)
         assert first_column(table)[:2] == ["tag:kv", "pack:p1"]
-        mistakes = str(screen.query_one("#mistakes", Static).render())
-        assert "GB and GiB mixed up in 1 of your last 1" in mistakes
+        # The mistakes are a table: Enter on one practises it (tests/test_mistake_drill.py).
+        mistakes = screen.query_one("#mistake-table", DataTable)
+        assert "GB and GiB mixed up in 1 of your last 1" in str(mistakes.get_row_at(0)[0])
 
         await pilot.press("o")  # sort by recent reviews: p1 has 12, kv 9
         await settle(pilot)

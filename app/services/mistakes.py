@@ -69,7 +69,8 @@ class MistakeSession(DrillSession):
         from kvdrill.store.reviews import find_card
 
         clock = _make_clock(now)
-        started = clock()
+        # The time given, not the clock's first reading (a few microseconds on): the seed.
+        started = now if isinstance(now, datetime) else clock()
         with database.session() as session:
             row = get_or_create_profile(session, profile, started)
             profile_id, rollover, seconds = row.id, row.rollover_hour, row.answer_seconds

@@ -99,7 +99,7 @@ class KvdrillApp(App[None]):
 
     def drill_options(self, **narrow: Any) -> dict[str, Any]:
         """The session filters: command-line options, overridden by ``narrow``."""
-        keys = ("pack", "tag", "lesson", "new_limit", "limit")
+        keys = ("pack", "tag", "lesson", "new_limit", "limit", "mistake", "count")
         chosen = {key: self.options.get(key) for key in keys}
         chosen.update(narrow)
         return chosen
@@ -125,8 +125,10 @@ class KvdrillApp(App[None]):
             if choice is None:
                 return
             kind, topic = choice
-            if kind in ("pack", "tag", "lesson"):
-                self.action_start_drill(**{kind: topic})
+            if kind == "mistake":
+                self.action_start_drill(mistake=topic)
+            elif kind in ("pack", "tag", "lesson"):
+                self.action_start_drill(**{kind: topic, "mistake": None})
             else:
                 self.notify(f"Drilling by {kind} is not supported; try a pack, tag or lesson.")
 
@@ -239,7 +241,7 @@ def create_app(
 
     ``start`` is ``"home"``, ``"drill"`` (straight into today's session) or ``"import"``.
     ``options`` may hold ``pack``, ``tag``, ``lesson``, ``new_limit``, ``limit`` (narrow the
-    session),
+    session), ``mistake`` and ``count`` (a session practising that mistake code instead),
     ``theme`` (``"light"`` or ``"dark"``), ``import_path`` (prefilled on the import screen),
     ``answer_seconds`` (the countdown length; default: the profile's setting) and ``bundled``
     (``False``: do not import the bundled decks on first use; tests use it), ``first_card``

@@ -314,6 +314,8 @@ class DrillScreen(Screen[None]):
         self.app.after_start()
         self.auto_focus_as_usual()
         self.answer_seconds = state.answer_seconds
+        if self.session.practised:
+            self.notify(f"Practising {self.session.practised}.", markup=False)
         shown = self.card
         if shown is not None and state.card is not None and _same_card(shown, state.card):
             self.card = state.card  # keep the screen as it is (maybe revealed already)

@@ -1,7 +1,8 @@
 """The stats screen: weak topics (sortable), mistakes in plain words, heatmap, forecast.
 
 Enter on a topic dismisses the screen with ``(kind, topic)``, so whoever pushed it can start a
-drill of that topic. ``g`` switches to the group's weak topics (every profile in the database,
+drill of that topic; Enter on a mistake with ``("mistake", code)``, for a session practising it
+(``kvdrill drill --mistake CODE``). ``g`` switches to the group's weak topics (every profile in the database,
 as counts) and back. Reports are built in a worker thread; the screen never blocks.
 """
 
@@ -26,7 +27,7 @@ from kvdrill.app.stats_render import (
     forecast_heading,
     group_row,
     heatmap_lines,
-    mistake_sentences,
+    mistake_rows,
     recall_line,
     shown_topics,
     topic_row,
@@ -73,6 +74,7 @@ class StatsScreen(Screen[tuple[str, str] | None]):
         self.sort_index = 0
         self.group_report: GroupReport | None = None
         self.showing_group = False
+        self.has_mistakes = False
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -80,6 +82,7 @@ class StatsScreen(Screen[tuple[str, str] | None]):
             yield Static("Loading stats…", id="stats-summary")
             yield DataTable(id="topics", cursor_type="row", zebra_stripes=True)
             yield Static("", id="mistakes")
+            yield DataTable(id="mistake-table", cursor_type="row", zebra_stripes=True)
             with Horizontal(id="charts"):
                 yield Static("", id="heatmap")
                 yield Static("", id="forecast")
@@ -112,6 +115,7 @@ class StatsScreen(Screen[tuple[str, str] | None]):
     def action_toggle_group(self) -> None:
         self.showing_group = not self.showing_group
         self.query_one("#mistakes").display = not self.showing_group
+        self.query_one("#mistake-table").display = not self.showing_group and self.has_mistakes
         self.query_one("#charts").display = not self.showing_group
         if not self.showing_group:
             if self.report is not None:
@@ -146,8 +150,7 @@ class StatsScreen(Screen[tuple[str, str] | None]):
             f"sorted by {self.sort_names[self.sort_index]} (o to change) · {MISSED_MEANING}"
         )
         self.show_topics()
-        mistakes = mistake_sentences(report) or ["No diagnosed mistakes yet."]
-        self.query_one("#mistakes", Static).update("Mistakes\n" + "\n".join(mistakes))
+        self.show_mistakes(report)
         self.query_one("#heatmap", Static).update(
             "Reviews per day (12 weeks)\n" + "\n".join(heatmap_lines(report.heatmap))
         )
@@ -156,6 +159,19 @@ class StatsScreen(Screen[tuple[str, str] | None]):
         self.query_one("#forecast", Static).update(
             f"{forecast_heading(forecast)}\n{bar_line(forecast)}\n{forecast_axis(forecast)}\n"
             f"{recall}"
+        )
+
+    def show_mistakes(self, report: StatsReport) -> None:
+        rows = mistake_rows(report)
+        self.has_mistakes = bool(rows)
+        heading = "Mistakes · Enter on one practises it" if rows else "No diagnosed mistakes yet."
+        self.query_one("#mistakes", Static).update(heading)
+        table = self.query_one("#mistake-table", DataTable)
+        table.display = self.has_mistakes
+        fill_table(
+            table,
+            [("mistake", "mistake"), ("code", "code")],
+            [([sentence, code], code) for code, sentence in rows],
         )
 
     def show_topics(self) -> None:
@@ -182,6 +198,9 @@ class StatsScreen(Screen[tuple[str, str] | None]):
             self.show_report(self.report)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        if event.data_table.id == "mistake-table":
+            self.dismiss(("mistake", str(event.row_key.value)))
+            return
         kind, topic = str(event.row_key.value).split("\t", 1)
         self.dismiss((kind, topic))
 

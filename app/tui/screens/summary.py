@@ -51,6 +51,8 @@ def summary_lines(summary: SessionSummary | None) -> list[Content]:
     cards = summary.cards_done
     answers = summary.answers
     lines = [Content.from_markup("[b]Session done.[/b]"), Content("")]
+    if summary.practised:
+        lines.append(Content.from_markup("Practised        [b]$m[/b]", m=summary.practised))
     lines.append(
         Content.from_markup(
             "Cards done       [b]$n[/b]  ($a answers, repeats included)",
