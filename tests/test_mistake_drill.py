@@ -187,3 +187,41 @@ async def test_enter_on_a_mistake_in_stats_drills_variants_that_exercise_it(
         assert "the gap between decimal and binary units" in text_of(app, "#drill-reveal")
         summary = "\n".join(line.plain for line in summary_lines(screen.session.summary()))
         assert "Practised        GB and GiB mixed up (gb_vs_gib)" in summary
+
+
+async def test_drill_mistake_opens_the_tui_on_that_session(monkeypatch, bundled_db) -> None:
+    import kvdrill.app.tui as tui
+    from tui_helpers import settle
+
+    create_app = tui.create_app
+    launched = []
+
+    class Launch:
+        def __init__(self, *args, **kwargs) -> None:
+            launched.append(kwargs["options"])
+
+        def run(self) -> None:
+            pass
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setenv("KVDRILL_NOW", NOW)
+    monkeypatch.setattr(tui, "create_app", Launch)
+    monkeypatch.setattr(sys, "stdin", Terminal())
+    monkeypatch.setattr(sys, "stdout", Terminal())
+    assert main(["--db", bundled_db, "drill", "--mistake", "tp_missing", "--count", "4"]) == 0
+    # No fast-start helper: it would read today's first card, not this session's.
+    assert launched == [{"mistake": "tp_missing", "count": 4}]
+
+    exercises = peek(bundled_db, "tp_missing", 4)
+    app = create_app(bundled_db, start="drill", options={"bundled": False, **launched[0]})
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert (
+            screen.session.practised == "forgot to divide across tensor-parallel GPUs (tp_missing)"
+        )
+        assert screen.session.remaining == 4
+        assert screen.card.variant.seed == exercises[0].seed
