@@ -91,7 +91,7 @@ SCHEDULE_COLUMNS = (
 REVIEW_COLUMNS = (
     "id", "pack", "card", "reviewed_at", "study_day", "quality", "seconds", "graded_by",
     "moved_schedule", "typed_answer", "template_id", "seed", "params", "expected",
-    "diagnosis", "mistake",
+    "diagnosis", "mistake", "choice_seed", "choice_order",
 )  # fmt: skip
 
 
@@ -183,6 +183,10 @@ def review_rows(session: Session, profile: str) -> list[dict[str, Any]]:
             "expected": log.expected,
             "diagnosis": log.diagnosis,
             "mistake": log.mistake,
+            # A multiple-choice answer's shuffle: the seed, and the pack letters in the order
+            # shown ("CADB": the learner's A was the pack's C), so typed_answer can be read back.
+            "choice_seed": log.choice_seed,
+            "choice_order": log.choice_order,
         }
         for log, card_key, pack_key in session.execute(query)
     ]

@@ -477,3 +477,39 @@ def test_export_data_for_an_unknown_profile_is_one_line(stored_pack, tmp_path, c
     assert code == 1
     assert "no profile 'ghost'" in one_line_error(capsys)
     assert not target.exists()
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+def test_export_data_keeps_a_shuffled_choice_answer_s_seed_and_order(
+    stored_pack: str, tmp_path: Path, monkeypatch, capsys, fmt: str
+) -> None:
+    from datetime import date
+
+    from sqlalchemy import select
+
+    from kvdrill.engine.packs.card_view import choice_views
+    from kvdrill.engine.study.seeds import presentation_seed
+    from kvdrill.store.models import Card, Profile
+
+    study(monkeypatch, stored_pack, ["", "again", "B", "", "good"])
+    target = tmp_path / "out"
+    assert main(["--db", stored_pack, "export", "--format", fmt, str(target)]) == 0
+    text = (target / f"reviews.{fmt}").read_text(encoding="utf-8")
+    reviews = json.loads(text) if fmt == "json" else list(csv.DictReader(io.StringIO(text)))
+    choice = next(row for row in reviews if row["card"] == "pool")
+    # The seed is the one the session shuffled with; the order is what that seed shows.
+    database = open_database(stored_pack)
+    with database.session() as session:
+        card = session.scalar(select(Card).where(Card.key == "pool"))
+        profile_id = session.scalar(select(Profile.id).where(Profile.name == "default"))
+        stored = card.choices
+    database.close()
+    seed = presentation_seed(profile_id, card.id, date(2026, 3, 2), 0)
+    order = "".join(view.pack_letter for view in choice_views(stored, seed))
+    assert str(choice["choice_seed"]) == str(seed)
+    assert choice["choice_order"] == order
+    assert sorted(order) == sorted("ABCD"[: len(order)])
+    assert choice["typed_answer"] == "B"  # the letter shown; the pack's own is order[1]
+    # A self-graded card has no shuffle.
+    recall = next(row for row in reviews if row["card"] == "kv-bytes")
+    assert recall["choice_seed"] in (None, "") and recall["choice_order"] in (None, "")
