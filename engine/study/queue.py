@@ -7,14 +7,22 @@
 2. Cards missed earlier today (last grade below 4) whose step-7 repeat is still owed; they do not
    count against either limit.
 3. New cards, up to the daily new-card limit minus the new cards already introduced today
-   (``--new N`` replaces that allowance with N for one session). They are drawn in turn from
-   every pile, a pile being one pack's cards of one kind (recall, multiple choice, problem), so
-   a first day holds a multiple-choice question and a problem, not only the first pack's recall
-   cards. Cards marked ``priority`` in their pack are drawn first from their pile, piles with
-   priority cards take their turn first, and the session shows the priority cards drawn first.
+   (``--new N`` replaces that allowance with N for one session), taken in this order until the
+   allowance is used:
+
+   a. by kind in turn: the first card of each kind, then the second of each, and so on (a kind
+      that runs out drops out). The kinds are recall (follow-ups count as recall), multiple
+      choice and problem, in the order each first appears in pack order;
+   b. within a kind, by pack in turn, the same way: the first card of each pack, then the
+      second of each... The packs holding a ``priority`` card of that kind go first, then the
+      others, each group in pack order;
+   c. within one pack and kind, the ``priority`` cards first, then pack order.
+
+   So a first day holds a multiple-choice question and a problem, not only the first pack's
+   recall cards. The session then shows the priority cards taken first, then the others.
    A follow-up is new only once its parent has been seen: either on an earlier day, or in this
-   same session, where it is held back and shown right after its parent's first answer. A
-   follow-up counts as a new card.
+   same session, where it is held back, shown right after its parent's first answer, and taken
+   along with its parent while the allowance lasts. A follow-up counts as a new card.
 4. Problem templates are spread evenly among the other cards of the same group (due, new
    priority, new) instead of coming as a block.
 5. ``--limit N`` caps the cards of the session (held follow-ups included), keeping the order.
