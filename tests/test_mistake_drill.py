@@ -190,8 +190,9 @@ async def test_enter_on_a_mistake_in_stats_drills_variants_that_exercise_it(
 
 
 async def test_drill_mistake_opens_the_tui_on_that_session(monkeypatch, bundled_db) -> None:
-    import kvdrill.app.tui as tui
     from tui_helpers import settle
+
+    import kvdrill.app.tui as tui
 
     create_app = tui.create_app
     launched = []
