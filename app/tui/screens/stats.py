@@ -2,8 +2,8 @@
 
 Enter on a topic dismisses the screen with ``(kind, topic)``, so whoever pushed it can start a
 drill of that topic; Enter on a mistake with ``("mistake", code)``, for a session practising it
-(``kvdrill drill --mistake CODE``). ``g`` switches to the group's weak topics (every profile in the database,
-as counts) and back. Reports are built in a worker thread; the screen never blocks.
+(``kvdrill drill --mistake CODE``). ``g`` switches to the group's weak topics (every profile in
+the database, as counts) and back. Reports are built in a worker thread; the screen never blocks.
 """
 
 from __future__ import annotations
