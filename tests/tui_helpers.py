@@ -93,6 +93,14 @@ def _paint_pending(screen) -> bool:
         or screen._recompose_required
         or screen._dirty_widgets
         or any(table._require_update_dimensions for table in screen.query(DataTable))
+        # A widget's own request (a DataTable whose rows just set its height) reaches the
+        # screen only when that widget is next idle; a loaded machine showed the picture
+        # taken in between (the stats mistakes table and the import diff table missing).
+        or any(
+            widget._layout_required or widget._repaint_required or widget._scroll_required
+            for widget in screen.walk_children()
+        )
+        or screen.message_queue_size  # such a request, posted and not yet handled
     )
 
 
