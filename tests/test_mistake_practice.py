@@ -80,8 +80,9 @@ def test_every_offered_mistake_gets_a_session_where_the_checker_names_it(code, t
 def test_the_k_and_v_factor_is_practised_where_forgetting_it_matters(templates) -> None:
     session = exercises("kv_factor_2", templates, seed=1)
     assert len(session) == 10
-    # Different templates, and different models: not one question ten times.
-    assert len({e.template_id for e in session}) >= 5
+    # Different templates (every bundled one that has the learner work out the KV per token),
+    # and different models: not one question ten times.
+    assert len({e.template_id for e in session}) >= 4
     assert len({e.variant.context.get("model") for e in session}) >= 4
     for exercise in session:
         assert not exercise.variant.context["mla"]  # MLA has no factor 2 to forget
@@ -168,3 +169,14 @@ def test_the_vietnamese_templates_offer_what_they_can() -> None:
     for code in offered_codes(vi):
         for exercise in exercises(code, vi, seed=2, count=2):
             assert check_answer(exercise.variant, exercise.wrong_answer).mistake == code
+
+
+@pytest.mark.parametrize("code", ["kv_factor_2", "attention_heads"])
+def test_kv_structure_mistakes_are_practised_only_where_the_kv_per_token_is_worked_out(
+    code: str, templates
+) -> None:
+    """A prompt that states "160 KiB of KV per token" leaves no factor 2 to forget."""
+    chosen = exercises(code, templates, seed=11, count=10)
+    assert chosen
+    for exercise in chosen:
+        assert "kv_bytes_per_token" not in exercise.variant.params, exercise.template_id

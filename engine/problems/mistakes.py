@@ -51,6 +51,8 @@ from kvdrill.engine.problems.types import Variant
 from kvdrill.engine.study.seeds import SEED_RANGE
 
 DEFAULT_COUNT = 10
+# The input that, when a prompt states it, leaves no KV-structure mistake to make.
+KV_PER_TOKEN = "kv_bytes_per_token"
 # Seeds tried per template for one exercise before it is given up on: enough for a mistake that
 # shows on one model in eight, few enough to stay well under a second over every template.
 TRIES_PER_EXERCISE = 12
@@ -124,8 +126,15 @@ def _prefix_ratios(step: int, units: Sequence[str]) -> Callable[[Facts], list[fl
     return ratios
 
 
+def _kv_worked_out(facts: Facts) -> int:
+    """How the answer scales with the KV per token, when the learner works that out; 0 when the
+    prompt states it (then K-and-V and head-count slips cannot happen, whatever the checker
+    would call the same number)."""
+    return 0 if KV_PER_TOKEN in facts.variant.params else facts.exponent("kv")
+
+
 def _kv_factor_2(facts: Facts) -> list[float]:
-    e = facts.exponent("kv")
+    e = _kv_worked_out(facts)
     return [0.5**e] if e and not facts.is_mla() else []
 
 
@@ -135,7 +144,7 @@ def _mla_factor_2(facts: Facts) -> list[float]:
 
 
 def _attention_heads(facts: Facts) -> list[float]:
-    e = facts.exponent("kv")
+    e = _kv_worked_out(facts)
     heads, kv_heads = facts.number("heads"), facts.number("kv_heads")
     if not e or not heads or not kv_heads or heads == kv_heads or facts.is_mla():
         return []
