@@ -114,6 +114,27 @@ def group_db(db_url: str, collection) -> str:
     return make_group_db(db_url, collection)
 
 
+# --- the TUI fixture packs, clock frozen (tests/test_tui*.py) ------------------------------------
+
+
+@pytest.fixture
+def drill_db(db_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The recall/choice fixture pack, with the clock frozen on a Monday morning."""
+    from tui_helpers import NOW, import_fixture
+
+    monkeypatch.setenv("KVDRILL_NOW", NOW)
+    return import_fixture(db_url, "good")
+
+
+@pytest.fixture
+def problem_db(db_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    """One problem template whose only variant is Llama 3.1 8B in BF16: 128 KiB per token."""
+    from tui_helpers import NOW, import_fixture
+
+    monkeypatch.setenv("KVDRILL_NOW", NOW)
+    return import_fixture(db_url, "problems")
+
+
 # --- the fault-injection campaign ----------------------------------------------------------------
 
 

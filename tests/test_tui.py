@@ -6,23 +6,9 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import Input
-from tui_helpers import FIXTURES, NOW, import_fixture, logged, make_app, settle, text_of
+from tui_helpers import FIXTURES, NOW, logged, make_app, settle, text_of
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture
-def drill_db(db_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
-    """The recall/choice fixture pack, with the clock frozen on a Monday morning."""
-    monkeypatch.setenv("KVDRILL_NOW", NOW)
-    return import_fixture(db_url, "good")
-
-
-@pytest.fixture
-def problem_db(db_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
-    """One problem template whose only variant is Llama 3.1 8B in BF16: 128 KiB per token."""
-    monkeypatch.setenv("KVDRILL_NOW", NOW)
-    return import_fixture(db_url, "problems")
 
 
 def card_title(app) -> str:

@@ -12,18 +12,6 @@ from tui_helpers import FIXTURES, NOW, import_fixture, logged, make_app, settle,
 from kvdrill.app.tui.widgets.countdown import Countdown
 
 
-@pytest.fixture
-def drill_db(db_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv("KVDRILL_NOW", NOW)
-    return import_fixture(db_url, "good")
-
-
-@pytest.fixture
-def problem_db(db_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv("KVDRILL_NOW", NOW)
-    return import_fixture(db_url, "problems")
-
-
 def record_notices(app) -> list[str]:
     """Every notice the app posts from now on (the toasts themselves expire after a few
     seconds, which a loaded machine can take between two key presses)."""
