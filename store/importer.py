@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kvdrill.engine.errors import Located, PackErrors
+from kvdrill.store import rollups
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -111,11 +112,31 @@ def _lesson(value: str) -> str:
     return str(int(value)) if value.isdigit() else value
 
 
-def card_values(pack: ParsedPack, card: ParsedCard) -> dict[str, Any]:
+@dataclass(frozen=True)
+class PackDefaults:
+    """What every card of a pack starts from: the pack's tags and its lessons (normalised),
+    each once. Worked out once per pack, not per card."""
+
+    tags: list[str]
+    lessons: list[str]
+
+    @classmethod
+    def of(cls, pack: ParsedPack) -> PackDefaults:
+        return cls(
+            _unique(pack.meta.tags), _unique(_lesson(lesson) for lesson in pack.meta.lessons)
+        )
+
+
+def card_values(
+    pack: ParsedPack, card: ParsedCard, defaults: PackDefaults | None = None
+) -> dict[str, Any]:
     """The columns a parsed card is stored in, except its position, lines and parent row id.
 
     Tags are the pack's plus the card's; lessons are the card's own, else the pack's.
+    ``defaults``: the pack's ``PackDefaults``, if the caller has them already.
     """
+    if defaults is None:
+        defaults = PackDefaults.of(pack)
     return {
         "kind": card.kind,
         "title": card.title,
@@ -124,12 +145,16 @@ def card_values(pack: ParsedPack, card: ParsedCard) -> dict[str, Any]:
         "answer": card.answer,
         "key_numbers": [number.model_dump() for number in card.key_numbers],
         "tip": card.tip,
-        "choices": [choice.model_dump() for choice in card.choices],
+        "choices": [choice.model_dump() for choice in card.choices] if card.choices else [],
         "explanation": card.explanation,
-        "related": [related.model_dump() for related in card.related],
+        "related": [related.model_dump() for related in card.related] if card.related else [],
         "problem": card.problem,
-        "tags": _unique([*pack.meta.tags, *card.tags]),
-        "lessons": _unique(_lesson(lesson) for lesson in (card.lessons or pack.meta.lessons)),
+        "tags": _unique([*defaults.tags, *card.tags]) if card.tags else list(defaults.tags),
+        "lessons": (
+            _unique(_lesson(lesson) for lesson in card.lessons)
+            if card.lessons
+            else list(defaults.lessons)
+        ),
     }
 
 
@@ -171,6 +196,29 @@ class Statements:
     def many(self, sql: str, rows: list[dict[str, Any]]) -> None:
         raise NotImplementedError
 
+    def many_positional(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
+        """``executemany`` of ``?`` parameters on SQLite (no dict, no name lookup per value)."""
+        raise NotImplementedError
+
+    def insert(self, table: str, columns: tuple[str, ...], rows: list[tuple[Any, ...]]) -> None:
+        """Insert ``rows``, each a tuple in ``columns`` order."""
+        if not rows:
+            return
+        names = ", ".join(columns)
+        if self.sqlite:
+            marks = ", ".join("?" * len(columns))
+            self.many_positional(f"INSERT INTO {table} ({names}) VALUES ({marks})", rows)
+        else:
+            values = ", ".join(f":{column}" for column in columns)
+            self.many(
+                f"INSERT INTO {table} ({names}) VALUES ({values})",
+                [dict(zip(columns, row, strict=True)) for row in rows],
+            )
+
+    def in_sqlite_transaction(self) -> bool:
+        """On SQLite, inside an open transaction: DDL here is part of it, rolled back with it."""
+        raise NotImplementedError
+
     @staticmethod
     def json(value: Any) -> str | None:
         if value is None:
@@ -208,6 +256,14 @@ class SessionStatements(Statements):
             self.session.connection().exec_driver_sql(sql, rows)
         else:
             self.session.execute(self._text(sql), rows)
+
+    def many_positional(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
+        self.session.connection().exec_driver_sql(sql, rows)
+
+    def in_sqlite_transaction(self) -> bool:
+        if not self.sqlite:
+            return False
+        return self.session.connection().connection.dbapi_connection.in_transaction
 
 
 def _statements(target: Session | Statements) -> Statements:
@@ -363,8 +419,9 @@ def _plan_pack(
     )
     values_by_key: dict[str, dict[str, Any]] = {}
     hash_by_key: dict[str, str] = {}
+    defaults = PackDefaults.of(pack)
     for card in pack.cards:
-        values = card_values(pack, card)
+        values = card_values(pack, card, defaults)
         digest = card_hash(values, card.parent)
         values_by_key[card.key] = values
         hash_by_key[card.key] = digest
@@ -487,13 +544,9 @@ _CONTENT_COLUMNS = (
     "problem_line",
     "position",
 )
-_JSON_COLUMNS = ("key_numbers", "choices", "related", "problem", "tags", "lessons")
 _PLACEMENT_COLUMNS = ("source_line", "problem_line", "position")
-_INSERT_CARD_SQL = (
-    f"INSERT INTO cards (pack_id, key, {', '.join(_CONTENT_COLUMNS)}, parent_id, retired, "
-    f"retired_at) VALUES (:pack_id, :key, {', '.join(':' + c for c in _CONTENT_COLUMNS)}, "
-    "NULL, :retired, NULL)"
-)
+_CARD_COLUMNS = ("pack_id", "key", *_CONTENT_COLUMNS, "parent_id", "retired", "retired_at")
+_TOPIC_COLUMNS = ("card_id", "kind", "value")
 _REWRITE_CARD_SQL = (
     f"UPDATE cards SET {', '.join(f'{c} = :{c}' for c in _CONTENT_COLUMNS)}, "
     "retired = :retired, retired_at = NULL WHERE id = :id"
@@ -504,6 +557,46 @@ _MOVE_CARD_SQL = (
 _RETIRE_CARD_SQL = "UPDATE cards SET retired = :retired, retired_at = :retired_at WHERE id = :id"
 _PARENT_SQL = "UPDATE cards SET parent_id = :parent_id WHERE id = :id"
 _IDS_SQL = "SELECT key, id, parent_id FROM cards WHERE pack_id = :pack_id"
+# New cards' topic rows at least this many: inserted with the per-row rollup trigger suspended
+# and its sums added in three grouped statements (store/rollups.py), on SQLite. Fewer go
+# through the trigger, which costs less than suspending it.
+BULK_TOPIC_ROWS = 64
+
+
+class _Encoded:
+    """JSON text of a pack's cards, each list of tags or lessons encoded once."""
+
+    def __init__(self, db: Statements):
+        self.json = db.json
+        self._lists: dict[tuple[str, ...], str | None] = {}
+
+    def listed(self, values: list[str]) -> str | None:
+        key = tuple(values)
+        found = self._lists.get(key)
+        if found is None:
+            found = self._lists[key] = self.json(values)
+        return found
+
+    def content(self, values: dict[str, Any], digest: str, placement: tuple) -> tuple:
+        """A card's ``_CONTENT_COLUMNS``, in that order."""
+        json = self.json
+        return (
+            values["kind"],
+            values["title"],
+            values["status"],
+            values["prompt"],
+            values["answer"],
+            json(values["key_numbers"]),
+            values["tip"],
+            json(values["choices"]),
+            values["explanation"],
+            json(values["related"]),
+            json(values["problem"]),
+            self.listed(values["tags"]),
+            self.listed(values["lessons"]),
+            digest,
+            *placement,
+        )
 
 
 def _apply_pack(db: Statements, pack: ParsedPack, *, bundled: bool, now: datetime) -> PackPlan:
@@ -533,35 +626,43 @@ def _apply_pack(db: Statements, pack: ParsedPack, *, bundled: bool, now: datetim
 
     # Rows are updated in place, so card ids (and the history on them) never change.
     placement = {
-        card.key: {"source_line": card.line, "problem_line": card.problem_line, "position": index}
-        for index, card in enumerate(pack.cards)
+        card.key: (card.line, card.problem_line, index) for index, card in enumerate(pack.cards)
     }
+    encoded = _Encoded(db)
 
-    def stored(key: str) -> dict[str, Any]:
-        row = values_by_key[key] | placement[key]
-        for column in _JSON_COLUMNS:
-            row[column] = db.json(row[column])
-        row["content_hash"] = hash_by_key[key]
-        return row
+    def rewritten(key: str) -> dict[str, Any]:
+        row = dict(
+            zip(
+                _CONTENT_COLUMNS,
+                encoded.content(values_by_key[key], hash_by_key[key], placement[key]),
+                strict=True,
+            )
+        )
+        return row | {"id": existing[key].id, "retired": False}
 
-    db.many(
-        _REWRITE_CARD_SQL,
-        [
-            {"id": existing[key].id, "retired": False, **stored(key)}
-            for key in (*plan.changed, *plan.revived)
-        ],
-    )
+    db.many(_REWRITE_CARD_SQL, [rewritten(key) for key in (*plan.changed, *plan.revived)])
     db.many(
         _MOVE_CARD_SQL,
         [
-            {"id": existing[key].id, **placement[key]}
+            {"id": existing[key].id, **dict(zip(_PLACEMENT_COLUMNS, placement[key], strict=True))}
             for key in plan.unchanged
             if _placement_of(existing[key]) != placement[key]
         ],
     )
-    db.many(
-        _INSERT_CARD_SQL,
-        [{"pack_id": pack_id, "key": key, "retired": False, **stored(key)} for key in plan.added],
+    db.insert(
+        "cards",
+        _CARD_COLUMNS,
+        [
+            (
+                pack_id,
+                key,
+                *encoded.content(values_by_key[key], hash_by_key[key], placement[key]),
+                None,
+                False,
+                None,
+            )
+            for key in plan.added
+        ],
     )
     db.many(
         _RETIRE_CARD_SQL,
@@ -586,32 +687,46 @@ def _apply_pack(db: Statements, pack: ParsedPack, *, bundled: bool, now: datetim
             parents.append({"id": card_id, "parent_id": wanted})
     db.many(_PARENT_SQL, parents)
 
+    kept = [key for key in values_by_key if key in existing]
     _sync_topics(
         db,
         pack_id,
-        {ids[key][0]: card_topics(meta.pack, values) for key, values in values_by_key.items()},
-        fresh_pack=not existing,
+        {ids[key][0]: card_topics(meta.pack, values_by_key[key]) for key in kept},
+        _new_topic_rows(meta.pack, [(ids[key][0], values_by_key[key]) for key in plan.added]),
     )
     return plan
 
 
-def _placement_of(row: _Stored) -> dict[str, Any]:
-    return {
-        "source_line": row.source_line,
-        "problem_line": row.problem_line,
-        "position": row.position,
-    }
+def _placement_of(row: _Stored) -> tuple[int, int | None, int]:
+    return (row.source_line, row.problem_line, row.position)
+
+
+def _new_topic_rows(
+    pack_key: str, cards: list[tuple[int, dict[str, Any]]]
+) -> list[tuple[int, str, str]]:
+    """New cards' card_topics rows (``_TOPIC_COLUMNS``), each card's in (kind, value) order;
+    the topics of each set of tags and lessons sorted once."""
+    sorted_topics: dict[tuple[tuple[str, ...], tuple[str, ...]], list[tuple[str, str]]] = {}
+    rows = []
+    for card_id, values in cards:
+        key = (tuple(values["tags"]), tuple(values["lessons"]))
+        topics = sorted_topics.get(key)
+        if topics is None:
+            topics = sorted_topics[key] = sorted(card_topics(pack_key, values))
+        rows.extend((card_id, kind, value) for kind, value in topics)
+    return rows
 
 
 def _sync_topics(
-    db: Statements, pack_id: int, wanted: dict[int, set[tuple[str, str]]], fresh_pack: bool
+    db: Statements,
+    pack_id: int,
+    wanted: dict[int, set[tuple[str, str]]],
+    new_rows: list[tuple[int, str, str]],
 ) -> None:
-    """Make ``card_topics`` hold exactly ``wanted`` for these cards (retired cards keep theirs).
-    A pack with no cards stored before has no topics to read."""
-    if not wanted:
-        return
+    """Make ``card_topics`` hold exactly ``wanted`` for the pack's cards stored before (retired
+    ones keep theirs), and add ``new_rows``, the topics of its new cards."""
     current: dict[int, set[tuple[str, str]]] = {card_id: set() for card_id in wanted}
-    if not fresh_pack:
+    if wanted:
         for card_id, kind, value in db.rows(
             "SELECT ct.card_id, ct.kind, ct.value FROM card_topics AS ct "
             "JOIN cards AS c ON c.id = ct.card_id WHERE c.pack_id = :pack_id",
@@ -627,14 +742,22 @@ def _sync_topics(
             for kind, value in topics - wanted[card_id]
         ],
     )
-    db.many(
-        "INSERT INTO card_topics (card_id, kind, value) VALUES (:card_id, :kind, :value)",
+    db.insert(
+        "card_topics",
+        _TOPIC_COLUMNS,
         [
-            {"card_id": card_id, "kind": kind, "value": value}
+            (card_id, kind, value)
             for card_id, topics in wanted.items()
             for kind, value in sorted(topics - current[card_id])
         ],
     )
+    if len(new_rows) >= BULK_TOPIC_ROWS and db.in_sqlite_transaction():
+        first_card = min(card_id for card_id, _, _ in new_rows)
+        rollups.insert_new_topics(
+            db, first_card, lambda: db.insert("card_topics", _TOPIC_COLUMNS, new_rows)
+        )
+    else:
+        db.insert("card_topics", _TOPIC_COLUMNS, new_rows)
 
 
 # --- files stored before, byte for byte ----------------------------------------------------------

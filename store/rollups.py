@@ -18,9 +18,12 @@ functions, on PostgreSQL (migration 0005); on another database the stats fall ba
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
 
-from sqlalchemy import Connection, text
+if TYPE_CHECKING:  # SQLAlchemy stays unloaded on ``kvdrill import``'s sqlite3 path
+    from sqlalchemy import Connection
 
 DIALECTS = ("sqlite", "postgresql")  # the databases whose migrations create the triggers
 NO_DUE_DAY = "9999-12-31"  # stands for "not scheduled" in topic_states' key
@@ -202,6 +205,8 @@ def _triggers() -> dict[str, _Trigger]:
 
 def create_triggers(connection: Connection) -> None:
     """Create the triggers in the connection's dialect (SQLite or PostgreSQL)."""
+    from sqlalchemy import text
+
     postgresql = connection.dialect.name == "postgresql"
     for name, trigger in _triggers().items():
         if postgresql:
@@ -229,6 +234,8 @@ def create_triggers(connection: Connection) -> None:
 
 
 def drop_triggers(connection: Connection) -> None:
+    from sqlalchemy import text
+
     postgresql = connection.dialect.name == "postgresql"
     for name, trigger in _triggers().items():
         table = trigger.event.rsplit(" ", 1)[1]
@@ -239,39 +246,114 @@ def drop_triggers(connection: Connection) -> None:
             connection.execute(text(f"DROP TRIGGER IF EXISTS {name}"))
 
 
+# The GROUP BY of each rollup's join, from a FROM clause (``rebuild``: every row; the bulk
+# import: the new cards' rows). ``plus`` (SQLite's "+", or "") keeps the planner from reading
+# the whole of an index in group order instead of the few rows wanted.
+def _cards_select(source: str, plus: str = "") -> str:
+    return f"SELECT ct.kind, ct.value, COUNT(*) {source} GROUP BY {plus}ct.kind, {plus}ct.value"
+
+
+def _days_select(source: str) -> str:
+    return (
+        "SELECT r.profile_id, ct.kind, ct.value, r.study_day, COUNT(*), "
+        f"SUM({_int('r.quality >= 3')}), SUM({_int('r.moved_schedule')}), "
+        f"SUM({_int('r.moved_schedule AND r.quality < 3')}), "
+        f"SUM(r.seconds), SUM({_int('r.mistake IS NOT NULL')}) {source} "
+        "GROUP BY r.profile_id, ct.kind, ct.value, r.study_day"
+    )
+
+
+def _states_select(source: str) -> str:
+    return (
+        f"SELECT cs.profile_id, ct.kind, ct.value, COALESCE(cs.due_day, '{NO_DUE_DAY}'), "
+        f"cs.suspended, COUNT(*), SUM({_int('cs.reviews > 0')}), SUM(cs.reviews), "
+        "SUM(cs.lapses), SUM(CASE WHEN cs.reviews > 0 THEN cs.easiness_milli ELSE 0 END), "
+        f"SUM({_int('cs.leech')}) {source} "
+        f"GROUP BY cs.profile_id, ct.kind, ct.value, COALESCE(cs.due_day, '{NO_DUE_DAY}'), "
+        "cs.suspended"
+    )
+
+
 def rebuild(connection: Connection) -> None:
     """Recompute both rollups from scratch (after a migration or a bulk load)."""
+    from sqlalchemy import text
+
     connection.execute(text("DELETE FROM topic_days"))
     connection.execute(text("DELETE FROM topic_states"))
     connection.execute(text("DELETE FROM topic_cards"))
+    cards = "FROM card_topics AS ct JOIN cards AS c ON c.id = ct.card_id AND NOT c.retired"
+    connection.execute(text(f"INSERT INTO topic_cards (kind, value, cards) {_cards_select(cards)}"))
+    days = "FROM review_log AS r JOIN card_topics AS ct ON ct.card_id = r.card_id"
     connection.execute(
-        text(
-            "INSERT INTO topic_cards (kind, value, cards) SELECT ct.kind, ct.value, COUNT(*) "
-            "FROM card_topics AS ct JOIN cards AS c ON c.id = ct.card_id AND NOT c.retired "
-            "GROUP BY ct.kind, ct.value"
-        )
+        text(f"INSERT INTO topic_days ({', '.join(DAY_KEYS + DAY_SUMS)}) {_days_select(days)}")
     )
-    connection.execute(
-        text(
-            f"INSERT INTO topic_days ({', '.join(DAY_KEYS + DAY_SUMS)}) "
-            "SELECT r.profile_id, ct.kind, ct.value, r.study_day, COUNT(*), "
-            f"SUM({_int('r.quality >= 3')}), SUM({_int('r.moved_schedule')}), "
-            f"SUM({_int('r.moved_schedule AND r.quality < 3')}), "
-            f"SUM(r.seconds), SUM({_int('r.mistake IS NOT NULL')}) "
-            "FROM review_log AS r JOIN card_topics AS ct ON ct.card_id = r.card_id "
-            "GROUP BY r.profile_id, ct.kind, ct.value, r.study_day"
-        )
+    states = (
+        "FROM card_states AS cs JOIN cards AS c ON c.id = cs.card_id AND NOT c.retired "
+        "JOIN card_topics AS ct ON ct.card_id = cs.card_id"
     )
     connection.execute(
         text(
             f"INSERT INTO topic_states ({', '.join(STATE_KEYS + STATE_SUMS)}) "
-            f"SELECT cs.profile_id, ct.kind, ct.value, COALESCE(cs.due_day, '{NO_DUE_DAY}'), "
-            f"cs.suspended, COUNT(*), SUM({_int('cs.reviews > 0')}), SUM(cs.reviews), "
-            "SUM(cs.lapses), SUM(CASE WHEN cs.reviews > 0 THEN cs.easiness_milli ELSE 0 END), "
-            f"SUM({_int('cs.leech')}) "
-            "FROM card_states AS cs JOIN cards AS c ON c.id = cs.card_id AND NOT c.retired "
-            "JOIN card_topics AS ct ON ct.card_id = cs.card_id "
-            "GROUP BY cs.profile_id, ct.kind, ct.value, COALESCE(cs.due_day, "
-            f"'{NO_DUE_DAY}'), cs.suspended"
+            + _states_select(states)
         )
     )
+
+
+# --- a bulk insert of new cards' topics, with the per-row trigger suspended (SQLite) -------------
+
+
+class _Runner(Protocol):
+    """What store/importer.py's ``Statements`` offer (no import: it imports this module)."""
+
+    def rows(self, sql: str, params: dict[str, Any] | None = None) -> list[Any]: ...
+
+    def run(self, sql: str, params: dict[str, Any] | None = None) -> None: ...
+
+
+TOPIC_INSERT_TRIGGER = "rollup_topic_insert"
+# The new cards' topic rows, then each card (CROSS JOIN fixes SQLite's join order), then its
+# states by their primary key (profile, card): one probe per profile, never a scan of them all.
+_NEW_TOPICS = "FROM card_topics AS ct CROSS JOIN cards AS c ON c.id = ct.card_id"
+_NEW_TOPICS_WHERE = "WHERE ct.card_id >= :first_card"
+
+
+def _new_topic_deltas() -> list[str]:
+    """What ``rollup_topic_insert`` adds for every card_topics row of the cards numbered
+    ``:first_card`` and up: its sums, grouped, in three upserts."""
+    live = f"{_NEW_TOPICS} {_NEW_TOPICS_WHERE} AND NOT c.retired"
+    days = (
+        "FROM card_topics AS ct CROSS JOIN review_log AS r ON r.card_id = ct.card_id "
+        + _NEW_TOPICS_WHERE
+    )
+    states = (
+        f"{_NEW_TOPICS} CROSS JOIN profiles AS p CROSS JOIN card_states AS cs "
+        f"ON cs.profile_id = p.id AND cs.card_id = ct.card_id {_NEW_TOPICS_WHERE} "
+        "AND NOT c.retired"
+    )
+    return [
+        _upsert("topic_cards", ("kind", "value"), ("cards",), _cards_select(live, plus="+")),
+        _upsert("topic_days", DAY_KEYS, DAY_SUMS, _days_select(days)),
+        _upsert("topic_states", STATE_KEYS, STATE_SUMS, _states_select(states)),
+    ]
+
+
+def insert_new_topics(db: _Runner, first_card: int, insert: Callable[[], None]) -> None:
+    """Run ``insert``, which adds card_topics rows for new cards (numbered ``first_card`` and
+    up) and nothing else, without the per-row trigger: on SQLite, inside the import's write
+    transaction, the trigger is dropped, then recreated from its own stored text, and its sums
+    are added for those rows in three grouped statements. DDL is transactional in SQLite: if
+    ``insert`` fails, the rollback brings the trigger back with everything else, and no other
+    connection sees the gap (the write lock is held). A file without the trigger keeps no
+    rollups: the rows are just inserted."""
+    found = db.rows(
+        "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = :name",
+        {"name": TOPIC_INSERT_TRIGGER},
+    )
+    if not found:
+        insert()
+        return
+    db.run(f"DROP TRIGGER {TOPIC_INSERT_TRIGGER}")
+    insert()
+    db.run(found[0][0])
+    for sql in _new_topic_deltas():
+        db.run(sql, {"first_card": first_card})

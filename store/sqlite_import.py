@@ -42,6 +42,13 @@ class SqliteStatements(Statements):
         if rows:
             self.connection.executemany(sql, rows)
 
+    def many_positional(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
+        if rows:
+            self.connection.executemany(sql, rows)
+
+    def in_sqlite_transaction(self) -> bool:
+        return self.connection.in_transaction
+
 
 class SqliteImportFile:
     """A SQLite database at the current revision, open for importing."""
