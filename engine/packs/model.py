@@ -1,13 +1,16 @@
 """What a parsed pack is: the contract between the pack parser and the importer.
 
 The parser (engine/packs/parser.py) builds these from Markdown; store/importer.py stores them.
+They are frozen plain dataclasses, not pydantic models: the parser has already checked every
+value and worded every problem, so validating each card again only cost time (about half of
+parsing a big pack went to it and to loading pydantic).
 """
 
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass, field
 from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field
 
 # Defined with the reading of files, which needs no pydantic; named here with the other limits.
 from kvdrill.engine.packs.source import MAX_PACK_BYTES  # noqa: F401
@@ -18,58 +21,74 @@ Status = Literal["solid", "priority"]
 MAX_CARDS_PER_PACK = 2000
 
 
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+class _Record:
+    """``model_dump`` and ``model_copy``, the two methods readers of the former pydantic models
+    call, with the same results."""
+
+    def model_dump(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)  # type: ignore[call-overload]
+
+    def model_copy(self, *, update: dict[str, Any] | None = None) -> Any:
+        return dataclasses.replace(self, **(update or {}))  # type: ignore[type-var]
 
 
-class Choice(Strict):
+_record = dataclass(frozen=True, kw_only=True)
+
+
+@_record
+class Choice(_Record):
     text: str
     correct: bool
 
 
-class Related(Strict):
+@_record
+class Related(_Record):
     prompt: str
     card: str | None = None  # key of a card in the same pack, when linked
 
 
-class KeyNumber(Strict):
+@_record
+class KeyNumber(_Record):
     text: str  # the item's Markdown, without the claim span
     claim: str | None = None  # the claim's text after ``claim:``, if any
     line: int  # 1-based line in the file
 
 
-class ParsedCard(Strict):
+@_record
+class ParsedCard(_Record):
     key: str
     kind: CardKind
     title: str
     status: Status | None = None
-    tags: list[str] = Field(default_factory=list)  # heading tags + Tags: field (not pack tags)
-    lessons: list[str] = Field(default_factory=list)
+    tags: list[str] = field(default_factory=list)  # heading tags + Tags: field (not pack tags)
+    lessons: list[str] = field(default_factory=list)
     prompt: str = ""
     answer: str = ""
-    key_numbers: list[KeyNumber] = Field(default_factory=list)
+    key_numbers: list[KeyNumber] = field(default_factory=list)
     tip: str = ""
-    choices: list[Choice] = Field(default_factory=list)
+    choices: list[Choice] = field(default_factory=list)
     explanation: str = ""
-    related: list[Related] = Field(default_factory=list)
+    related: list[Related] = field(default_factory=list)
     problem: dict[str, Any] | None = None  # the problem block's YAML mapping, unvalidated here
     problem_line: int | None = None  # line of the opening fence
-    problem_field_lines: dict[str, int] = Field(default_factory=dict)  # field -> its line
+    problem_field_lines: dict[str, int] = field(default_factory=dict)  # field -> its line
     parent: str | None = None  # follow-ups: the parent card's key
     line: int  # line of the ``##`` heading (for a follow-up: of its ``### Follow-up``)
 
 
-class PackMeta(Strict):
+@_record
+class PackMeta(_Record):
     pack: str
     title: str
     version: str
     lang: str = "en"
-    lessons: list[str] = Field(default_factory=list)
-    tags: list[str] = Field(default_factory=list)
+    lessons: list[str] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
     description: str = ""
 
 
-class ParsedPack(Strict):
+@_record
+class ParsedPack(_Record):
     meta: PackMeta
     intro: str = ""
     cards: list[ParsedCard]  # in file order; a follow-up comes right after its parent

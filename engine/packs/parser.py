@@ -19,8 +19,6 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, StrictFloat, StrictInt, StrictStr, ValidationError
-
 from kvdrill.engine.errors import Located, PackErrors
 from kvdrill.engine.packs.card_view import MAX_CHOICES, MIN_CHOICES
 from kvdrill.engine.packs.headings import (
@@ -166,16 +164,50 @@ def _outline(text: str) -> list[Token]:
     return tokens
 
 
-class _FrontMatter(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+@cache
+def _front_matter_model() -> Any:
+    """The pydantic model whose validation errors word a front matter's wrong types (pydantic
+    loads only for a front matter ``_plain_front_matter`` cannot vouch for)."""
+    from pydantic import BaseModel, ConfigDict, StrictFloat, StrictInt, StrictStr
 
-    pack: StrictStr
-    title: StrictStr
-    version: StrictStr | StrictInt | StrictFloat
-    lang: StrictStr = "en"
-    lessons: list[StrictStr | StrictInt] | StrictStr | StrictInt = []
-    tags: list[StrictStr] | StrictStr = []
-    description: StrictStr = ""
+    class FrontMatter(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+
+        pack: StrictStr
+        title: StrictStr
+        version: StrictStr | StrictInt | StrictFloat
+        lang: StrictStr = "en"
+        lessons: list[StrictStr | StrictInt] | StrictStr | StrictInt = []
+        tags: list[StrictStr] | StrictStr = []
+        description: StrictStr = ""
+
+    return FrontMatter
+
+
+def _plain_front_matter(value: dict[str, Any]) -> bool:
+    """True when the front-matter model takes ``value`` as it is: only known keys, the three
+    required ones there, every value of exactly a type the model allows (a bool is not an
+    int to it)."""
+    if (
+        not value.keys() <= FRONT_MATTER_TYPES.keys()
+        or not {"pack", "title", "version"} <= value.keys()
+    ):
+        return False
+    for key, item in value.items():
+        kind = type(item)
+        if key == "version":
+            ok = kind in (str, int, float)
+        elif key == "lessons":
+            ok = kind in (str, int) or (
+                kind is list and all(type(lesson) in (str, int) for lesson in item)
+            )
+        elif key == "tags":
+            ok = kind is str or (kind is list and all(type(tag) is str for tag in item))
+        else:
+            ok = kind is str
+        if not ok:
+            return False
+    return True
 
 
 @dataclass
@@ -325,7 +357,9 @@ class _PackParser:
         self.path = path
         self.content_hash = content_hash
         self.text = text[1:] if text.startswith("\ufeff") else text
-        self.lines = _NEWLINES_RE.split(self.text)
+        # str.split is several times faster than the regex, and the same without a \r.
+        lines = self.text.split("\n") if "\r" not in self.text else _NEWLINES_RE.split(self.text)
+        self.lines = lines
         self.errors: list[Located] = []
         self.key_numbers_read: list[KeyNumber] = []  # of every card, for claims in a broken file
 
@@ -348,15 +382,22 @@ class _PackParser:
 
     def source(self, start: int, end: int) -> str:
         """Lines [start, end) as written, without leading or trailing blank lines."""
-        chunk = self.lines[start:end]
-        while chunk and _is_blank(chunk[0]):
-            chunk = chunk[1:]
-        while chunk and _is_blank(chunk[-1]):
-            chunk = chunk[:-1]
-        return "\n".join(chunk)
+        start, end = self.trimmed(start, end)
+        return "\n".join(self.lines[start:end])
+
+    def trimmed(self, start: int, end: int) -> tuple[int, int]:
+        """Lines [start, end) without leading or trailing blank lines (start == end: none)."""
+        lines = self.lines
+        while start < end and not lines[start].strip(" \t"):  # _is_blank, inlined: hot
+            start += 1
+        while end > start and not lines[end - 1].strip(" \t"):
+            end -= 1
+        return start, end
 
     def item_text(self, start: int, end: int) -> str:
         """A list item's Markdown without its bullet: first line, then dedented continuation."""
+        if end - start == 1:  # the usual one-line item, without splitting and joining
+            return _ITEM_MARKER_RE.sub("", self.lines[start], count=1).strip()
         first, *rest = self.source(start, end).split("\n")
         first = _ITEM_MARKER_RE.sub("", first, count=1)
         if not rest:
@@ -404,7 +445,9 @@ class _PackParser:
             meta=meta, intro=intro, cards=cards, path=self.path, content_hash=self.content_hash
         )
 
-    def front_matter(self, block: _Block) -> PackMeta | None:
+    def front_matter(self, block: _Block, vouched: bool = False) -> PackMeta | None:
+        """The pack's metadata, or None with every problem recorded. With ``vouched``, a front
+        matter ``_plain_front_matter`` accepts skips the model (the fast path's shortcut)."""
         offset = block.start + 1  # the YAML starts on the line after ---
         try:
             loaded = load_yaml(block.content)
@@ -423,29 +466,10 @@ class _PackParser:
                 return offset + loaded.key_lines[key]
             return block.start
 
-        front: _FrontMatter | None = None
+        typed = True
         reported: set[object] = set()
-        try:
-            front = _FrontMatter.model_validate(loaded.value)
-        except ValidationError as exc:
-            for err in exc.errors():
-                key = err["loc"][0] if err["loc"] else ""
-                if key in reported:
-                    continue  # one message per key, not one per branch of a union
-                reported.add(key)
-                if err["type"] == "missing":
-                    self.error(block.start, f"front matter has no `{key}:` (it is required)")
-                elif err["type"] == "extra_forbidden":
-                    self.error(
-                        line_of(key),
-                        f"unknown front-matter key `{key}`; "
-                        + _suggest(str(key), FRONT_MATTER_KEYS, "`{}`", "the keys are"),
-                    )
-                else:
-                    self.error(
-                        line_of(key),
-                        f"front-matter `{key}`: {FRONT_MATTER_TYPES.get(str(key), 'has the wrong type')}",
-                    )
+        if not (vouched and _plain_front_matter(loaded.value)):
+            typed = self.front_matter_types(loaded.value, block.start, line_of, reported)
         # Check the meaning of every value whose type was right, even if another key failed.
         values = {k: v for k, v in loaded.value.items() if k not in reported}
         errors_before = len(self.errors)
@@ -460,17 +484,53 @@ class _PackParser:
             )
         lessons = self.lessons(values.get("lessons", []), line_of("lessons"))
         tags = self.tags(values.get("tags", []), line_of("tags"))
-        if front is None or len(self.errors) > errors_before or lessons is None or tags is None:
+        if not typed or len(self.errors) > errors_before or lessons is None or tags is None:
             return None
+        # Every type was right, so these are the values as written.
         return PackMeta(
-            pack=front.pack,
-            title=front.title.strip(),
-            version=str(front.version),
-            lang=front.lang,
+            pack=values["pack"],
+            title=values["title"].strip(),
+            version=str(values["version"]),
+            lang=values.get("lang", "en"),
             lessons=lessons,
             tags=tags,
-            description=front.description.strip(),
+            description=values.get("description", "").strip(),
         )
+
+    def front_matter_types(
+        self,
+        value: dict[str, Any],
+        start: int,
+        line_of: Callable[[object], int],
+        reported: set[object],
+    ) -> bool:
+        """Whether every front-matter value has its type, recording one error per key that
+        has not (in ``reported`` too)."""
+        from pydantic import ValidationError
+
+        try:
+            _front_matter_model().model_validate(value)
+            return True
+        except ValidationError as exc:
+            for err in exc.errors():
+                key = err["loc"][0] if err["loc"] else ""
+                if key in reported:
+                    continue  # one message per key, not one per branch of a union
+                reported.add(key)
+                if err["type"] == "missing":
+                    self.error(start, f"front matter has no `{key}:` (it is required)")
+                elif err["type"] == "extra_forbidden":
+                    self.error(
+                        line_of(key),
+                        f"unknown front-matter key `{key}`; "
+                        + _suggest(str(key), FRONT_MATTER_KEYS, "`{}`", "the keys are"),
+                    )
+                else:
+                    self.error(
+                        line_of(key),
+                        f"front-matter `{key}`: {FRONT_MATTER_TYPES.get(str(key), 'has the wrong type')}",
+                    )
+            return False
 
     def lessons(self, value: list[str | int] | str | int, line: int) -> list[str] | None:
         """Lesson numbers, zero-padded to two digits so 5 and 05 are one lesson."""
@@ -800,13 +860,11 @@ class _PackParser:
         none is a thematic break such as ``- - -``), CommonMark reads one list with one item per
         line. Most list sections look like that, and markdown-it's list rule is slow.
         """
-        lines = self.lines[section.line + 1 : section.end]
-        first = next((i for i, line in enumerate(lines) if not _is_blank(line)), None)
-        if first is None:
+        start, end = self.trimmed(section.line + 1, section.end)
+        if start == end:
             return False
-        last = max(i for i, line in enumerate(lines) if not _is_blank(line))
         marker = None
-        for line in lines[first : last + 1]:
+        for line in self.lines[start:end]:
             match = _SIMPLE_ITEM_RE.match(line)
             if not match or _THEMATIC_BREAK_RE.match(line):
                 return False
@@ -815,8 +873,6 @@ class _PackParser:
                 marker = this
             elif this != marker:
                 return False
-        start = section.line + 1 + first
-        end = section.line + 1 + last + 1
         block = _Block("list", start, end, items=[(n, n + 1) for n in range(start, end)])
         section.blocks = [block]
         return True
@@ -998,8 +1054,8 @@ class _PackParser:
             kind="followup",
             title=parent["title"],
             status=parent["status"],
-            tags=parent["tags"],
-            lessons=parent["lessons"],
+            tags=list(parent["tags"]),
+            lessons=list(parent["lessons"]),
             prompt=question,
             answer=answer,
             parent=parent["key"],
@@ -1013,7 +1069,10 @@ def _parse(text: str, path: str, content_hash: str) -> ParsedPack:
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _PackParser(text, path, content_hash).parse()
+        from kvdrill.engine.packs.plain_pack import parse_plain_pack
+
+        parsed = parse_plain_pack(_PackParser(text, path, content_hash))
+        return parsed or _PackParser(text, path, content_hash).parse()
     finally:
         if was_enabled:
             gc.enable()

@@ -1,0 +1,330 @@
+"""The pack parser's fast path: a pack made of what packs are usually made of, read in one
+pass over its lines, straight into a ``ParsedPack``.
+
+It reads only what it can settle exactly as the full parser does (engine/packs/parser.py):
+card and section headings, field lines, text sections, tight lists (items on one line, or
+wrapped under their text), closed fences, a lone ```problem block and a ``Q:``/``A:``
+follow-up. On anything else (HTML, setext or indented headings, a loose list, a heading where
+a card holds only fields, a carriage return) and on the first error of any kind it returns
+None, and the full parser reads the pack again from the start, so every message, with its
+line, still comes from one place. tests/test_plain_pack.py parses every deck, every fixture
+and thousands of generated packs both ways and wants equal results.
+"""
+
+from __future__ import annotations
+
+import bisect
+import string
+from typing import Any
+
+from kvdrill.engine.packs.headings import CardHeading, parse_card_heading
+from kvdrill.engine.packs.model import MAX_CARDS_PER_PACK, ParsedCard, ParsedPack
+from kvdrill.engine.packs.outline import (
+    _TRIM,
+    _atx,
+    _check_start,
+    _fence_open,
+    _front_matter,
+    _GiveUp,
+)
+from kvdrill.engine.packs.parser import (
+    _FIELD_RE,
+    _SIMPLE_ITEM_RE,
+    _THEMATIC_BREAK_RE,
+    ALLOWED,
+    FIELDS,
+    REQUIRED,
+    _Block,
+    _dedupe,
+    _PackParser,
+    _Section,
+    _section_name,
+)
+
+# The first characters a line must have to be more than text to the outline: a heading, a
+# fence, or a line the line scanner gives up on (HTML, --- or === lines, indented # ` ~).
+_OUTLINE_STARTS = frozenset("#`~ \t<-=")
+_FENCE_MARKS = frozenset("`~")
+_TEXT_SECTIONS = ("Prompt", "Answer", "Tip", "Explanation")
+_ALLOWED = {kind: frozenset(names) for kind, names in ALLOWED.items()}
+_REQUIRED = {kind: frozenset(names) for kind, names in REQUIRED.items()}
+# A heading line ending in one of these may have a closing # run or trailing blanks to drop.
+_ATX_ENDS = frozenset("# \t")
+_ASCII_LETTERS = frozenset(string.ascii_letters)  # what a field line starts with
+
+
+class _Unusual(Exception):
+    """The pack needs the full parser."""
+
+
+def parse_plain_pack(parser: _PackParser) -> ParsedPack | None:
+    """The pack ``parser`` holds, parsed without its general machinery, or None when the
+    pack has anything this path leaves to ``parser.parse()`` (which must then start afresh)."""
+    try:
+        return _PlainPack(parser).parse()
+    except (_Unusual, _GiveUp):
+        return None
+
+
+class _PlainPack:
+    def __init__(self, parser: _PackParser):
+        self.parser = parser
+        self.lines = parser.lines
+        # Every fence, in file order: (first line, line after the closer, info string).
+        self.fences: list[tuple[int, int, str]] = []
+        self.fence_starts: list[int] = []
+
+    def parse(self) -> ParsedPack:
+        parser, lines = self.parser, self.lines
+        if parser.text[:1] != "-" or "\r" in parser.text:
+            raise _Unusual
+        body = _front_matter(lines)
+        if not body:
+            raise _Unusual
+        block = _Block("front_matter", 0, body, content=_content(lines, body))
+        meta = parser.front_matter(block, vouched=True)
+        if meta is None:
+            raise _Unusual
+        # Each card: its heading's line and text, its ### headings, its other headings.
+        raw: list[tuple[int, str, list[tuple[int, str]], list[tuple[int, int]]]] = []
+        for line, level, text in self.outline(body):
+            if level == 2:
+                raw.append((line, text, [], []))
+            elif not raw:
+                continue  # the intro: any heading but ## is just text there
+            elif level == 3:
+                raw[-1][2].append((line, text))
+            else:
+                raw[-1][3].append((line, level))
+        if not raw or len(raw) > MAX_CARDS_PER_PACK:
+            raise _Unusual
+        intro = parser.source(body, raw[0][0])
+        headings = [parse_card_heading(text) for _, text, _, _ in raw]
+        ids: dict[str, int] = {}
+        for heading, (line, _, _, _) in zip(headings, raw, strict=True):
+            card_id = heading.card_id
+            if heading.problems or card_id is None or card_id in ids:
+                raise _Unusual
+            ids[card_id] = line
+        ends = [line for line, _, _, _ in raw[1:]] + [len(lines)]
+        cards: list[ParsedCard] = []
+        for heading, (line, _, sections, deeper), end in zip(headings, raw, ends, strict=True):
+            cards.extend(self.card(heading, line, end, sections, deeper, ids))
+        if parser.errors:
+            raise _Unusual
+        return ParsedPack(
+            meta=meta,
+            intro=intro,
+            cards=cards,
+            path=parser.path,
+            content_hash=parser.content_hash,
+        )
+
+    def outline(self, start: int) -> list[tuple[int, int, str]]:
+        """Every heading outside fences, as (line, level, text); fences go to ``self.fences``.
+
+        Gives up where the line scanner (engine/packs/outline.py) does, and on a fence never
+        closed (an error)."""
+        lines = self.lines
+        headings: list[tuple[int, int, str]] = []
+        candidates = [
+            number
+            for number in range(start, len(lines))
+            if (line := lines[number]) and line[0] in _OUTLINE_STARTS
+        ]
+        skip = 0
+        for number in candidates:
+            if number < skip:
+                continue
+            line = lines[number]
+            first = line[0]
+            if first == "#":
+                # The usual "## Title" and "### Section" without _atx: no closing #, no blank
+                # at the end, so the text is all after the marks.
+                if line[2:3] == " " and line[1] == "#" and line[-1] not in _ATX_ENDS:
+                    headings.append((number, 2, line[2:].strip(_TRIM)))
+                elif line[3:4] == " " and line[1:3] == "##" and line[-1] not in _ATX_ENDS:
+                    headings.append((number, 3, line[3:].strip(_TRIM)))
+                elif heading := _atx(line):
+                    headings.append((number, *heading))
+            elif first in _FENCE_MARKS:
+                if fence := _fence_open(line):
+                    skip = self.fence(number, *fence)
+            elif line.strip(" \t"):
+                _check_start(line)
+        return headings
+
+    def fence(self, start: int, markup: str, info: str) -> int:
+        """Record the fence opened at ``start``; the line after its closer."""
+        lines, marker, size = self.lines, markup[0], len(markup)
+        for number in range(start + 1, len(self.lines)):
+            stripped = lines[number].lstrip(" \t")
+            if stripped[:1] != marker:
+                continue
+            run = len(stripped) - len(stripped.lstrip(marker))
+            if run >= size and not stripped[run:].strip(" \t"):
+                self.fences.append((start, number + 1, info.strip()))
+                self.fence_starts.append(start)
+                return number + 1
+        raise _Unusual  # never closed: an error
+
+    def fences_in(self, start: int, stop: int) -> list[tuple[int, int, str]]:
+        """The fences that open between lines ``start`` and ``stop``."""
+        if not self.fences:
+            return []
+        first = bisect.bisect_left(self.fence_starts, start)
+        return self.fences[first : bisect.bisect_left(self.fence_starts, stop, first)]
+
+    def card(
+        self,
+        heading: CardHeading,
+        line: int,
+        end: int,
+        inner: list[tuple[int, str]],
+        deeper: list[tuple[int, int]],
+        ids: dict[str, int],
+    ) -> list[ParsedCard]:
+        parser = self.parser
+        # Sections by name: (heading line, end line), in file order.
+        sections: dict[str, tuple[int, int]] = {}
+        for position, (number, text) in enumerate(inner):
+            name = _section_name(text)
+            if name is None or name in sections:
+                raise _Unusual
+            sections[name] = (number, inner[position + 1][0] if position + 1 < len(inner) else end)
+        for number, level in deeper:
+            # A # heading is an error in a card; a deeper one is text in a text section only.
+            holder = next((n for n in reversed(sections) if sections[n][0] < number), None)
+            if level == 1 or holder not in _TEXT_SECTIONS:
+                raise _Unusual
+        lessons, tags = self.fields(line + 1, inner[0][0] if inner else end)
+        kind = (
+            "choice" if "Choices" in sections else "problem" if "Problem" in sections else "recall"
+        )
+        if not _ALLOWED[kind].issuperset(sections) or not _REQUIRED[kind] <= sections.keys():
+            raise _Unusual
+        card: dict[str, Any] = {
+            "key": heading.card_id,
+            "kind": kind,
+            "title": heading.title,
+            "status": heading.status,
+            "tags": _dedupe([*heading.tags, *tags]),
+            "lessons": lessons,
+            "line": line + 1,
+        }
+        followup: ParsedCard | None = None
+        for name, (start, stop) in sections.items():
+            fences = self.fences_in(start, stop)
+            if name in _TEXT_SECTIONS:
+                if fences and any(info.split()[:1] == ["problem"] for _, _, info in fences):
+                    raise _Unusual
+                text = parser.source(start + 1, stop)
+                if not text:
+                    raise _Unusual
+                card[name.lower()] = text
+            elif name == "Problem":
+                card["problem"], card["problem_line"], card["problem_field_lines"] = self.problem(
+                    start, stop, fences
+                )
+            elif name == "Follow-up":
+                followup = self.followup(start, stop, fences, card)
+            else:
+                section = self.list_section(name, start, stop)
+                if name == "Key numbers":
+                    card["key_numbers"] = parser.key_numbers(section)
+                elif name == "Choices":
+                    card["choices"] = parser.choices(section)
+                else:
+                    card["related"] = parser.related(section, ids)
+        if parser.errors:
+            raise _Unusual
+        parent = ParsedCard(**card)
+        return [parent, followup] if followup else [parent]
+
+    def fields(self, start: int, end: int) -> tuple[list[str], list[str]]:
+        """The Lessons: and Tags: lines under a card heading, when that is all there is."""
+        lessons: list[str] = []
+        tags: list[str] = []
+        seen: set[str] = set()
+        for number in range(start, end):
+            line = self.lines[number]
+            if not line.strip(" \t"):
+                continue
+            match = _FIELD_RE.match(line.rstrip()) if line[0] in _ASCII_LETTERS else None
+            name = match.group(1).strip().capitalize() if match else None
+            if name not in FIELDS or name in seen:
+                raise _Unusual
+            seen.add(name)
+            value = match.group(2).strip()
+            if name == "Lessons":
+                lessons = self.parser.lessons(value, number) or []
+            else:
+                tags = self.parser.tags(value, number) or []
+        return lessons, tags
+
+    def list_section(self, name: str, start: int, stop: int) -> _Section:
+        """A list section holding one tight list, its items on one line or wrapped."""
+        section = _Section(name, start, stop)
+        if not self.parser.simple_list(section):
+            section.blocks = [self.wrapped_list(start + 1, stop)]
+        return section
+
+    def wrapped_list(self, start: int, stop: int) -> _Block:
+        """A tight list whose items start at column 0 with one marker and one space, and may
+        go on over lines indented to the item's text: CommonMark reads each such item as one
+        list item, whatever its later lines hold (they are inside it)."""
+        lines = self.lines
+        first, last = self.parser.trimmed(start, stop)
+        items: list[list[int]] = []
+        marker: str | None = None
+        indent = ""
+        for number in range(first, last):
+            line = lines[number]
+            match = _SIMPLE_ITEM_RE.match(line)
+            if match and not _THEMATIC_BREAK_RE.match(line):
+                this = match.group(1) or match.group(2)
+                if marker is None:
+                    marker = this
+                elif this != marker:
+                    raise _Unusual
+                text_at = match.end() - 1
+                # One space after the marker, so the text's column is plain to see.
+                indent = " " * text_at if line[text_at - 2 : text_at] != "  " else ""
+                items.append([number, number + 1])
+            elif items and indent and line.startswith(indent) and line.strip(" \t"):
+                items[-1][1] = number + 1
+            else:
+                raise _Unusual
+        if not items:
+            raise _Unusual
+        return _Block("list", first, last, items=[(begin, end) for begin, end in items])
+
+    def problem(
+        self, start: int, stop: int, fences: list[tuple[int, int, str]]
+    ) -> tuple[dict[str, Any] | None, int | None, dict[str, int]]:
+        """The ``### Problem`` section when it holds one ```problem block and nothing else."""
+        if len(fences) != 1 or fences[0][2].split()[:1] != ["problem"]:
+            raise _Unusual
+        first, after, info = fences[0]
+        lines = self.lines
+        if any(lines[n].strip(" \t") for n in (*range(start + 1, first), *range(after, stop))):
+            raise _Unusual
+        body = "".join(line + "\n" for line in lines[first + 1 : after - 1])
+        block = _Block("fence", first, after, content=body, info=info)
+        return self.parser.problem(_Section("Problem", start, stop, [block]))
+
+    def followup(
+        self, start: int, stop: int, fences: list[tuple[int, int, str]], card: dict[str, Any]
+    ) -> ParsedCard | None:
+        """A follow-up whose first line is ``Q:`` and which holds no code block."""
+        lines = self.lines
+        first = next((n for n in range(start + 1, stop) if lines[n].strip(" \t")), None)
+        if fences or first is None or not lines[first].startswith("Q:"):
+            raise _Unusual
+        section = _Section("Follow-up", start, stop, [_Block("paragraph", first, first + 1)])
+        return self.parser.followup(section, card)
+
+
+def _content(lines: list[str], end: int) -> str:
+    """The front matter's YAML, as the line scanner gives it."""
+    return "\n".join(lines[1 : end - 1]) if end > 2 else ""
