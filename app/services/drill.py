@@ -43,7 +43,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from kvdrill.app.services import environment
 from kvdrill.engine.errors import UserError
@@ -72,6 +72,7 @@ _LOCKED_MESSAGE = (
 CHOICE_RIGHT_QUALITY = 4
 CHOICE_WRONG_QUALITY = 1
 GIVE_UP_QUALITY = 0
+_SEEDED_KINDS = ("problem", "choice")  # the kinds a showing's seed draws a variant or order for
 
 
 class WrongCardKind(Exception):
@@ -115,8 +116,9 @@ class SessionSummary:
         return self.first_try_right / self.cards_done if self.cards_done else None
 
 
-@dataclass(frozen=True)
-class _Answer:
+# Named tuples rather than dataclasses: one of each is made per answer and kept for the
+# session, and a tuple is the cheapest to make (scripts/bench_vs_anki.py).
+class _Answer(NamedTuple):
     card_id: int
     quality: int
     seconds: float
@@ -124,8 +126,7 @@ class _Answer:
     leech_title: str | None
 
 
-@dataclass(frozen=True)
-class _Undoable:
+class _Undoable(NamedTuple):
     card_id: int
     log_id: int | None  # None: a suspend or bury
     prev_state: Schedule | None
@@ -266,8 +267,11 @@ class DrillSession:
         row = card_view_row(self._database, card_id, self.profile_id)
         showing = self._shown.get(card_id, 0)
         self._shown[card_id] = showing + 1
-        # A fresh variant or choice order on every showing, reproducible from the logged seed.
-        seed = presentation_seed(self.profile_id, card_id, self.today, showing)
+        # A fresh variant or choice order on every showing, reproducible from the logged seed
+        # (a recall card has none: nothing to draw).
+        seed = None
+        if row["kind"] in _SEEDED_KINDS:
+            seed = presentation_seed(self.profile_id, card_id, self.today, showing)
         variant = None
         if row["kind"] == "problem":
             variant = self._make_variant(row, seed)

@@ -255,23 +255,35 @@ def plan_day(
 
 
 class SessionQueue:
-    """The running order of one session: answers, step-7 repeats, held follow-ups, undo."""
+    """The running order of one session: answers, step-7 repeats, held follow-ups, undo.
+
+    The order is the plan's cards from ``_next`` on, after a short ``_front`` list: cards only
+    ever go back in near the front (released follow-ups, a repeat ``gap`` cards on), so the
+    plan itself is never copied. Undo takes a snapshot before every answer; it costs a few
+    small objects instead of a copy of the whole session (thousands of card ids on a big
+    collection, kept for every answer and walked by each garbage collection)."""
 
     def __init__(self, plan: Plan, gap: int = REQUEUE_GAP):
-        self._pending: list[int] = list(plan.cards)
-        self._held: dict[int, list[int]] = {k: list(v) for k, v in plan.follow_ups.items()}
-        self._missed: set[int] = set(plan.repeats)
+        self._planned: tuple[int, ...] = tuple(plan.cards)
+        self._next = 0  # the first planned card not yet shown or moved to the front
+        self._front: list[int] = []
+        # Replaced, never changed in place, so a snapshot can share them.
+        self._held: dict[int, tuple[int, ...]] = {k: tuple(v) for k, v in plan.follow_ups.items()}
+        self._missed: frozenset[int] = frozenset(plan.repeats)
         self._set_aside = 0  # cards taken out (suspended, buried), follow-ups held for them too
         self._gap = gap
 
     @property
     def current(self) -> int | None:
-        return self._pending[0] if self._pending else None
+        if self._front:
+            return self._front[0]
+        return self._planned[self._next] if self._next < len(self._planned) else None
 
     @property
     def remaining(self) -> int:
         """Cards still to show, counting the current one, owed repeats and held follow-ups."""
-        return len(self._pending) + sum(len(held) for held in self._held.values())
+        pending = len(self._front) + len(self._planned) - self._next
+        return pending + sum(len(held) for held in self._held.values())
 
     @property
     def set_aside(self) -> int:
@@ -284,31 +296,44 @@ class SessionQueue:
 
     def answered(self, quality: int) -> None:
         """The current card got ``quality``: release its follow-ups, requeue it if below 4."""
-        card = self._pending.pop(0)
-        follow_ups = self._held.pop(card, [])
-        self._pending[0:0] = follow_ups
+        card = self._pop()
+        self._front[0:0] = self._take_held(card)
         if quality < SESSION_REPEAT_BELOW:
-            self._missed.add(card)
-            self._pending.insert(min(self._gap, len(self._pending)), card)
+            if card not in self._missed:
+                self._missed = self._missed | {card}
+            place = self._gap
+            while len(self._front) < place and self._next < len(self._planned):
+                self._front.append(self._planned[self._next])
+                self._next += 1
+            self._front.insert(place, card)  # at the end when fewer cards remain
 
     def drop_current(self, set_aside: bool = True) -> None:
         """Take the current card out, with follow-ups held for it; ``set_aside`` (suspended or
         buried, not a card that cannot be shown at all) counts them in ``set_aside``."""
-        card = self._pending.pop(0)
-        held = self._held.pop(card, [])
+        held = self._take_held(self._pop())
         if set_aside:
             self._set_aside += 1 + len(held)
 
+    def _pop(self) -> int:
+        if self._front:
+            return self._front.pop(0)
+        if self._next >= len(self._planned):
+            raise IndexError("the session is over: there is no current card")
+        self._next += 1
+        return self._planned[self._next - 1]
+
+    def _take_held(self, card: int) -> tuple[int, ...]:
+        if card not in self._held:
+            return ()
+        held = dict(self._held)
+        follow_ups = held.pop(card)
+        self._held = held
+        return follow_ups
+
     def snapshot(self) -> object:
         """An opaque copy of the running order, for undo."""
-        return (*self._copy(self._pending, self._held, self._missed), self._set_aside)
+        return tuple(self._front), self._next, self._held, self._missed, self._set_aside
 
     def restore(self, snapshot: object) -> None:
-        *running, self._set_aside = snapshot  # type: ignore[misc]
-        self._pending, self._held, self._missed = self._copy(*running)
-
-    @staticmethod
-    def _copy(
-        pending: list[int], held: dict[int, list[int]], missed: set[int]
-    ) -> tuple[list[int], dict[int, list[int]], set[int]]:
-        return list(pending), {parent: list(ids) for parent, ids in held.items()}, set(missed)
+        front, self._next, self._held, self._missed, self._set_aside = snapshot  # type: ignore[misc]
+        self._front = list(front)
