@@ -329,7 +329,9 @@ def raw_write_transaction(
                 result = action(cursor)
                 if guard is not None:
                     guard.check_identity_raw(connection)
-                connection.commit()
+                # Not ``connection.commit()``, which prepares its COMMIT anew every time: the
+                # cursor's comes from the statement cache.
+                cursor.execute("COMMIT")
                 return result
             except (sqlite3.Error, OperationalError) as exc:
                 connection.rollback()
@@ -349,19 +351,27 @@ def raw_write_transaction(
     raise AssertionError("unreachable")
 
 
-def raw_read_row(database: Database, sql: str, params: dict[str, Any]) -> sqlite3.Row | None:
-    """The first row of one read on ``Database.raw_connection`` (SQLite), columns by name."""
+def raw_read_row(database: Database, sql: str, params: dict[str, Any]) -> dict[str, Any] | None:
+    """The first row of one read on ``Database.raw_connection`` (SQLite), column -> value."""
     with database.raw_lock:
         cursor = database.raw_connection().cursor()
-        cursor.row_factory = sqlite3.Row
         try:
-            return cursor.execute(sql, params).fetchone()
+            row = cursor.execute(sql, params).fetchone()
+            names = _ROW_NAMES.get(sql)
+            if names is None:
+                names = _ROW_NAMES[sql] = tuple(column[0] for column in cursor.description)
         except sqlite3.Error as exc:
             if database.guard is not None:
                 database.guard.translate_raw_error(exc)
             raise
         finally:
             cursor.close()
+    # A plain dict: looking a column up in a ``sqlite3.Row`` compares the names one by one.
+    return None if row is None else dict(zip(names, row, strict=True))
+
+
+# The column names of each statement ``raw_read_row`` has run (a few fixed texts).
+_ROW_NAMES: dict[str, tuple[str, ...]] = {}
 
 
 def lock_card(session: Session, profile_id: int, card_id: int) -> None:

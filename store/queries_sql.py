@@ -10,6 +10,7 @@ the stored and the already-decoded forms.
 from __future__ import annotations
 
 import json
+import json.scanner
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from datetime import date
 from typing import Any
@@ -106,7 +107,19 @@ def stored_day(value: Any) -> date | None:
 
 def stored_json(value: Any) -> Any:
     """A JSON column's value (SQLite stores text)."""
-    return json.loads(value) if isinstance(value, str) else value
+    if not isinstance(value, str):
+        return value
+    # The decoder's own scanner: ``json.loads`` less its wrappers (a card view reads four of
+    # these between an answer and the next card). Anything it does not take whole, such as
+    # surrounding spaces or a damaged text, goes to ``json.loads``, which reads or refuses it.
+    try:
+        decoded, end = _scan_json(value, 0)
+    except StopIteration:
+        return json.loads(value)
+    return decoded if end == len(value) else json.loads(value)
+
+
+_scan_json = json.scanner.make_scanner(json.JSONDecoder())
 
 
 def options_language(options: Any) -> str:

@@ -125,6 +125,20 @@ def test_every_kind_of_answer_is_stored_alike_by_both_paths(db) -> None:
     assert stored(db, FAST) == stored(db, REFERENCE)
 
 
+def test_a_suspended_and_buried_card_is_answered_alike_by_both_paths(db) -> None:
+    # Every column of the state, and of the state logged before an answer, set at least once.
+    with db.session() as session:
+        for profile in (FAST, REFERENCE):
+            reviews.set_suspended(session, profile, 2, True)
+            reviews.bury(session, profile, 2, MORNING.date())
+    base = {"card_id": 2, "seconds": 2.0, "graded_by": "self", "rollover_hour": 4}
+    both(db, quality=3, now=MORNING, reveal_seconds=1.5, **base)
+    both(db, quality=5, now=MORNING.replace(microsecond=0) + timedelta(days=3), **base)
+    logs, states = stored(db, FAST)
+    assert len(logs) == 2 and states[0][-1] is None  # fsrs: NULL under SM-2
+    assert (logs, states) == stored(db, REFERENCE)
+
+
 def test_an_answer_from_the_fast_path_is_undone_exactly(db) -> None:
     base = {"card_id": 1, "seconds": 1.0, "graded_by": "self", "rollover_hour": 4}
     both(db, quality=4, now=MORNING, **base)

@@ -21,9 +21,10 @@ from datetime import datetime, timedelta
 from kvdrill.engine.study.clock import study_day
 from kvdrill.engine.study.schedule import Schedule
 from kvdrill.engine.study.settings import DEFAULT_DESIRED_RETENTION
-from kvdrill.engine.study.sm2 import PASSING_QUALITY, review
+from kvdrill.engine.study.sm2 import PASSING_QUALITY, step
 
 LEECH_LAPSES = 8
+_NEW_CARD = Schedule()
 
 
 @dataclass(frozen=True)
@@ -46,31 +47,52 @@ def answer_schedule(
 ) -> Answered:
     """The schedule after an answer of ``quality`` at ``now`` (``before`` None: a new card)
     under ``scheduler`` (``"sm2"`` or ``"fsrs"``)."""
-    previous = before if before is not None else Schedule()
+    previous = before if before is not None else _NEW_CARD
     today = study_day(now, rollover_hour)
     already_today = (
-        previous.last_review_at is not None
+        previous.reviews > 0
+        and previous.last_review_at is not None
         and study_day(previous.last_review_at, rollover_hour) == today
-        and previous.reviews > 0
     )
-    after = replace(previous, reviews=previous.reviews + 1, last_review_at=now)
     if already_today:
+        after = replace(previous, reviews=previous.reviews + 1, last_review_at=now)
         return Answered(after, moved_schedule=False, lapsed=False, became_leech=False)
     if scheduler == "fsrs":
         from kvdrill.engine.study.fsrs_memory import fsrs_review
 
+        after = replace(previous, reviews=previous.reviews + 1, last_review_at=now)
         after = fsrs_review(after, quality, now, today, desired_retention)
+        lapsed, lapses, became_leech = _lapse(previous, quality)
+        if lapsed:
+            after = replace(after, lapses=lapses, leech=after.leech or became_leech)
     else:
-        after = review(replace(after, fsrs=None), quality)
-        after = replace(after, due_day=today + timedelta(days=after.interval_days))
-    lapsed = quality < PASSING_QUALITY and previous.repetitions > 0
-    became_leech = False
-    if lapsed:
-        after = replace(after, lapses=previous.lapses + 1)
-        if after.lapses >= LEECH_LAPSES and not previous.leech:
-            after = replace(after, leech=True)
-            became_leech = True
+        # One copy of the schedule with everything the answer changes (this is the answer
+        # path, scripts/bench_vs_anki.py), rather than one per rule.
+        repetitions, easiness, interval = step(
+            previous.repetitions, previous.easiness_milli, previous.interval_days, quality
+        )
+        lapsed, lapses, became_leech = _lapse(previous, quality)
+        after = replace(
+            previous,
+            repetitions=repetitions,
+            easiness_milli=easiness,
+            interval_days=interval,
+            due_day=today + timedelta(days=interval),
+            lapses=lapses,
+            reviews=previous.reviews + 1,
+            last_review_at=now,
+            leech=previous.leech or became_leech,
+            fsrs=None,
+        )
     return Answered(after, moved_schedule=True, lapsed=lapsed, became_leech=became_leech)
+
+
+def _lapse(previous: Schedule, quality: int) -> tuple[bool, int, bool]:
+    """Whether a schedule-moving answer is a lapse, the lapses after it, and whether it made the
+    card a leech."""
+    lapsed = quality < PASSING_QUALITY and previous.repetitions > 0
+    lapses = previous.lapses + 1 if lapsed else previous.lapses
+    return lapsed, lapses, lapsed and lapses >= LEECH_LAPSES and not previous.leech
 
 
 def replay(

@@ -48,8 +48,13 @@ class Schedule:
         return {name: getattr(self, name) for name in _FIELDS}
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON values (dates as ISO text)."""
-        return {name: _iso(getattr(self, name)) for name in _FIELDS}
+        """Plain JSON values (dates as ISO text), in field order."""
+        # Every answer logs one (the state it replaced): a copy of the fields, then the dates.
+        values = dict(vars(self))
+        for name in _DATED:
+            if values[name] is not None:
+                values[name] = values[name].isoformat()
+        return values
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Schedule:
@@ -77,10 +82,7 @@ class Schedule:
 
 
 _FIELDS = tuple(field.name for field in fields(Schedule))
-
-
-def _iso(value: Any) -> Any:
-    return value.isoformat() if isinstance(value, date) else value
+_DATED = ("due_day", "last_review_at", "buried_until")  # ISO text in ``to_dict``
 
 
 def _day(value: date | str | None) -> date | None:

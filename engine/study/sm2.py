@@ -39,17 +39,29 @@ def review(state: Schedule, quality: int) -> Schedule:
     """The schedule after one review of quality 0..5 (see the module docstring for the rules).
 
     Only repetitions, easiness and interval change; the rest of ``state`` is kept."""
+    repetitions, easiness, interval = step(
+        state.repetitions, state.easiness_milli, state.interval_days, quality
+    )
+    return replace(state, repetitions=repetitions, easiness_milli=easiness, interval_days=interval)
+
+
+def step(
+    repetitions: int, easiness_milli: int, interval_days: int, quality: int
+) -> tuple[int, int, int]:
+    """``review`` on the three numbers it changes: (repetitions, easiness, interval) after one
+    review of ``quality``. The answer path (engine/study/rules.py) builds one ``Schedule`` from
+    them instead of copying it field by field."""
     if not isinstance(quality, int) or isinstance(quality, bool) or not 0 <= quality <= 5:
         raise ValueError(f"SM-2 quality must be an integer 0..5, got {quality!r}")
     if quality < PASSING_QUALITY:
-        return replace(state, repetitions=0, interval_days=1)
-    easiness = max(MIN_EASINESS_MILLI, state.easiness_milli + easiness_change_milli(quality))
-    repetitions = state.repetitions + 1
+        return 0, easiness_milli, 1
+    easiness = max(MIN_EASINESS_MILLI, easiness_milli + easiness_change_milli(quality))
+    repetitions += 1
     if repetitions == 1:
         interval = 1
     elif repetitions == 2:
         interval = 6
     else:
         # ceil(previous * easiness / 1000) in integers.
-        interval = -(-state.interval_days * easiness // 1000)
-    return replace(state, repetitions=repetitions, easiness_milli=easiness, interval_days=interval)
+        interval = -(-interval_days * easiness // 1000)
+    return repetitions, easiness, interval
