@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import inspect
 import random
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -350,13 +351,55 @@ def test_every_odd_line_in_every_place_of_a_card_parses_the_same_both_ways(
         assert fast == full, text
 
 
-def test_a_plain_pack_is_parsed_without_pydantic_or_markdown_it() -> None:
+YAML_VALUES = [
+    "demo", "Demo pack", "Bộ nhớ và dung lượng", "1", "0", "12", "01", "08", "1.5", "1.10",
+    "1e3", "0x1F", "1_000", "-1", "+1", ".5", ".inf", ".nan", "Inf", "NaN", "yes", "No", "ON",
+    "off", "true", "False", "null", "Null", "~", "y", "n", "a: b", "a:b", "a #b", "a#b",
+    "#a", "[a, b]", "[a,b]", "[ a ]", "[]", "[ ]", "[1, 2]", "[05]", "[yes]", "[a b]",
+    "['a']", "[a, ]", "[a-b, c.d, e_f]", "[a, [b]]", "{a: 1}", "'quoted'", '"dq"', "a 'b' c",
+    'say "hi"', "a [b] c", "a {b} c", "x!", "a & b", "a * b", "a | b", "a > b", "100 %",
+    "a@b", "`a`", "2024-05-01", "v1.2.3", "x\u00a0y", "x\u2028y", "x\ufeffy", "x\ty",
+    "- item", "? q", "!tag a", "&anchor a", "*alias", "|", ">", "=", "<<", "trailing\u3000",
+    "a  b", "é", "ß", "Ωmega", "x" * 70000,
+]  # fmt: skip
+YAML_KEYS = ["pack", "title", "version", "lang", "lessons", "tags", "description", "yes",
+             "Null", "on", "x-y", "_k", "1", "a b", "é"]  # fmt: skip
+
+
+def test_plain_yaml_is_read_as_pyyaml_reads_it_or_left_to_it() -> None:
+    from kvdrill.engine.packs.yaml_blocks import YamlProblem, load_yaml, read_plain_yaml
+
+    rng = random.Random(7)
+    texts = [f"{key}: {value}" for key in YAML_KEYS for value in YAML_VALUES]
+    for _ in range(600):
+        lines = [f"{rng.choice(YAML_KEYS)}: {rng.choice(YAML_VALUES)}" for _ in range(5)]
+        lines.insert(rng.randrange(6), rng.choice(["", "  ", "# comment", " indented: 1", "x:1"]))
+        texts.append("\n".join(lines))
+    read = 0
+    for text in texts:
+        plain = read_plain_yaml(text)
+        if plain is None:
+            continue
+        read += 1
+        try:
+            loaded = load_yaml(text)
+        except YamlProblem as problem:
+            raise AssertionError(f"read {text!r}, which PyYAML refuses: {problem}") from None
+        # repr tells 1 from True and from "1", where == would not.
+        assert repr((plain.value, plain.key_lines)) == repr((loaded.value, loaded.key_lines))
+    assert read > 200
+
+
+def test_a_plain_pack_is_parsed_without_pydantic_yaml_or_markdown_it() -> None:
+    # A deck without problem blocks: those are YAML that PyYAML reads.
+    fence = re.compile(r"^(?:```|~~~)\s*problem", re.MULTILINE)
+    deck = next(path for path in DECKS if not fence.search(path.read_text(encoding="utf-8")))
     code = (
         "import sys\n"
         "from pathlib import Path\n"
         "from kvdrill.engine.packs.parser import parse_pack\n"
-        f"pack = parse_pack(Path({str(DECKS[0])!r}))\n"
-        "print(len(pack.cards), sorted({'pydantic', 'markdown_it'} & set(sys.modules)))\n"
+        f"pack = parse_pack(Path({str(deck)!r}))\n"
+        "print(len(pack.cards), sorted({'pydantic', 'yaml', 'markdown_it'} & set(sys.modules)))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     cards, loaded = done.stdout.split(" ", 1)

@@ -78,7 +78,8 @@ def _title_problems(title: str) -> list[str]:
 
 def parse_card_heading(content: str) -> CardHeading:
     """Split a ``##`` heading's text (without the ``##``) into title, id, status and tags."""
-    spans = list(_ID_SPAN_RE.finditer(content))
+    # Without "{#" there is no id span, and no regex to run.
+    spans = list(_ID_SPAN_RE.finditer(content)) if "{#" in content else []
     if not spans:
         title_end = _TRAILER_RE.search(content).start()
         title = content[:title_end].strip()
@@ -89,7 +90,8 @@ def parse_card_heading(content: str) -> CardHeading:
         return CardHeading(title, None, status, tags, title_end, tuple(_title_problems(title)))
 
     span = spans[-1]
-    title = content[: span.start()].strip()
+    before = content[: span.start()]
+    title = before.strip()
     card_id = span.group(1).strip()
     problems = _title_problems(title)
     if bad := id_problem(card_id):
@@ -101,17 +103,18 @@ def parse_card_heading(content: str) -> CardHeading:
             if status is not None:
                 problems.append(f"card heading has two status words ({status} and {word})")
             status = word
-        elif word.startswith("#"):
-            if bad := tag_problem(normalize_tag(word)):
+        elif word[0] == "#":
+            tag = normalize_tag(word)
+            if bad := tag_problem(tag):
                 problems.append(bad)
             else:
-                tags.append(normalize_tag(word))
+                tags.append(tag)
         else:
             problems.append(
                 f'unexpected "{shorten(word)}" after the card id: '
                 "only solid, priority and #tags may follow it"
             )
-    title_end = len(content[: span.start()].rstrip())
+    title_end = len(before.rstrip())
     return CardHeading(title, card_id, status, tuple(tags), title_end, tuple(problems))
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 # Defined with the reading of files, which needs no pydantic; named here with the other limits.
 from kvdrill.engine.packs.source import MAX_PACK_BYTES  # noqa: F401
@@ -32,23 +32,41 @@ class _Record:
         return dataclasses.replace(self, **(update or {}))  # type: ignore[type-var]
 
 
+class _FlatRecord(_Record):
+    """A record of plain values only: its dict is a copy of its fields, without the recursion
+    and deep copies of ``dataclasses.asdict`` (the importer dumps every key number)."""
+
+    def model_dump(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
 _record = dataclass(frozen=True, kw_only=True)
+T = TypeVar("T", bound=_Record)
+
+
+def unchecked(cls: type[T], values: dict[str, Any]) -> T:
+    """``cls(**values)`` for ``values`` holding every field of ``cls``, without the
+    field-by-field ``object.__setattr__`` a frozen dataclass's ``__init__`` pays (2-5 us a
+    card): for the pack parser's fast path, whose values are checked already."""
+    record = object.__new__(cls)
+    record.__dict__.update(values)
+    return record
 
 
 @_record
-class Choice(_Record):
+class Choice(_FlatRecord):
     text: str
     correct: bool
 
 
 @_record
-class Related(_Record):
+class Related(_FlatRecord):
     prompt: str
     card: str | None = None  # key of a card in the same pack, when linked
 
 
 @_record
-class KeyNumber(_Record):
+class KeyNumber(_FlatRecord):
     text: str  # the item's Markdown, without the claim span
     claim: str | None = None  # the claim's text after ``claim:``, if any
     line: int  # 1-based line in the file

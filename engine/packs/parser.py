@@ -46,7 +46,7 @@ from kvdrill.engine.packs.source import (
     expand_pack_paths,
     read_pack_snapshot,
 )
-from kvdrill.engine.packs.yaml_blocks import YamlProblem, load_yaml
+from kvdrill.engine.packs.yaml_blocks import YamlProblem, load_yaml, read_plain_yaml
 
 if TYPE_CHECKING:  # markdown-it loads only for a pack the line scanners leave to it
     from markdown_it import MarkdownIt
@@ -446,11 +446,12 @@ class _PackParser:
         )
 
     def front_matter(self, block: _Block, vouched: bool = False) -> PackMeta | None:
-        """The pack's metadata, or None with every problem recorded. With ``vouched``, a front
-        matter ``_plain_front_matter`` accepts skips the model (the fast path's shortcut)."""
+        """The pack's metadata, or None with every problem recorded. With ``vouched`` (the fast
+        path's shortcuts), plain YAML is read without PyYAML and plain values skip the model."""
         offset = block.start + 1  # the YAML starts on the line after ---
+        loaded = read_plain_yaml(block.content) if vouched else None
         try:
-            loaded = load_yaml(block.content)
+            loaded = loaded or load_yaml(block.content)
         except YamlProblem as problem:
             self.error(offset + problem.line, f"front matter: {problem.message}")
             return None

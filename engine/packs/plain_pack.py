@@ -18,7 +18,7 @@ import string
 from typing import Any
 
 from kvdrill.engine.packs.headings import CardHeading, parse_card_heading
-from kvdrill.engine.packs.model import MAX_CARDS_PER_PACK, ParsedCard, ParsedPack
+from kvdrill.engine.packs.model import MAX_CARDS_PER_PACK, ParsedCard, ParsedPack, unchecked
 from kvdrill.engine.packs.outline import (
     _TRIM,
     _atx,
@@ -203,6 +203,7 @@ class _PlainPack:
         )
         if not _ALLOWED[kind].issuperset(sections) or not _REQUIRED[kind] <= sections.keys():
             raise _Unusual
+        # Every field of ParsedCard, in its order, for ``unchecked``.
         card: dict[str, Any] = {
             "key": heading.card_id,
             "kind": kind,
@@ -210,6 +211,17 @@ class _PlainPack:
             "status": heading.status,
             "tags": _dedupe([*heading.tags, *tags]),
             "lessons": lessons,
+            "prompt": "",
+            "answer": "",
+            "key_numbers": [],
+            "tip": "",
+            "choices": [],
+            "explanation": "",
+            "related": [],
+            "problem": None,
+            "problem_line": None,
+            "problem_field_lines": {},
+            "parent": None,
             "line": line + 1,
         }
         followup: ParsedCard | None = None
@@ -238,7 +250,7 @@ class _PlainPack:
                     card["related"] = parser.related(section, ids)
         if parser.errors:
             raise _Unusual
-        parent = ParsedCard(**card)
+        parent = unchecked(ParsedCard, card)
         return [parent, followup] if followup else [parent]
 
     def fields(self, start: int, end: int) -> tuple[list[str], list[str]]:

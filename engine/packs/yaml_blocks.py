@@ -4,14 +4,18 @@ On top of PyYAML's safe loader this refuses anchors and aliases (no "billion lau
 tags (no sets, binary or timestamps sneaking in), non-text mapping keys and deep nesting, and it
 keeps dates as plain text, so every value is plain JSON-like data. Each problem comes with its
 line, so a pack error can point at it.
+
+The usual front matter (``key: plain text``, ``key: 12``, ``key: [a, 5]``) is read without
+PyYAML by ``read_plain_yaml``, which gives what ``load_yaml`` gives or declines; PyYAML loads
+only for anything more.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
-
-import yaml
 
 MAX_YAML_CHARS = 64 * 1024
 MAX_YAML_DEPTH = 20
@@ -29,35 +33,40 @@ class YamlProblem(Exception):
         self.message = message
 
 
-class _PackLoader(yaml.SafeLoader):
+@cache
+def _pack_loader() -> Any:
     """The safe loader with anchors, aliases, explicit tags and deep nesting refused."""
+    import yaml
 
-    def __init__(self, stream: str):
-        super().__init__(stream)
-        self._depth = 0
+    class PackLoader(yaml.SafeLoader):
+        def __init__(self, stream: str):
+            super().__init__(stream)
+            self._depth = 0
 
-    def compose_node(self, parent, index):  # type: ignore[no-untyped-def]
-        event = self.peek_event()
-        line = event.start_mark.line if event.start_mark else 0
-        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
-            raise YamlProblem(line, "YAML anchors and aliases (& and *) are not allowed in a pack")
-        if (tag := getattr(event, "tag", None)) is not None:
-            shown = tag.replace("tag:yaml.org,2002:", "!!", 1)
-            raise YamlProblem(line, f"YAML tags such as {shown} are not allowed in a pack")
-        self._depth += 1
-        try:
-            if self._depth > MAX_YAML_DEPTH:
-                raise YamlProblem(line, f"YAML nested more than {MAX_YAML_DEPTH} levels deep")
-            return super().compose_node(parent, index)
-        finally:
-            self._depth -= 1
+        def compose_node(self, parent, index):  # type: ignore[no-untyped-def]
+            event = self.peek_event()
+            line = event.start_mark.line if event.start_mark else 0
+            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+                raise YamlProblem(
+                    line, "YAML anchors and aliases (& and *) are not allowed in a pack"
+                )
+            if (tag := getattr(event, "tag", None)) is not None:
+                shown = tag.replace("tag:yaml.org,2002:", "!!", 1)
+                raise YamlProblem(line, f"YAML tags such as {shown} are not allowed in a pack")
+            self._depth += 1
+            try:
+                if self._depth > MAX_YAML_DEPTH:
+                    raise YamlProblem(line, f"YAML nested more than {MAX_YAML_DEPTH} levels deep")
+                return super().compose_node(parent, index)
+            finally:
+                self._depth -= 1
 
-
-# Dates stay text: a pack's values are plain data, and a version like 2024-05-01 is a label.
-_PackLoader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != _TIMESTAMP]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
+    # Dates stay text: a pack's values are plain data, and a version like 2024-05-01 is a label.
+    PackLoader.yaml_implicit_resolvers = {
+        first: [(tag, regexp) for tag, regexp in resolvers if tag != _TIMESTAMP]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+    return PackLoader
 
 
 @dataclass(frozen=True)
@@ -66,8 +75,10 @@ class LoadedYaml:
     key_lines: dict[str, int]  # top-level mapping key -> its 0-based line in the block
 
 
-def _check_keys(node: yaml.Node) -> None:
+def _check_keys(node: Any) -> None:
     """Keys are text and appear once: PyYAML would silently keep only the last of a repeat."""
+    import yaml
+
     stack = [node]
     while stack:
         current = stack.pop()
@@ -86,11 +97,13 @@ def _check_keys(node: yaml.Node) -> None:
 
 def load_yaml(text: str) -> LoadedYaml:
     """Load one YAML document of plain data, or raise ``YamlProblem`` saying where and why."""
+    import yaml
+
     if len(text) > MAX_YAML_CHARS:
         raise YamlProblem(0, f"YAML block is over {MAX_YAML_CHARS // 1024} KiB; keep it short")
-    loader: _PackLoader | None = None
+    loader = None
     try:
-        loader = _PackLoader(text)
+        loader = _pack_loader()(text)
         node = loader.get_single_node()
         if node is None:
             return LoadedYaml(None, {})
@@ -115,3 +128,64 @@ def load_yaml(text: str) -> LoadedYaml:
         for key, _ in node.value:
             key_lines.setdefault(key.value, key.start_mark.line)
     return LoadedYaml(value, key_lines)
+
+
+# --- the usual front matter, without PyYAML ------------------------------------------------------
+
+# ``key: value`` at the start of a line, one space after the colon, nothing at the end.
+_PLAIN_LINE_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*): (\S(?:.*\S)?)\Z")
+# An int as PyYAML reads it and writes it back the same (no 0-prefix octal, no 1_000).
+_PLAIN_INT_RE = re.compile(r"(?:0|[1-9][0-9]{0,17})\Z")
+# A word inside [ ]: what PyYAML reads as that very text in a flow sequence.
+_FLOW_WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*\Z")
+# Plain words PyYAML reads as booleans or null, and a few more to be safe.
+_NOT_TEXT = frozenset("yes no true false on off null y n".split())
+
+
+def _plain_scalar(value: str, flow: bool) -> str | int | None:
+    """``value`` as PyYAML reads it when that is plainly text or an int, else None."""
+    if _PLAIN_INT_RE.match(value):
+        return int(value)
+    if value.lower() in _NOT_TEXT:
+        return None
+    if flow:
+        return value if _FLOW_WORD_RE.match(value) else None
+    # Text starting with a letter, with no ':' or '#' (a mapping or a comment could start
+    # there) and nothing YAML would refuse or read otherwise (isprintable is stricter).
+    if value[0].isalpha() and ":" not in value and "#" not in value and value.isprintable():
+        return value
+    return None
+
+
+def read_plain_yaml(text: str) -> LoadedYaml | None:
+    """A mapping of ``key: value`` lines whose values are plain text, ints or ``[a, b]``
+    lists of such words, read without PyYAML: exactly what ``load_yaml`` gives for it. None
+    for anything else (quotes, comments, nesting, repeated keys...): ask ``load_yaml``."""
+    if len(text) > MAX_YAML_CHARS:
+        return None
+    value: dict[str, Any] = {}
+    key_lines: dict[str, int] = {}
+    for number, line in enumerate(text.split("\n")):
+        if not line.strip(" "):
+            continue
+        match = _PLAIN_LINE_RE.match(line)
+        if not match or match.group(1) in value or match.group(1).lower() in _NOT_TEXT:
+            return None
+        raw = match.group(2)
+        if raw[0] == "[":
+            if raw[-1] != "]":
+                return None
+            inner = raw[1:-1].strip(" ")
+            items = (
+                [_plain_scalar(item.strip(" "), True) for item in inner.split(",")] if inner else []
+            )
+            if None in items:
+                return None
+            value[match.group(1)] = items
+        else:
+            scalar = _plain_scalar(raw, False)
+            if scalar is None:
+                return None
+            value[match.group(1)] = scalar
+        key_lines[match.group(1)] = number
+    return LoadedYaml(value, key_lines) if value else None
