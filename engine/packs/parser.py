@@ -37,6 +37,7 @@ from kvdrill.engine.packs.model import (
     ParsedCard,
     ParsedPack,
     Related,
+    unchecked,
 )
 from kvdrill.engine.packs.outline import scan_outline
 from kvdrill.engine.packs.source import (
@@ -911,17 +912,18 @@ class _PackParser:
             text = self.item_text(start, end)
             claim: str | None = None
             line = start
-            if match := _CLAIM_RE.search(text):
+            # Without a backtick there is no claim, and no regex to run.
+            if match := _CLAIM_RE.search(text) if "`" in text else None:
                 claim = match.group(2).strip()
                 line = start + text[: match.start(1)].count("\n")
                 text = text[: match.start()].rstrip()
                 if not claim:
                     self.error(line, "empty claim: write `claim: QUANTITY name=value ... = VALUE`")
-            elif "`claim:" in text.replace("` claim:", "`claim:"):
+            elif "`" in text and "`claim:" in text.replace("` claim:", "`claim:"):
                 self.error(start, "a claim must come last in its key-numbers item")
             if not text:
                 self.error(start, "key-numbers item is empty")
-            result.append(KeyNumber(text=text, claim=claim, line=line + 1))
+            result.append(unchecked(KeyNumber, {"text": text, "claim": claim, "line": line + 1}))
         self.key_numbers_read.extend(result)
         return result
 
@@ -948,7 +950,7 @@ class _PackParser:
             text = text[box.end() :].strip()
             if not text:
                 self.error(start, "choice is empty")
-            result.append(Choice(text=text, correct=box.group(1) != " "))
+            result.append(unchecked(Choice, {"text": text, "correct": box.group(1) != " "}))
         count = sum(len(b.items) for b in lists)
         if lists and not MIN_CHOICES <= count <= MAX_CHOICES:
             self.error(
@@ -980,7 +982,7 @@ class _PackParser:
                     )
             if not text:
                 self.error(start, "related item has no prompt")
-            result.append(Related(prompt=text, card=card))
+            result.append(unchecked(Related, {"prompt": text, "card": card}))
         return result
 
     def problem(

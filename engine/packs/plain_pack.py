@@ -45,7 +45,8 @@ from kvdrill.engine.packs.parser import (
 # fence, or a line the line scanner gives up on (HTML, --- or === lines, indented # ` ~).
 _OUTLINE_STARTS = frozenset("#`~ \t<-=")
 _FENCE_MARKS = frozenset("`~")
-_TEXT_SECTIONS = ("Prompt", "Answer", "Tip", "Explanation")
+# The sections that hold any Markdown, and the ParsedCard field each fills.
+_TEXT_FIELDS = {name: name.lower() for name in ("Prompt", "Answer", "Tip", "Explanation")}
 _ALLOWED = {kind: frozenset(names) for kind, names in ALLOWED.items()}
 _REQUIRED = {kind: frozenset(names) for kind, names in REQUIRED.items()}
 # A heading line ending in one of these may have a closing # run or trailing blanks to drop.
@@ -195,7 +196,7 @@ class _PlainPack:
         for number, level in deeper:
             # A # heading is an error in a card; a deeper one is text in a text section only.
             holder = next((n for n in reversed(sections) if sections[n][0] < number), None)
-            if level == 1 or holder not in _TEXT_SECTIONS:
+            if level == 1 or holder not in _TEXT_FIELDS:
                 raise _Unusual
         lessons, tags = self.fields(line + 1, inner[0][0] if inner else end)
         kind = (
@@ -226,14 +227,14 @@ class _PlainPack:
         }
         followup: ParsedCard | None = None
         for name, (start, stop) in sections.items():
-            fences = self.fences_in(start, stop)
-            if name in _TEXT_SECTIONS:
+            fences = self.fences_in(start, stop) if self.fences else []
+            if field := _TEXT_FIELDS.get(name):
                 if fences and any(info.split()[:1] == ["problem"] for _, _, info in fences):
                     raise _Unusual
                 text = parser.source(start + 1, stop)
                 if not text:
                     raise _Unusual
-                card[name.lower()] = text
+                card[field] = text
             elif name == "Problem":
                 card["problem"], card["problem_line"], card["problem_field_lines"] = self.problem(
                     start, stop, fences
