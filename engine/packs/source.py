@@ -204,10 +204,11 @@ def declared_pack_id(path: Path) -> str | None:
     end = next((n for n, line in enumerate(lines) if n and line.rstrip() in ("---", "...")), 0)
     if not end:
         return None
-    from kvdrill.engine.packs.yaml_blocks import YamlProblem, load_yaml
+    from kvdrill.engine.packs.yaml_blocks import YamlProblem, load_yaml, read_plain_yaml
 
+    text = "\n".join(lines[1:end])
     try:
-        loaded = load_yaml("\n".join(lines[1:end]))
+        loaded = read_plain_yaml(text) or load_yaml(text)  # PyYAML only when needed
     except YamlProblem:
         return None
     pack = loaded.value.get("pack") if isinstance(loaded.value, dict) else None
