@@ -151,6 +151,8 @@ class _PlainPack:
             elif first in _FENCE_MARKS:
                 if fence := _fence_open(line):
                     skip = self.fence(number, *fence)
+            elif first == "-" and line[1:2] == " " and line.rstrip(" \t") != "-":
+                continue  # a list item: no --- underline, and nothing else _check_start fears
             elif line.strip(" \t"):
                 _check_start(line)
         return headings
@@ -185,7 +187,7 @@ class _PlainPack:
         deeper: list[tuple[int, int]],
         ids: dict[str, int],
     ) -> list[ParsedCard]:
-        parser = self.parser
+        parser, lines = self.parser, self.lines
         # Sections by name: (heading line, end line), in file order.
         sections: dict[str, tuple[int, int]] = {}
         for position, (number, text) in enumerate(inner):
@@ -198,7 +200,12 @@ class _PlainPack:
             holder = next((n for n in reversed(sections) if sections[n][0] < number), None)
             if level == 1 or holder not in _TEXT_FIELDS:
                 raise _Unusual
-        lessons, tags = self.fields(line + 1, inner[0][0] if inner else end)
+        fields_end = inner[0][0] if inner else end
+        # Most cards have no fields: at most one blank line before the first section.
+        if fields_end - line > 2 or (fields_end - line == 2 and lines[line + 1].strip(" \t")):
+            lessons, tags = self.fields(line + 1, fields_end)
+        else:
+            lessons, tags = [], []
         kind = (
             "choice" if "Choices" in sections else "problem" if "Problem" in sections else "recall"
         )
