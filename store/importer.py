@@ -21,6 +21,7 @@ import json
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
+from json.encoder import c_make_encoder, encode_basestring, encode_basestring_ascii
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,8 +39,32 @@ BUNDLED_HASH_KEY = "bundled_decks_hash"
 IMPORT_FORMAT = "kvdrill-import-1"
 
 Progress = Callable[[int, int], None]  # (packs done, packs in all)
-# What ``card_hash`` encodes with (json.dumps with these options, built once, not per card).
-_HASH_ENCODER = json.JSONEncoder(sort_keys=True, ensure_ascii=False, default=str)
+
+
+def _json_encoder(**options: Any) -> Callable[[Any], str]:
+    """``json.JSONEncoder(**options).encode``, the same text, without building the standard
+    library's C encoder again on every call (``encode`` does: most of the cost of encoding a
+    card's small values, 20,000 times per 10,000 cards)."""
+    encoder = json.JSONEncoder(**options)
+    if c_make_encoder is None:  # a Python without the C accelerator
+        return encoder.encode
+    encode = c_make_encoder(
+        {},  # circular-reference check, as check_circular=True (emptied after each call)
+        encoder.default,
+        encode_basestring_ascii if encoder.ensure_ascii else encode_basestring,
+        None,
+        encoder.key_separator,
+        encoder.item_separator,
+        encoder.sort_keys,
+        encoder.skipkeys,
+        encoder.allow_nan,
+    )
+    return lambda value: "".join(encode(value, 0))
+
+
+# What ``card_hash`` encodes with, and the JSON columns are stored as (``json.dumps`` text).
+_HASH_JSON = _json_encoder(sort_keys=True, ensure_ascii=False, default=str)
+_COLUMN_JSON = _json_encoder()
 
 
 @dataclass
@@ -165,7 +190,7 @@ def card_hash(values: dict[str, Any], parent_key: str | None) -> str:
         {k: v for k, v in number.items() if k != "line"} for number in values["key_numbers"]
     ]
     content["parent"] = parent_key
-    encoded = _HASH_ENCODER.encode(content)
+    encoded = _HASH_JSON(content)
     return hashlib.sha256(encoded.encode("utf-8")).hexdigest()
 
 
@@ -224,7 +249,7 @@ class Statements:
         if value is None:
             return None
         # Most cards have no choices, no related prompts: skip the encoder for those.
-        return "[]" if value == [] else json.dumps(value)
+        return "[]" if value == [] else _COLUMN_JSON(value)
 
     def time(self, value: datetime) -> datetime | str:
         return value.strftime("%Y-%m-%d %H:%M:%S.%f") if self.sqlite else value
@@ -577,6 +602,10 @@ class _Encoded:
             found = self._lists[key] = self.json(values)
         return found
 
+    def json_each_reads_back(self) -> bool:
+        """Whether SQLite's json_each gives back every tag and lesson encoded so far."""
+        return not any(text and "\\u0000" in text for text in self._lists.values())
+
     def content(self, values: dict[str, Any], digest: str, placement: tuple) -> tuple:
         """A card's ``_CONTENT_COLUMNS``, in that order."""
         json = self.json
@@ -689,10 +718,10 @@ def _apply_pack(db: Statements, pack: ParsedPack, *, bundled: bool, now: datetim
 
     kept = [key for key in values_by_key if key in existing]
     _sync_topics(
-        db,
-        pack_id,
-        {ids[key][0]: card_topics(meta.pack, values_by_key[key]) for key in kept},
-        _new_topic_rows(meta.pack, [(ids[key][0], values_by_key[key]) for key in plan.added]),
+        db, pack_id, {ids[key][0]: card_topics(meta.pack, values_by_key[key]) for key in kept}
+    )
+    _add_new_topics(
+        db, meta.pack, [(ids[key][0], values_by_key[key]) for key in plan.added], encoded
     )
     return plan
 
@@ -717,14 +746,9 @@ def _new_topic_rows(
     return rows
 
 
-def _sync_topics(
-    db: Statements,
-    pack_id: int,
-    wanted: dict[int, set[tuple[str, str]]],
-    new_rows: list[tuple[int, str, str]],
-) -> None:
+def _sync_topics(db: Statements, pack_id: int, wanted: dict[int, set[tuple[str, str]]]) -> None:
     """Make ``card_topics`` hold exactly ``wanted`` for the pack's cards stored before (retired
-    ones keep theirs), and add ``new_rows``, the topics of its new cards."""
+    ones keep theirs)."""
     current: dict[int, set[tuple[str, str]]] = {card_id: set() for card_id in wanted}
     if wanted:
         for card_id, kind, value in db.rows(
@@ -751,13 +775,56 @@ def _sync_topics(
             for kind, value in sorted(topics - current[card_id])
         ],
     )
-    if len(new_rows) >= BULK_TOPIC_ROWS and db.in_sqlite_transaction():
-        first_card = min(card_id for card_id, _, _ in new_rows)
-        rollups.insert_new_topics(
-            db, first_card, lambda: db.insert("card_topics", _TOPIC_COLUMNS, new_rows)
-        )
+
+
+# The topics of a pack's new cards (ids from ``:first_card`` up) read back from their stored tags
+# and lessons in one statement, each card's in (kind, value) order as ``_new_topic_rows`` has
+# them: no Python row per topic. SQLite's json_each (built in since 3.38) gives back each string
+# the importer encoded, except one holding U+0000, which no pack file can (the parser refuses
+# control characters) and which ``_Encoded.json_each_reads_back`` checks all the same.
+_NEW_TOPICS_SQL = (
+    "INSERT INTO card_topics (card_id, kind, value) SELECT card_id, kind, value FROM ("
+    "SELECT c.id AS card_id, 'pack' AS kind, :pack_key AS value FROM cards AS c "
+    "WHERE c.id >= :first_card "
+    "UNION ALL SELECT c.id, 'tag', t.value FROM cards AS c, json_each(c.tags) AS t "
+    "WHERE c.id >= :first_card "
+    "UNION ALL SELECT c.id, 'lesson', l.value FROM cards AS c, json_each(c.lessons) AS l "
+    "WHERE c.id >= :first_card) ORDER BY card_id, kind, value"
+)
+JSON_EACH_SINCE = (3, 38, 0)
+
+
+def _reads_json(db: Statements) -> bool:
+    """Whether the database is a SQLite with json_each built in."""
+    (version,) = db.rows("SELECT sqlite_version()")[0]
+    return tuple(int(part) for part in version.split(".")[:3]) >= JSON_EACH_SINCE
+
+
+def _add_new_topics(
+    db: Statements, pack_key: str, cards: list[tuple[int, dict[str, Any]]], encoded: _Encoded
+) -> None:
+    """The card_topics rows of the pack's new cards (``cards``: their ids and values). Many
+    are inserted with the per-row rollup trigger suspended (store/rollups.py), on SQLite;
+    a few go through it."""
+    if not cards:
+        return
+    count = sum(1 + len(values["tags"]) + len(values["lessons"]) for _, values in cards)
+    if count < BULK_TOPIC_ROWS or not db.in_sqlite_transaction():
+        db.insert("card_topics", _TOPIC_COLUMNS, _new_topic_rows(pack_key, cards))
+        return
+    first_card = min(card_id for card_id, _ in cards)
+    if encoded.json_each_reads_back() and _reads_json(db):
+
+        def insert() -> None:
+            db.run(_NEW_TOPICS_SQL, {"pack_key": pack_key, "first_card": first_card})
+
     else:
-        db.insert("card_topics", _TOPIC_COLUMNS, new_rows)
+        rows = _new_topic_rows(pack_key, cards)
+
+        def insert() -> None:
+            db.insert("card_topics", _TOPIC_COLUMNS, rows)
+
+    rollups.insert_new_topics(db, first_card, insert)
 
 
 # --- files stored before, byte for byte ----------------------------------------------------------

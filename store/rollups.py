@@ -311,27 +311,32 @@ class _Runner(Protocol):
 
 
 TOPIC_INSERT_TRIGGER = "rollup_topic_insert"
-# The new cards' topic rows, then each card (CROSS JOIN fixes SQLite's join order), then its
-# states by their primary key (profile, card): one probe per profile, never a scan of them all.
-_NEW_TOPICS = "FROM card_topics AS ct CROSS JOIN cards AS c ON c.id = ct.card_id"
-_NEW_TOPICS_WHERE = "WHERE ct.card_id >= :first_card"
+# The new cards (CROSS JOIN fixes SQLite's join order: these first, by their id range), then
+# what each one has: answers by the log's card index, states by their primary key (profile,
+# card), one probe per profile, never a scan of every state; their topics last.
+_NEW_CARDS = "FROM cards AS c {} CROSS JOIN card_topics AS ct ON ct.card_id = c.id "
+_NEW_CARDS_WHERE = "WHERE c.id >= :first_card"
 
 
 def _new_topic_deltas() -> list[str]:
     """What ``rollup_topic_insert`` adds for every card_topics row of the cards numbered
     ``:first_card`` and up: its sums, grouped, in three upserts."""
-    live = f"{_NEW_TOPICS} {_NEW_TOPICS_WHERE} AND NOT c.retired"
-    days = (
-        "FROM card_topics AS ct CROSS JOIN review_log AS r ON r.card_id = ct.card_id "
-        + _NEW_TOPICS_WHERE
-    )
+    live = f"{_NEW_CARDS_WHERE} AND NOT c.retired"
+    days = _NEW_CARDS.format("CROSS JOIN review_log AS r ON r.card_id = c.id") + _NEW_CARDS_WHERE
     states = (
-        f"{_NEW_TOPICS} CROSS JOIN profiles AS p CROSS JOIN card_states AS cs "
-        f"ON cs.profile_id = p.id AND cs.card_id = ct.card_id {_NEW_TOPICS_WHERE} "
-        "AND NOT c.retired"
+        _NEW_CARDS.format(
+            "CROSS JOIN profiles AS p CROSS JOIN card_states AS cs "
+            "ON cs.profile_id = p.id AND cs.card_id = c.id"
+        )
+        + live
     )
     return [
-        _upsert("topic_cards", ("kind", "value"), ("cards",), _cards_select(live, plus="+")),
+        _upsert(
+            "topic_cards",
+            ("kind", "value"),
+            ("cards",),
+            _cards_select(_NEW_CARDS.format("") + live, plus="+"),
+        ),
         _upsert("topic_days", DAY_KEYS, DAY_SUMS, _days_select(days)),
         _upsert("topic_states", STATE_KEYS, STATE_SUMS, _states_select(states)),
     ]
