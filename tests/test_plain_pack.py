@@ -405,3 +405,25 @@ def test_a_plain_pack_is_parsed_without_pydantic_yaml_or_markdown_it() -> None:
     cards, loaded = done.stdout.split(" ", 1)
     assert int(cards) > 0
     assert loaded.strip() == "[]"
+
+
+def test_every_control_character_is_refused_in_ascii_text_and_in_any_other() -> None:
+    from kvdrill.engine.packs.source import check_pack_text
+
+    for code in range(0xA0):
+        allowed = code in (9, 10, 13) or 32 <= code < 127
+        # In ASCII text (checked on its bytes), then in text that is not.
+        for text, column in ((f"{FRONT}ab{chr(code)}\n", 3), (f"{FRONT}é{chr(code)}\n", 2)):
+            try:
+                check_pack_text(text, "p.md")
+            except PackErrors as exc:
+                message = str(exc.problems[0])
+                assert not allowed, (code, message)
+                expected = (
+                    "p.md:7: binary file"
+                    if code == 0
+                    else f"p.md:7: control character U+{code:04X} at column {column};"
+                )
+                assert message.startswith(expected), (code, message)
+            else:
+                assert allowed, code

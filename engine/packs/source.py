@@ -17,6 +17,9 @@ MAX_PACK_BYTES = 4 * _MIB
 MAX_PACK_LINES = 100_000
 # C0 and C1 controls but tab and line breaks: in card text they could drive a terminal.
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+# The ASCII a pack may hold: printable characters, tab and line breaks. Deleting them from an
+# ASCII text's bytes leaves its control characters, much faster than the regex scans for them.
+_ALLOWED_ASCII = bytes([9, 10, 13, *range(32, 127)])
 
 
 def _refuse(path: str, line: int, message: str) -> PackErrors:
@@ -114,7 +117,8 @@ def check_pack_text(text: str, path: str) -> None:
     if nul >= 0:
         line = text.count("\n", 0, nul) + 1
         raise _refuse(path, line, f"binary file (NUL character at offset {nul}); a pack is text")
-    if control := _CONTROL_RE.search(text):
+    maybe_control = not text.isascii() or text.encode("ascii").translate(None, _ALLOWED_ASCII)
+    if maybe_control and (control := _CONTROL_RE.search(text)):
         line = text.count("\n", 0, control.start()) + 1
         column = control.start() - (text.rfind("\n", 0, control.start()) + 1) + 1
         raise _refuse(
@@ -130,7 +134,8 @@ def check_pack_text(text: str, path: str) -> None:
         raise _refuse(path, line, "text is not valid Unicode (a lone surrogate)") from None
     if size > MAX_PACK_BYTES:
         raise _refuse(path, 1, too_big_message(size))
-    lines = text.count("\n") + text.count("\r") - text.count("\r\n") + 1
+    returns = text.count("\r")  # counted alone: no "\r\n" to look for in most packs
+    lines = text.count("\n") + (returns - text.count("\r\n") if returns else 0) + 1
     if lines > MAX_PACK_LINES:
         raise _refuse(
             path,
