@@ -760,23 +760,36 @@ def _sync_topics(db: Statements, pack_id: int, wanted: dict[int, set[tuple[str, 
         ):
             if card_id in current:
                 current[card_id].add((kind, value))
-    db.many(
-        "DELETE FROM card_topics WHERE card_id = :card_id AND kind = :kind AND value = :value",
-        [
-            {"card_id": card_id, "kind": kind, "value": value}
-            for card_id, topics in current.items()
-            for kind, value in topics - wanted[card_id]
-        ],
-    )
-    db.insert(
-        "card_topics",
-        _TOPIC_COLUMNS,
-        [
-            (card_id, kind, value)
-            for card_id, topics in wanted.items()
-            for kind, value in sorted(topics - current[card_id])
-        ],
-    )
+    removed = [
+        (card_id, kind, value)
+        for card_id, topics in current.items()
+        for kind, value in sorted(topics - wanted[card_id])
+    ]
+    added = [
+        (card_id, kind, value)
+        for card_id, topics in wanted.items()
+        for kind, value in sorted(topics - current[card_id])
+    ]
+
+    def change() -> None:
+        db.many(
+            "DELETE FROM card_topics WHERE card_id = :card_id AND kind = :kind AND value = :value",
+            [
+                {"card_id": card_id, "kind": kind, "value": value}
+                for card_id, kind, value in removed
+            ],
+        )
+        db.insert("card_topics", _TOPIC_COLUMNS, added)
+
+    if (
+        len(removed) + len(added) >= BULK_TOPIC_ROWS
+        and db.in_sqlite_transaction()
+        and not any("\x00" in value for rows in (removed, added) for _, _, value in rows)
+        and _reads_json(db)
+    ):
+        rollups.change_topics(db, removed, added, change)
+    else:
+        change()
 
 
 # The topics of a pack's new cards (ids from ``:first_card`` up) read back from their stored tags

@@ -18,6 +18,7 @@ functions, on PostgreSQL (migration 0005); on another database the stats fall ba
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -249,26 +250,29 @@ def drop_triggers(connection: Connection) -> None:
 # The GROUP BY of each rollup's join, from a FROM clause (``rebuild``: every row; the bulk
 # import: the new cards' rows). ``plus`` (SQLite's "+", or "") keeps the planner from reading
 # the whole of an index in group order instead of the few rows wanted.
-def _cards_select(source: str, plus: str = "") -> str:
-    return f"SELECT ct.kind, ct.value, COUNT(*) {source} GROUP BY {plus}ct.kind, {plus}ct.value"
-
-
-def _days_select(source: str) -> str:
+def _cards_select(source: str, plus: str = "", sign: str = "") -> str:
     return (
-        "SELECT r.profile_id, ct.kind, ct.value, r.study_day, COUNT(*), "
-        f"SUM({_int('r.quality >= 3')}), SUM({_int('r.moved_schedule')}), "
-        f"SUM({_int('r.moved_schedule AND r.quality < 3')}), "
-        f"SUM(r.seconds), SUM({_int('r.mistake IS NOT NULL')}) {source} "
+        f"SELECT ct.kind, ct.value, {sign}COUNT(*) {source} GROUP BY {plus}ct.kind, {plus}ct.value"
+    )
+
+
+def _days_select(source: str, sign: str = "") -> str:
+    return (
+        f"SELECT r.profile_id, ct.kind, ct.value, r.study_day, {sign}COUNT(*), "
+        f"{sign}SUM({_int('r.quality >= 3')}), {sign}SUM({_int('r.moved_schedule')}), "
+        f"{sign}SUM({_int('r.moved_schedule AND r.quality < 3')}), "
+        f"{sign}SUM(r.seconds), {sign}SUM({_int('r.mistake IS NOT NULL')}) {source} "
         "GROUP BY r.profile_id, ct.kind, ct.value, r.study_day"
     )
 
 
-def _states_select(source: str) -> str:
+def _states_select(source: str, sign: str = "") -> str:
     return (
         f"SELECT cs.profile_id, ct.kind, ct.value, COALESCE(cs.due_day, '{NO_DUE_DAY}'), "
-        f"cs.suspended, COUNT(*), SUM({_int('cs.reviews > 0')}), SUM(cs.reviews), "
-        "SUM(cs.lapses), SUM(CASE WHEN cs.reviews > 0 THEN cs.easiness_milli ELSE 0 END), "
-        f"SUM({_int('cs.leech')}) {source} "
+        f"cs.suspended, {sign}COUNT(*), {sign}SUM({_int('cs.reviews > 0')}), "
+        f"{sign}SUM(cs.reviews), {sign}SUM(cs.lapses), "
+        f"{sign}SUM(CASE WHEN cs.reviews > 0 THEN cs.easiness_milli ELSE 0 END), "
+        f"{sign}SUM({_int('cs.leech')}) {source} "
         f"GROUP BY cs.profile_id, ct.kind, ct.value, COALESCE(cs.due_day, '{NO_DUE_DAY}'), "
         "cs.suspended"
     )
@@ -342,23 +346,85 @@ def _new_topic_deltas() -> list[str]:
     ]
 
 
+def _suspended(db: _Runner, names: tuple[str, ...], change: Callable[[], None]) -> bool:
+    """Run ``change`` with these triggers dropped, then recreate each from its own stored text;
+    False, and ``change`` run with the triggers as they are, when one of them is missing (a file
+    without them keeps no rollups). DDL is transactional in SQLite: if ``change`` fails, the
+    rollback brings the triggers back with everything else, and no other connection sees the
+    gap (the import holds the write lock)."""
+    texts = []
+    for name in names:
+        found = db.rows(
+            "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = :name",
+            {"name": name},
+        )
+        if not found:
+            change()
+            return False
+        texts.append(found[0][0])
+    for name in names:
+        db.run(f"DROP TRIGGER {name}")
+    change()
+    for sql in texts:
+        db.run(sql)
+    return True
+
+
 def insert_new_topics(db: _Runner, first_card: int, insert: Callable[[], None]) -> None:
     """Run ``insert``, which adds card_topics rows for new cards (numbered ``first_card`` and
-    up) and nothing else, without the per-row trigger: on SQLite, inside the import's write
-    transaction, the trigger is dropped, then recreated from its own stored text, and its sums
-    are added for those rows in three grouped statements. DDL is transactional in SQLite: if
-    ``insert`` fails, the rollback brings the trigger back with everything else, and no other
-    connection sees the gap (the write lock is held). A file without the trigger keeps no
-    rollups: the rows are just inserted."""
-    found = db.rows(
-        "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = :name",
-        {"name": TOPIC_INSERT_TRIGGER},
+    up) and nothing else, without the per-row trigger (on SQLite, inside the import's write
+    transaction), then add its sums for those rows in three grouped statements."""
+    if _suspended(db, (TOPIC_INSERT_TRIGGER,), insert):
+        for sql in _new_topic_deltas():
+            db.run(sql, {"first_card": first_card})
+
+
+TOPIC_DELETE_TRIGGER = "rollup_topic_delete"
+# card_topics rows listed as a JSON array of [card id, kind, value] (json_each: SQLite 3.38+),
+# each then joined to its card, its answers and its states as in ``_new_topic_deltas``.
+_LISTED = (
+    "WITH listed (card_id, kind, value) AS (SELECT json_extract(e.value, '$[0]'), "
+    "json_extract(e.value, '$[1]'), json_extract(e.value, '$[2]') FROM json_each(:rows) AS e) "
+)
+_LISTED_CARDS = "FROM listed AS ct CROSS JOIN cards AS c ON c.id = ct.card_id {} "
+
+
+def _listed_topic_deltas(sign: str) -> list[str]:
+    """What ``rollup_topic_insert`` (sign "+") or ``rollup_topic_delete`` (sign "-") does for
+    each listed card_topics row, in three upserts."""
+    live = "WHERE NOT c.retired"
+    days = _LISTED_CARDS.format("CROSS JOIN review_log AS r ON r.card_id = c.id") + "WHERE 1"
+    states = (
+        _LISTED_CARDS.format(
+            "CROSS JOIN profiles AS p CROSS JOIN card_states AS cs "
+            "ON cs.profile_id = p.id AND cs.card_id = c.id"
+        )
+        + live
     )
-    if not found:
-        insert()
-        return
-    db.run(f"DROP TRIGGER {TOPIC_INSERT_TRIGGER}")
-    insert()
-    db.run(found[0][0])
-    for sql in _new_topic_deltas():
-        db.run(sql, {"first_card": first_card})
+    cards = _LISTED_CARDS.format("") + live
+    return [
+        _LISTED
+        + _upsert("topic_cards", ("kind", "value"), ("cards",), _cards_select(cards, sign=sign)),
+        _LISTED + _upsert("topic_days", DAY_KEYS, DAY_SUMS, _days_select(days, sign)),
+        _LISTED + _upsert("topic_states", STATE_KEYS, STATE_SUMS, _states_select(states, sign)),
+    ]
+
+
+def change_topics(
+    db: _Runner,
+    removed: list[tuple[int, str, str]],
+    added: list[tuple[int, str, str]],
+    change: Callable[[], None],
+) -> None:
+    """Run ``change``, which deletes the card_topics rows ``removed`` and inserts ``added``
+    (of cards stored before) and nothing else, without the per-row triggers (on SQLite,
+    inside the import's write transaction), then take off and add their sums in grouped
+    statements. Through the triggers each row reads every card state (card_states has no
+    index by card alone): re-tagging a pack of 2,000 cards in a collection of 20,000 states
+    took 3.2 s."""
+    if _suspended(db, (TOPIC_INSERT_TRIGGER, TOPIC_DELETE_TRIGGER), change):
+        for sign, rows in (("-", removed), ("+", added)):
+            if rows:
+                listed = json.dumps(rows)
+                for sql in _listed_topic_deltas(sign):
+                    db.run(sql, {"rows": listed})

@@ -273,3 +273,34 @@ def test_an_import_killed_in_the_bulk_insert_writes_nothing(tmp_path: Path) -> N
     assert database_rows(db) == before
     import_files(db, *files)
     assert_rollups_equal_rebuild(db)
+
+
+@pytest.mark.parametrize("json_each", [True, False], ids=["bulk", "per-row"])
+def test_rollups_equal_the_rebuild_after_a_whole_pack_is_re_tagged(
+    tmp_path: Path, json_each: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pack's tag and a lesson change on every card, most with history: as many topic
+    rows removed and added as the pack has cards, in grouped statements (or, without
+    json_each, through the triggers)."""
+    if not json_each:
+        monkeypatch.setattr(importer, "_reads_json", lambda db: False)
+    changes: list[tuple[int, int]] = []
+    real = rollups.change_topics
+
+    def counted(db, removed, added, change) -> None:
+        changes.append((len(removed), len(added)))
+        real(db, removed, added, change)
+
+    monkeypatch.setattr(rollups, "change_topics", counted)
+    db = tmp_path / "kvdrill.db"
+    packs = tmp_path / "packs"
+    cards = {f"a{i}": ([f"t{i % 3}"], [str(1 + i % 4)]) for i in range(BULK_CARDS * 2)}
+    import_files(db, write_pack(packs, "alpha", cards))
+    give_history(db, list(cards))
+    retagged = write_pack(packs, "alpha", {key: (tags, ["7"]) for key, (tags, _) in cards.items()})
+    retagged.write_text(retagged.read_text().replace("tags: [shared]", "tags: [other]"))
+    plan = import_files(db, retagged)
+    assert plan.count("changed") == len(cards)
+    # Every card loses the tag 'shared' and its lesson, and gains 'other' and lesson 7.
+    assert changes == ([(2 * len(cards), 2 * len(cards))] if json_each else [])
+    assert_rollups_equal_rebuild(db)
