@@ -304,3 +304,33 @@ def test_rollups_equal_the_rebuild_after_a_whole_pack_is_re_tagged(
     # Every card loses the tag 'shared' and its lesson, and gains 'other' and lesson 7.
     assert changes == ([(2 * len(cards), 2 * len(cards))] if json_each else [])
     assert_rollups_equal_rebuild(db)
+
+
+def test_a_re_tagging_interrupted_with_the_triggers_dropped_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C once a re-tagged pack's topic rows are out and in, both topic triggers dropped:
+    every row and the schema are as before, and the next import keeps the rollups right."""
+    db = tmp_path / "kvdrill.db"
+    packs = tmp_path / "packs"
+    cards = {f"a{i}": ([f"t{i % 3}"], ["2"]) for i in range(BULK_CARDS * 2)}
+    import_files(db, write_pack(packs, "alpha", cards))
+    give_history(db, list(cards))
+    before = database_rows(db)
+    retagged = write_pack(packs, "alpha", {key: (tags, ["5"]) for key, (tags, _) in cards.items()})
+    real = rollups.change_topics
+
+    def interrupted(db_, removed, added, change) -> None:
+        def change_then_stop() -> None:
+            change()
+            raise KeyboardInterrupt
+
+        real(db_, removed, added, change_then_stop)
+
+    monkeypatch.setattr(rollups, "change_topics", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        import_files(db, retagged)
+    assert database_rows(db) == before
+    monkeypatch.setattr(rollups, "change_topics", real)
+    assert import_files(db, retagged).count("changed") == len(cards)
+    assert_rollups_equal_rebuild(db)
