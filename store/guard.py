@@ -104,7 +104,7 @@ class Guard:
         if self.path is None or self.seen is None:
             return
         try:
-            info = os.stat(self.path)
+            info = os.stat(self.where)  # the path as text: stat on every commit
         except FileNotFoundError:
             _detach_log(raw)
             raise DatabaseUnusable(

@@ -16,7 +16,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from functools import cache
-from operator import attrgetter, itemgetter
+from itertools import repeat
+from operator import attrgetter, is_
 from typing import Any
 
 from sqlalchemy import Date, DateTime, Dialect, bindparam, delete, select
@@ -130,7 +131,7 @@ def record_answer(session: Session, **answer: Any) -> RecordedAnswer:
         )
     else:
         connection.execute(_UPDATE_STATE, key | columns)
-    result = connection.execute(_LOG_INSERT, log)
+    result = connection.execute(_LOG_INSERT, dict(zip(LOG_COLUMNS, log, strict=True)))
     # The ORM may hold this card's state from earlier in the session: let it reload.
     session.expire_all()
     return _recorded(result.inserted_primary_key[0], answered)
@@ -154,8 +155,35 @@ def commit_answer(database: Database, locked_message: str, **answer: Any) -> Rec
     )
 
 
-def _answer_rows(given: GivenAnswer, before: Schedule | None) -> tuple[Answered, dict[str, Any]]:
-    """The schedule after the answer, and its review-log row (column -> value)."""
+# The review log's columns, in the order ``_answer_rows`` gives their values (every column
+# but ``id``; a test checks none is missing).
+LOG_COLUMNS = (
+    "profile_id",
+    "card_id",
+    "reviewed_at",
+    "study_day",
+    "quality",
+    "seconds",
+    "reveal_seconds",
+    "grade_seconds",
+    "graded_by",
+    "moved_schedule",
+    "typed_answer",
+    "template_id",
+    "seed",
+    "params",
+    "expected",
+    "diagnosis",
+    "mistake",
+    "choice_seed",
+    "choice_order",
+    "prev_state",
+)
+
+
+def _answer_rows(given: GivenAnswer, before: Schedule | None) -> tuple[Answered, tuple[Any, ...]]:
+    """The schedule after the answer, and its review-log row (values in ``LOG_COLUMNS``
+    order; None is SQL NULL, also for the JSON columns ``params`` and ``prev_state``)."""
     answered = answer_schedule(
         before,
         given.quality,
@@ -164,35 +192,29 @@ def _answer_rows(given: GivenAnswer, before: Schedule | None) -> tuple[Answered,
         given.scheduler,
         given.desired_retention,
     )
-    log: dict[str, Any] = {
-        "profile_id": given.profile_id,
-        "card_id": given.card_id,
-        "reviewed_at": given.now,
-        "study_day": study_day(given.now, given.rollover_hour),
-        "quality": given.quality,
-        "seconds": float(given.seconds),
-        "reveal_seconds": given.reveal_seconds,
-        "grade_seconds": given.grade_seconds,
-        "graded_by": given.graded_by,
-        "moved_schedule": answered.moved_schedule,
-        "typed_answer": given.typed_answer,
-        "choice_seed": given.choice_seed,
-        "choice_order": given.choice_order,
-    }
-    if before is not None:  # left out, the column is SQL NULL rather than JSON null
-        log["prev_state"] = before.to_dict()
-    if given.variant is not None:
-        log |= {
-            "template_id": given.variant.template_id,
-            "seed": given.variant.seed,
-            "params": dict(given.variant.params),
-        }
-    if given.verdict is not None:
-        log |= {
-            "expected": given.verdict.expected_text,
-            "diagnosis": given.verdict.diagnosis,
-            "mistake": given.verdict.mistake,
-        }
+    variant, verdict = given.variant, given.verdict
+    log = (
+        given.profile_id,
+        given.card_id,
+        given.now,
+        study_day(given.now, given.rollover_hour),
+        given.quality,
+        float(given.seconds),
+        given.reveal_seconds,
+        given.grade_seconds,
+        given.graded_by,
+        answered.moved_schedule,
+        given.typed_answer,
+        variant.template_id if variant is not None else None,
+        variant.seed if variant is not None else None,
+        dict(variant.params) if variant is not None else None,
+        verdict.expected_text if verdict is not None else None,
+        verdict.diagnosis if verdict is not None else None,
+        verdict.mistake if verdict is not None else None,
+        given.choice_seed,
+        given.choice_order,
+        before.to_dict() if before is not None else None,
+    )
     return answered, log
 
 
@@ -218,20 +240,20 @@ class _RawAnswerStatements:
     def __init__(self, dialect: Dialect):
         states, log = CardState.__table__, ReviewLog.__table__
         self.fields = tuple(Schedule().columns())
-        self.log_columns = tuple(column.name for column in log.columns if column.name != "id")
         self.schedule_values = attrgetter(*self.fields)
-        self.log_values = itemgetter(*self.log_columns)
-        self.empty_log = dict.fromkeys(self.log_columns)
         self.decode_state = _converters([states.c[name] for name in self.fields], dialect, True)
         self.encode_state = _converters([states.c[name] for name in self.fields], dialect)
-        self.encode_log = _converters([log.c[name] for name in self.log_columns], dialect)
-        key = "profile_id = ? AND card_id = ?"
-        self.select_state = f"SELECT {', '.join(self.fields)} FROM card_states WHERE {key}"
-        self.update_state = (
-            f"UPDATE card_states SET {', '.join(f'{name} = ?' for name in self.fields)} WHERE {key}"
-        )
-        self.insert_state = _insert_sql("card_states", ("profile_id", "card_id", *self.fields))
-        self.insert_log = _insert_sql("review_log", self.log_columns)
+        self.encode_log = _converters([log.c[name] for name in LOG_COLUMNS], dialect)
+        self.select_state = f"SELECT {', '.join(self.fields)} FROM card_states WHERE {_KEY}"
+        self.update_state = _NullsInText(self._update_text)
+        self.insert_state = _insert("card_states", ("profile_id", "card_id", *self.fields))
+        self.insert_log = _insert("review_log", LOG_COLUMNS)
+
+    def _update_text(self, nulls: tuple[bool, ...]) -> str:
+        # The values are the fields', then the key's two (never NULL).
+        fields = zip(self.fields, nulls[: len(self.fields)], strict=True)
+        marks = ", ".join(f"{name} = {_mark(null)}" for name, null in fields)
+        return f"UPDATE card_states SET {marks} WHERE {_KEY}"
 
     def record(self, cursor: Any, given: GivenAnswer) -> RecordedAnswer:
         key = (given.profile_id, given.card_id)
@@ -240,12 +262,46 @@ class _RawAnswerStatements:
         answered, log = _answer_rows(given, before)
         state = _converted(self.schedule_values(answered.schedule), self.encode_state)
         if before is None:
-            cursor.execute(self.insert_state, (*key, *state))
+            self.insert_state.run(cursor, (*key, *state))
         else:
-            cursor.execute(self.update_state, (*state, *key))
-        log = self.empty_log | log  # a column the answer leaves out is NULL
-        cursor.execute(self.insert_log, _converted(self.log_values(log), self.encode_log))
+            self.update_state.run(cursor, (*state, *key))
+        self.insert_log.run(cursor, _converted(log, self.encode_log))
         return _recorded(cursor.lastrowid, answered)
+
+
+_KEY = "profile_id = ? AND card_id = ?"  # a card state's key in the raw statements
+
+
+class _NullsInText:
+    """An INSERT or UPDATE whose None values are written as NULL in its SQL text.
+
+    ``sqlite3`` binds a None only after looking for an adapter for it, which raises and
+    formats an AttributeError each time (about 0.3 us; an answer has a dozen Nones). One text
+    per pattern of NULLs, made on first use (an answer meets a handful), binds the rest."""
+
+    def __init__(self, text: Callable[[tuple[bool, ...]], str]):
+        self._text = text  # the statement for a pattern of NULLs (True: that value is NULL)
+        self._texts: dict[tuple[bool, ...], str] = {}
+
+    def run(self, cursor: Any, values: Sequence[Any]) -> None:
+        nulls = tuple(map(is_, repeat(None), values))
+        sql = self._texts.get(nulls)
+        if sql is None:
+            sql = self._texts[nulls] = self._text(nulls)
+        cursor.execute(sql, [value for value in values if value is not None])
+
+
+def _insert(table: str, columns: tuple[str, ...]) -> _NullsInText:
+    names = ", ".join(columns)
+    return _NullsInText(
+        lambda nulls: (
+            f"INSERT INTO {table} ({names}) VALUES ({', '.join(_mark(null) for null in nulls)})"
+        )
+    )
+
+
+def _mark(null: bool) -> str:
+    return "NULL" if null else "?"
 
 
 def _converters(
@@ -321,11 +377,6 @@ def _converted(
 @cache
 def _raw_statements(dialect: Dialect) -> _RawAnswerStatements:
     return _RawAnswerStatements(dialect)
-
-
-def _insert_sql(table: str, columns: tuple[str, ...]) -> str:
-    marks = ", ".join("?" for _ in columns)
-    return f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})"
 
 
 def undo_answer(session: Session, log_id: int) -> bool:

@@ -123,6 +123,16 @@ def test_every_kind_of_answer_is_stored_alike_by_both_paths(db) -> None:
         became_leech.append(fast.became_leech)
     assert became_leech.count(True) == 1
     assert stored(db, FAST) == stored(db, REFERENCE)
+    with db.engine.connect() as connection:
+        # A new card's first answer has no state to log, a recall card no variant: SQL NULL,
+        # not JSON null, on both paths.
+        nulls = connection.execute(
+            text(
+                "SELECT profile_id, COUNT(*) FROM review_log "
+                "WHERE prev_state IS NULL AND params IS NULL GROUP BY profile_id"
+            )
+        ).all()
+    assert sorted(nulls) == [(FAST, 3), (REFERENCE, 3)]
 
 
 def test_a_suspended_and_buried_card_is_answered_alike_by_both_paths(db) -> None:

@@ -23,7 +23,7 @@ from kvdrill.engine.study.schedule import Schedule
 from kvdrill.engine.study.sm2 import PASSING_QUALITY, SESSION_REPEAT_BELOW, review
 from kvdrill.store.models import CardState, ReviewLog
 from kvdrill.store.queries_sql import stored_json
-from kvdrill.store.reviews import _raw_statements
+from kvdrill.store.reviews import LOG_COLUMNS, _raw_statements
 
 # --- the session queue -------------------------------------------------------------------------
 
@@ -191,6 +191,11 @@ def test_a_quality_outside_0_to_5_is_refused_as_before(quality: Any) -> None:
         answer_schedule(None, quality, datetime(2026, 3, 10, 9), 4)
 
 
+def test_the_answer_path_writes_every_column_of_the_review_log() -> None:
+    columns = [column.name for column in ReviewLog.__table__.columns if column.name != "id"]
+    assert sorted(LOG_COLUMNS) == sorted(columns)
+
+
 # --- what the store writes and reads -----------------------------------------------------------
 
 
@@ -205,7 +210,7 @@ def test_dates_and_times_are_written_as_sqlalchemy_writes_them() -> None:
     dialect = sqlite.dialect()
     statements = _raw_statements(dialect)
     converters = dict(statements.encode_log)
-    names = statements.log_columns
+    names = LOG_COLUMNS
     moment_text = converters[names.index("reviewed_at")]
     day_text = converters[names.index("study_day")]
     table = ReviewLog.__table__

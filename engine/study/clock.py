@@ -19,7 +19,14 @@ LATEST_YEAR = 9000
 
 def study_day(moment: datetime, rollover_hour: int = DEFAULT_ROLLOVER_HOUR) -> date:
     """The study day ``moment`` belongs to: the calendar day, minus one before the rollover."""
+    # An answer asks three times: the rollover's timedelta made once (making one costs more
+    # than the subtraction).
+    if type(rollover_hour) is int and 0 <= rollover_hour < len(_ROLLOVERS):
+        return (moment - _ROLLOVERS[rollover_hour]).date()
     return (moment - timedelta(hours=rollover_hour)).date()
+
+
+_ROLLOVERS = tuple(timedelta(hours=hour) for hour in range(24))
 
 
 def parse_now(text: str, source: str) -> datetime:
