@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kvdrill.engine.packs.card_view import CardView, choice_views
+from kvdrill.engine.packs.model import unchecked
 from kvdrill.engine.problems.types import Variant
 from kvdrill.store.queries_sql import stored_json
 
@@ -29,29 +30,36 @@ def card_view(
     """The view of the card in ``row``; a problem's prompt is its ``variant``'s, a
     multiple-choice card's choices are shuffled with ``seed`` (engine/study/seeds.py)."""
     choice_seed = seed if row["kind"] == "choice" else None
-    return CardView(
-        card_id=row["id"],
-        key=row["key"],
-        kind=row["kind"],
-        pack_key=row["pack_key"],
-        pack_title=row["pack_title"],
-        title=row["title"],
-        prompt=variant.prompt if variant is not None else row["prompt"],
-        answer=row["answer"],
-        key_numbers=[_item_text(item, "text") for item in stored_json(row["key_numbers"]) or []],
-        tip=row["tip"],
-        choices=choice_views(stored_json(row["choices"]) or [], choice_seed),
-        explanation=row["explanation"],
-        related=[_item_text(item, "prompt") for item in stored_json(row["related"]) or []],
-        note=row["note"] or "",
-        variant=variant,
-        parent_title=row["parent_title"],
-        tags=list(stored_json(row["tags"]) or []),
-        is_new=not row["reviews"],
-        is_repeat=is_repeat,
-        leech=bool(row["leech"]),
-        choice_seed=choice_seed,
-        priority=row["status"] == "priority",
+    # Every field given (a test checks), so without the frozen dataclass's field-by-field
+    # ``object.__setattr__``: one card view is built between an answer and the next card.
+    return unchecked(
+        CardView,
+        dict(
+            card_id=row["id"],
+            key=row["key"],
+            kind=row["kind"],
+            pack_key=row["pack_key"],
+            pack_title=row["pack_title"],
+            title=row["title"],
+            prompt=variant.prompt if variant is not None else row["prompt"],
+            answer=row["answer"],
+            key_numbers=[
+                _item_text(item, "text") for item in stored_json(row["key_numbers"]) or []
+            ],
+            tip=row["tip"],
+            choices=choice_views(stored_json(row["choices"]) or [], choice_seed),
+            explanation=row["explanation"],
+            related=[_item_text(item, "prompt") for item in stored_json(row["related"]) or []],
+            note=row["note"] or "",
+            variant=variant,
+            parent_title=row["parent_title"],
+            tags=list(stored_json(row["tags"]) or []),
+            is_new=not row["reviews"],
+            is_repeat=is_repeat,
+            leech=bool(row["leech"]),
+            choice_seed=choice_seed,
+            priority=row["status"] == "priority",
+        ),
     )
 
 

@@ -24,6 +24,7 @@ from sqlalchemy import Date, DateTime, Dialect, bindparam, delete, select
 from sqlalchemy.orm import Session
 
 from kvdrill.engine.errors import UserError, did_you_mean
+from kvdrill.engine.packs.model import unchecked
 from kvdrill.engine.problems.types import Variant, Verdict
 from kvdrill.engine.study.clock import study_day
 from kvdrill.engine.study.rules import Answered, answer_schedule
@@ -249,6 +250,9 @@ class _RawAnswerStatements:
         self.insert_state = _insert("card_states", ("profile_id", "card_id", *self.fields))
         self.insert_log = _insert("review_log", LOG_COLUMNS)
 
+    def _decoded(self, row: Sequence[Any]) -> list[Any]:
+        return _converted(row, self.decode_state)
+
     def _update_text(self, nulls: tuple[bool, ...]) -> str:
         # The values are the fields', then the key's two (never NULL).
         fields = zip(self.fields, nulls[: len(self.fields)], strict=True)
@@ -258,7 +262,9 @@ class _RawAnswerStatements:
     def record(self, cursor: Any, given: GivenAnswer) -> RecordedAnswer:
         key = (given.profile_id, given.card_id)
         row = cursor.execute(self.select_state, key).fetchone()
-        before = None if row is None else Schedule(*_converted(row, self.decode_state))
+        before = None
+        if row is not None:  # every field, from the row: no frozen __init__ to go through
+            before = unchecked(Schedule, dict(zip(self.fields, self._decoded(row), strict=True)))
         answered, log = _answer_rows(given, before)
         state = _converted(self.schedule_values(answered.schedule), self.encode_state)
         if before is None:

@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import json
 import random
-from dataclasses import replace
+from dataclasses import fields, replace
 from datetime import date, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
 from sqlalchemy.dialects import sqlite
 
+from kvdrill.engine.packs.card_view import CardView
 from kvdrill.engine.study.queue import REQUEUE_GAP, Plan, SessionQueue
 from kvdrill.engine.study.rules import LEECH_LAPSES, answer_schedule
 from kvdrill.engine.study.schedule import Schedule
 from kvdrill.engine.study.sm2 import PASSING_QUALITY, SESSION_REPEAT_BELOW, review
+from kvdrill.store.card_rows import card_view
 from kvdrill.store.models import CardState, ReviewLog
 from kvdrill.store.queries_sql import stored_json
 from kvdrill.store.reviews import LOG_COLUMNS, _raw_statements
@@ -155,6 +157,9 @@ def reference_answer(before: Schedule | None, quality: int, now: datetime, rollo
     return after, True, lapsed, became_leech
 
 
+SCHEDULE_FIELDS = [field.name for field in fields(Schedule)]
+
+
 def random_schedule(rng: random.Random, now: datetime) -> Schedule | None:
     if rng.random() < 0.1:
         return None
@@ -183,6 +188,7 @@ def test_an_answer_moves_the_schedule_as_the_rule_by_rule_copies_did() -> None:
         answered = answer_schedule(before, quality, now, rollover)
         moved = (answered.moved_schedule, answered.lapsed, answered.became_leech)
         assert (answered.schedule, *moved) == reference_answer(before, quality, now, rollover)
+        assert list(vars(answered.schedule)) == SCHEDULE_FIELDS  # every field, in order
 
 
 @pytest.mark.parametrize("quality", [6, -1, True, 2.5])
@@ -259,3 +265,23 @@ def test_a_stored_json_column_reads_as_json_loads_reads_it(text: str) -> None:
         assert str(raised.value) == str(error)
         return
     assert json.dumps(stored_json(text)) == json.dumps(expected)
+
+
+def view_row(kind: str, **extra: Any) -> dict[str, Any]:
+    """A ``CARD_VIEW_SQL`` row as SQLite gives it."""
+    return {
+        "id": 7, "key": "kv", "kind": kind, "title": "KV bytes", "prompt": "How many?",
+        "answer": "2 x layers", "key_numbers": '[{"text": "2 bytes", "claim": null}]',
+        "tip": "", "choices": "[]", "explanation": "", "related": '[{"prompt": "Why 2?"}]',
+        "problem": None, "tags": '["kv", "memory"]', "status": "priority", "pack_key": "p",
+        "pack_title": "Pack", "parent_title": None, "reviews": 3, "leech": 1, "note": None,
+    } | extra  # fmt: skip
+
+
+def test_a_card_view_is_built_whole_without_its_init() -> None:
+    choices = '[{"text": "A", "correct": true}, {"text": "B", "correct": false}]'
+    for row in (view_row("recall"), view_row("choice", choices=choices, reviews=None)):
+        view = card_view(row, is_repeat=True, seed=42)
+        assert list(vars(view)) == [field.name for field in fields(CardView)]
+        assert view == CardView(**vars(view))
+    assert view.choice_seed == 42 and view.is_new and view.priority and view.leech

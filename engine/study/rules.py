@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
+from kvdrill.engine.packs.model import unchecked
 from kvdrill.engine.study.clock import study_day
 from kvdrill.engine.study.schedule import Schedule
 from kvdrill.engine.study.settings import DEFAULT_DESIRED_RETENTION
@@ -67,22 +68,26 @@ def answer_schedule(
             after = replace(after, lapses=lapses, leech=after.leech or became_leech)
     else:
         # One copy of the schedule with everything the answer changes (this is the answer
-        # path, scripts/bench_vs_anki.py), rather than one per rule.
+        # path, scripts/bench_vs_anki.py), rather than one per rule, and without
+        # ``replace``'s frozen __init__ (every field is in ``vars(previous)``).
         repetitions, easiness, interval = step(
             previous.repetitions, previous.easiness_milli, previous.interval_days, quality
         )
         lapsed, lapses, became_leech = _lapse(previous, quality)
-        after = replace(
-            previous,
-            repetitions=repetitions,
-            easiness_milli=easiness,
-            interval_days=interval,
-            due_day=today + timedelta(days=interval),
-            lapses=lapses,
-            reviews=previous.reviews + 1,
-            last_review_at=now,
-            leech=previous.leech or became_leech,
-            fsrs=None,
+        after = unchecked(
+            Schedule,
+            vars(previous)
+            | {
+                "repetitions": repetitions,
+                "easiness_milli": easiness,
+                "interval_days": interval,
+                "due_day": today + timedelta(days=interval),
+                "lapses": lapses,
+                "reviews": previous.reviews + 1,
+                "last_review_at": now,
+                "leech": previous.leech or became_leech,
+                "fsrs": None,
+            },
         )
     return Answered(after, moved_schedule=True, lapsed=lapsed, became_leech=became_leech)
 
