@@ -140,7 +140,10 @@ class CardState(Base):
     No row means the card is new to that profile."""
 
     __tablename__ = "card_states"
-    __table_args__ = (Index("ix_card_states_due", "profile_id", "due_day"),)
+    __table_args__ = (
+        Index("ix_card_states_due", "profile_id", "due_day"),
+        Index("ix_card_states_card", "card_id"),
+    )
 
     profile_id: Mapped[int] = mapped_column(ForeignKey("profiles.id"), primary_key=True)
     card_id: Mapped[int] = mapped_column(ForeignKey("cards.id"), primary_key=True)

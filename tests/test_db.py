@@ -291,3 +291,23 @@ def test_opening_an_up_to_date_database_does_not_load_alembic(db_url: str) -> No
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("start", ["fresh", "upgraded from 0008"])
+def test_a_cards_states_are_found_by_card_without_a_scan(tmp_path: Path, start: str) -> None:
+    """Retiring or reviving a card, or changing a reviewed card's topics, has the stats
+    triggers look up that card's states in every profile; without an index by card each
+    lookup read the whole table (seconds for a few hundred cards of a big collection)."""
+    path = tmp_path / "kvdrill.db"
+    if start != "fresh":
+        build_at_revision(path, "0008")
+    open_database(sqlite_url(path)).close()
+    with sqlite3.connect(path) as raw:
+        plan = raw.execute(
+            "EXPLAIN QUERY PLAN SELECT cs.profile_id, ct.kind FROM card_states AS cs "
+            "JOIN card_topics AS ct ON ct.card_id = cs.card_id WHERE cs.card_id = 7"
+        ).fetchall()
+    raw.close()
+    steps = [row[-1] for row in plan]
+    assert any("cs USING" in step and "ix_card_states_card" in step for step in steps), steps
+    assert not any(step.startswith("SCAN cs") for step in steps), steps

@@ -1,4 +1,4 @@
--- The SQLite schema at revision 0008, as the migrations build it: written by
+-- The SQLite schema at revision 0009, as the migrations build it: written by
 -- python -m kvdrill.store.sqlite_file (see store/migrations/README.md); do not edit.
 CREATE TABLE alembic_version (
 	version_num VARCHAR(32) NOT NULL, 
@@ -172,3 +172,4 @@ CREATE TABLE "profiles" (
 	CONSTRAINT pk_profiles PRIMARY KEY (id), 
 	CONSTRAINT uq_profiles_name UNIQUE (name)
 );
+CREATE INDEX ix_card_states_card ON card_states (card_id);
