@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from kvdrill.engine.packs.card_view import CardView, choice_views
-from kvdrill.engine.packs.model import unchecked
 from kvdrill.engine.problems.types import Variant
+from kvdrill.engine.records import unchecked
 from kvdrill.store.queries_sql import stored_json
 
 

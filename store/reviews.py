@@ -24,8 +24,8 @@ from sqlalchemy import Date, DateTime, Dialect, bindparam, delete, select
 from sqlalchemy.orm import Session
 
 from kvdrill.engine.errors import UserError, did_you_mean
-from kvdrill.engine.packs.model import unchecked
 from kvdrill.engine.problems.types import Variant, Verdict
+from kvdrill.engine.records import unchecked
 from kvdrill.engine.study.clock import study_day
 from kvdrill.engine.study.rules import Answered, answer_schedule
 from kvdrill.engine.study.schedule import Schedule

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
 # Defined with the reading of files, which needs no pydantic; named here with the other limits.
 from kvdrill.engine.packs.source import MAX_PACK_BYTES  # noqa: F401
@@ -41,16 +41,6 @@ class _FlatRecord(_Record):
 
 
 _record = dataclass(frozen=True, kw_only=True)
-T = TypeVar("T", bound=_Record)
-
-
-def unchecked(cls: type[T], values: dict[str, Any]) -> T:
-    """``cls(**values)`` for ``values`` holding every field of ``cls``, without the
-    field-by-field ``object.__setattr__`` a frozen dataclass's ``__init__`` pays (2-5 us a
-    card): for the pack parser's fast path, whose values are checked already."""
-    record = object.__new__(cls)
-    record.__dict__.update(values)
-    return record
 
 
 @_record

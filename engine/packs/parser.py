@@ -37,7 +37,6 @@ from kvdrill.engine.packs.model import (
     ParsedCard,
     ParsedPack,
     Related,
-    unchecked,
 )
 from kvdrill.engine.packs.outline import scan_outline
 from kvdrill.engine.packs.source import (
@@ -48,6 +47,7 @@ from kvdrill.engine.packs.source import (
     read_pack_snapshot,
 )
 from kvdrill.engine.packs.yaml_blocks import YamlProblem, load_yaml, read_plain_yaml
+from kvdrill.engine.records import unchecked
 
 if TYPE_CHECKING:  # markdown-it loads only for a pack the line scanners leave to it
     from markdown_it import MarkdownIt

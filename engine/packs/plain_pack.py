@@ -18,7 +18,7 @@ import string
 from typing import Any
 
 from kvdrill.engine.packs.headings import CardHeading, parse_card_heading
-from kvdrill.engine.packs.model import MAX_CARDS_PER_PACK, ParsedCard, ParsedPack, unchecked
+from kvdrill.engine.packs.model import MAX_CARDS_PER_PACK, ParsedCard, ParsedPack
 from kvdrill.engine.packs.outline import (
     _TRIM,
     _atx,
@@ -40,6 +40,7 @@ from kvdrill.engine.packs.parser import (
     _Section,
     _section_name,
 )
+from kvdrill.engine.records import unchecked
 
 # The first characters a line must have to be more than text to the outline: a heading, a
 # fence, or a line the line scanner gives up on (HTML, --- or === lines, indented # ` ~).

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
-from kvdrill.engine.packs.model import unchecked
+from kvdrill.engine.records import unchecked
 from kvdrill.engine.study.clock import study_day
 from kvdrill.engine.study.schedule import Schedule
 from kvdrill.engine.study.settings import DEFAULT_DESIRED_RETENTION
