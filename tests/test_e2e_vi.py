@@ -58,13 +58,12 @@ def test_vietnamese_pack_checks_imports_drills_and_shows_in_stats(db_url: str) -
 async def test_the_full_screen_drill_shows_the_vietnamese_prompt(
     db_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from textual.widgets import Markdown
-    from tui_helpers import make_app, settle
+    from tui_helpers import make_app, settle, text_of
 
     monkeypatch.setenv("KVDRILL_NOW", NOW)
     assert main(["--db", db_url, "import", str(VI_PACK)]) == 0
     app = make_app(db_url, pack="vi-bo-nho")
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
-        prompts = [widget.source for widget in app.screen.query(Markdown)]
-        assert any("Mỗi token chiếm bao nhiêu byte" in text for text in prompts), prompts
+        prompt = text_of(app, "#drill-prompt")
+        assert "Mỗi token chiếm bao nhiêu byte" in prompt, prompt

@@ -6,9 +6,10 @@ import html
 from pathlib import Path
 
 import pytest
-from textual.widgets import Input, Markdown
+from textual.widgets import Input
 from tui_helpers import FIXTURES, NOW, import_fixture, logged, make_app, settle, text_of
 
+from kvdrill.app.tui.widgets.card_markdown import CardMarkdown
 from kvdrill.app.tui.widgets.countdown import Countdown
 
 
@@ -140,16 +141,16 @@ async def test_with_kvdrill_now_the_countdown_runs_and_reviews_log_real_seconds(
 async def test_no_text_of_the_previous_card_shows_while_the_next_is_laid_out(
     problem_db: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Markdown fills in after ``update``: it must be hidden meanwhile (the Ctrl+G flash)."""
+    """Card text fills in after ``update``: it must be hidden meanwhile (the Ctrl+G flash)."""
     seen: list[tuple[str, bool]] = []
-    original = Markdown.update
+    original = CardMarkdown.update
 
     def watched(self, markdown: str):
         body = self.screen.query_one("#drill-body")
         seen.append((self.id, bool(self.display and body.display)))
         return original(self, markdown)
 
-    monkeypatch.setattr(Markdown, "update", watched)
+    monkeypatch.setattr(CardMarkdown, "update", watched)
     app = make_app(problem_db)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)

@@ -13,6 +13,8 @@ from rich.console import Console
 from textual.content import Content
 from textual.widgets import Markdown, Static
 
+from kvdrill.app.tui.widgets.card_markdown import CardMarkdown
+
 FIXTURES = Path(__file__).parent / "fixtures" / "packs" / "tui"
 NOW = "2026-03-02T09:00:00"  # a Monday morning
 
@@ -70,7 +72,7 @@ async def steady(pilot, rounds: int = 50) -> None:
 
 def text_of(app, selector: str) -> str:
     widget = app.screen.query_one(selector)
-    if isinstance(widget, Markdown):
+    if isinstance(widget, Markdown | CardMarkdown):
         return widget.source
     if isinstance(widget, Static) and not isinstance(widget.content, str | Content):
         console = Console(width=200, record=True, file=io.StringIO())

@@ -2,7 +2,8 @@
 
 Every call into the session runs in a worker thread (it commits to the database and may load
 sympy to check an answer), so the screen never blocks. Card text comes from packs and is shown
-through the Markdown widget or as literal ``Content``: it is never read as Rich/Textual markup.
+through the Markdown widget or as literal ``Content`` (widgets/card_markdown.py): it is never
+read as Rich/Textual markup.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Markdown, ProgressBar, Static
+from textual.widgets import Footer, Input, ProgressBar, Static
 
 from kvdrill.app.tui.card_text import (
     choice_markdown,
@@ -43,6 +44,7 @@ from kvdrill.app.tui.messages import (
     SummaryReady,
     failures_reported,
 )
+from kvdrill.app.tui.widgets.card_markdown import CardMarkdown
 from kvdrill.app.tui.widgets.countdown import Countdown
 from kvdrill.engine.errors import printable
 from kvdrill.engine.packs.card_view import CHOICE_LETTERS, CardView, DrillState
@@ -152,12 +154,12 @@ class DrillScreen(Screen[None]):
         yield ProgressBar(total=1, id="drill-progress", show_eta=False, show_percentage=False)
         with VerticalScroll(id="drill-body"):
             yield Static(Content(""), id="drill-context")
-            yield Markdown("", id="drill-prompt")
-            yield Markdown("", id="drill-choices")
+            yield CardMarkdown(id="drill-prompt")
+            yield CardMarkdown(id="drill-choices")
             yield Static(Content(""), id="drill-unit")
             yield Input(placeholder="a number with its unit, e.g. 3.5 GiB", id="drill-input")
             yield Static(Content(""), id="drill-verdict")
-            yield Markdown("", id="drill-reveal")
+            yield CardMarkdown(id="drill-reveal")
         yield Static(Content(""), id="drill-hint")
         yield Footer(compact=True)
 
@@ -196,6 +198,9 @@ class DrillScreen(Screen[None]):
         if early is not None or self.painted_first_card:
             # Importing the store holds the GIL for long stretches: let the card paint first.
             self.card_painted.wait(timeout=2)
+        # The first card may have painted without the Markdown widget (widgets/card_markdown):
+        # loaded here, off the UI thread, the answer does not wait for it on reveal.
+        import textual.widgets._markdown  # noqa: F401
         try:
             session = self.app.backend.open_session(**self.narrow)
             state = session.state
@@ -343,13 +348,13 @@ class DrillScreen(Screen[None]):
         body = self.query_one("#drill-body", VerticalScroll)
         body.display = False
         self.query_one("#drill-verdict", Static).display = False
-        reveal = self.query_one("#drill-reveal", Markdown)
+        reveal = self.query_one("#drill-reveal", CardMarkdown)
         reveal.display = False
         context = self.query_one("#drill-context", Static)
         context.display = kind == "followup" and bool(card.parent_title)
         context.update(Content(printable(f"Follow-up to: {card.parent_title}")))
-        await self.query_one("#drill-prompt", Markdown).update(shown(card.prompt))
-        choices = self.query_one("#drill-choices", Markdown)
+        await self.query_one("#drill-prompt", CardMarkdown).update(shown(card.prompt))
+        choices = self.query_one("#drill-choices", CardMarkdown)
         choices.display = kind == "choice"
         if kind == "choice":
             await choices.update(choice_markdown(card, self.selected))
@@ -388,8 +393,10 @@ class DrillScreen(Screen[None]):
             self.call_after_refresh(self._first_card_painted, source)
 
     def _first_card_painted(self, source: str) -> None:
-        self.card_painted.set()
+        # The app is told first: once set, the event wakes the session worker, whose imports
+        # take the GIL as soon as this thread waits on anything (the start benchmark's write).
         self.app.first_card_painted(source)
+        self.card_painted.set()
 
     def prompt_hint(self, kind: str) -> str:
         if kind == "choice":
@@ -490,7 +497,7 @@ class DrillScreen(Screen[None]):
         if explain_grades and not self.grading_explained:
             self.grading_explained = True
             grading = HARD_COMES_BACK
-        reveal = self.query_one("#drill-reveal", Markdown)
+        reveal = self.query_one("#drill-reveal", CardMarkdown)
         await reveal.update(grading + self.reveal_extra + reveal_markdown(self.card))
         reveal.display = True
         self.call_after_refresh(self._scroll_to_reveal)
@@ -530,7 +537,8 @@ class DrillScreen(Screen[None]):
             self.action_submit()
             return
         self.selected ^= {letter}
-        self.query_one("#drill-choices", Markdown).update(choice_markdown(self.card, self.selected))
+        choices = self.query_one("#drill-choices", CardMarkdown)
+        choices.update(choice_markdown(self.card, self.selected))
         self.refresh_bindings()
 
     def action_submit(self) -> None:
@@ -554,7 +562,7 @@ class DrillScreen(Screen[None]):
         self.busy = False
         self.phase = "answered"
         self.next_state = message.state
-        self.query_one("#drill-choices", Markdown).update(
+        self.query_one("#drill-choices", CardMarkdown).update(
             choice_markdown(self.card, self.selected, reveal=True)
         )
         correct = result.correct
