@@ -200,7 +200,7 @@ class DrillScreen(Screen[None]):
             self.card_painted.wait(timeout=2)
         # The first card may have painted without the Markdown widget (widgets/card_markdown):
         # loaded here, off the UI thread, the answer does not wait for it on reveal.
-        import textual.widgets._markdown  # noqa: F401
+        from textual.widgets import Markdown  # noqa: F401
         try:
             session = self.app.backend.open_session(**self.narrow)
             state = session.state
