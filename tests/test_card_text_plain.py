@@ -190,3 +190,22 @@ async def test_the_plain_path_paints_what_the_markdown_widget_paints(
     through_markdown, _ = await screenshot(text, size)
     assert without_markdown  # the fast path was taken
     assert plain == through_markdown
+
+
+async def test_the_last_update_shows_when_several_overlap() -> None:
+    """Updates not awaited (a multiple-choice key press) must end on the last text given."""
+    app = OneCardText("First, plain.")
+    async with app.run_test(size=(60, 10)) as pilot:
+        card = app.query_one(CardMarkdown)
+        card.update("- a **list**, through Markdown")
+        card.update("Plain again.")
+        await pilot.pause()
+        assert card.plain.display and not card.markdown.display
+        assert str(card.plain.visual) == "Plain again."
+        card.update("Plain once more.")
+        card.update("`code`, then")
+        last = card.update("the *last* text")
+        await last
+        await pilot.pause()
+        assert not card.plain.display and card.markdown.display
+        assert card.markdown.source == card.source == "the *last* text"

@@ -74,6 +74,7 @@ class CardMarkdown(Widget):
             from textual.widgets import Markdown
 
             self.markdown = Markdown(markdown)
+            self.markdown.display = False  # until it is known to be the latest text
             await self.mount(self.markdown)
             self.markdown_mounted.set()
         else:
