@@ -7,8 +7,9 @@ from __future__ import annotations
 import io
 import json
 import sys
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
+import fsrs
 import pytest
 from drill_helpers import keys_until_done
 from sqlalchemy import select
@@ -54,13 +55,52 @@ def test_under_fsrs_intervals_come_from_memory_and_the_day_rules_still_hold() ->
     assert good.due_day == date(2026, 3, 10) + timedelta(days=good.interval_days)
     assert good.easiness_milli == 2500  # SM-2's easiness is not touched by FSRS
 
-    later_today = answer_schedule(good, 1, NOON, 4, "fsrs")
-    assert not later_today.moved_schedule and later_today.schedule.fsrs == good.fsrs
+    later_today = answer_schedule(good, 1, NOON, 4, "fsrs")  # FSRS-6's short-term stability
+    assert not later_today.moved_schedule  # the day's counters moved on the first answer
+    assert later_today.schedule.fsrs["stability"] < good.fsrs["stability"]
+    assert later_today.schedule.repetitions == good.repetitions and not later_today.lapsed
 
     next_review = DAY1 + timedelta(days=good.interval_days)
     missed = answer_schedule(good, 1, next_review, 4, "fsrs")
     assert missed.lapsed and missed.schedule.lapses == 1 and missed.schedule.repetitions == 0
     assert missed.schedule.fsrs["stability"] < good.fsrs["stability"]
+
+
+def fsrs_package_card(answers: list[tuple[int, datetime]]) -> fsrs.Card:
+    """The card the ``fsrs`` package itself gives after ``answers``, every one reviewed."""
+    scheduler = fsrs.Scheduler(learning_steps=(), relearning_steps=(), enable_fuzzing=False)
+    card = fsrs.Card(card_id=0)
+    for quality, moment in answers:
+        card, _ = scheduler.review_card(
+            card, fsrs.Rating(rating_of(quality)), moment.replace(tzinfo=UTC)
+        )
+    return card
+
+
+# A week of a card's answers with same-day repeats: missed, repeated twice the first day, a
+# Hard then a Good the next, a lapse on day 9 and its repeat, then an Easy.
+SAME_DAY_LOG = [
+    (1, DAY1),
+    (2, DAY1 + timedelta(minutes=10)),
+    (4, DAY1 + timedelta(minutes=25)),
+    (3, DAY1 + timedelta(days=1)),
+    (4, DAY1 + timedelta(days=1, hours=2)),
+    (0, DAY1 + timedelta(days=9)),
+    (4, DAY1 + timedelta(days=9, minutes=12)),
+    (5, DAY1 + timedelta(days=12)),
+]
+
+
+def test_a_card_answered_several_times_a_day_ends_in_the_state_the_fsrs_package_gives() -> None:
+    expected = fsrs_package_card(SAME_DAY_LOG)
+    schedule = replay(None, SAME_DAY_LOG, 4, "fsrs")[-1]
+    assert schedule is not None and schedule.fsrs is not None
+    assert schedule.fsrs["stability"] == expected.stability
+    assert schedule.fsrs["difficulty"] == expected.difficulty
+    assert schedule.fsrs["state"] == expected.state.value
+    assert schedule.due_day == expected.due.date()
+    # The day rules count days, not answers: two lapses would be counted per answer.
+    assert (schedule.reviews, schedule.lapses) == (8, 1)
 
 
 def test_a_higher_desired_retention_brings_cards_back_sooner() -> None:
@@ -172,6 +212,30 @@ def test_a_drill_under_fsrs_schedules_by_fsrs_and_undo_restores_the_fsrs_state(d
     assert snapshot(db)[0] != before
     session.undo()
     assert snapshot(db)[0] == before
+
+
+def test_a_drilled_card_under_fsrs_holds_what_the_fsrs_package_gives_on_its_whole_log(db) -> None:
+    switch(db, DAY1, scheduler="fsrs")
+    drill_day(db, DAY1, {"alpha": [1, 2, 4]})  # missed, repeated twice in the session
+    drill_day(db, DAY1 + timedelta(days=3), {"alpha": [1, 4]})
+    with db.session() as session:
+        rows = session.execute(
+            select(ReviewLog.card_id, ReviewLog.quality, ReviewLog.reviewed_at).order_by(
+                ReviewLog.id
+            )
+        ).all()
+        states = {row.card_id: Schedule.from_row(row) for row in session.scalars(select(CardState))}
+    by_card: dict[int, list[tuple[int, datetime]]] = {}
+    for card_id, quality, moment in rows:
+        by_card.setdefault(card_id, []).append((quality, moment))
+    assert max(len(log) for log in by_card.values()) == 5
+    for card_id, log in by_card.items():
+        expected = fsrs_package_card(log)
+        memory = states[card_id].fsrs
+        assert (memory["stability"], memory["difficulty"]) == (
+            expected.stability,
+            expected.difficulty,
+        )
 
 
 def test_changing_the_desired_retention_under_fsrs_replays_and_under_sm2_does_not(db) -> None:

@@ -45,10 +45,14 @@ def rating_of(quality: int) -> int:
 
 
 @lru_cache(maxsize=8)
-def _scheduler(desired_retention: float) -> fsrs.Scheduler:
+def _scheduler(
+    desired_retention: float, parameters: tuple[float, ...] | None = None
+) -> fsrs.Scheduler:
     import fsrs
+    from fsrs.scheduler import DEFAULT_PARAMETERS
 
     return fsrs.Scheduler(
+        parameters=parameters or DEFAULT_PARAMETERS,
         desired_retention=desired_retention,
         learning_steps=(),
         relearning_steps=(),
@@ -80,12 +84,14 @@ def fsrs_review(
     now: datetime,
     today: date,
     desired_retention: float = DEFAULT_DESIRED_RETENTION,
+    parameters: tuple[float, ...] | None = None,
 ) -> Schedule:
-    """``previous`` after one schedule-moving answer under FSRS: new memory state, interval and
-    due day. Repetitions count passes in a row (quality 3 or more), as under SM-2; the easiness
-    is SM-2's and is left alone."""
+    """``previous`` after one answer under FSRS (every answer, same-day ones included): new
+    memory state, interval and due day. Repetitions count passes in a row (quality 3 or more),
+    as under SM-2; the easiness is SM-2's and is left alone. ``parameters``: FSRS's 21 weights
+    (None: the package's defaults)."""
     moment = _utc(now)
-    card, _ = _scheduler(desired_retention).review_card(
+    card, _ = _scheduler(desired_retention, parameters).review_card(
         _card(previous.fsrs), _fsrs_rating(quality), moment
     )
     interval = max(1, round((card.due - moment) / timedelta(days=1)))

@@ -2,6 +2,11 @@
 
 - Only the first answer of a study day moves the SM-2 schedule; later answers that day (the
   step-7 repeats) are logged with ``moved_schedule=False`` and leave the schedule alone.
+- FSRS is fed every answer, same-day ones included, as its authors define it (FSRS-6's
+  short-term stability for reviews less than a day apart), so a card's FSRS state is what the
+  ``fsrs`` package gives on its whole log. ``moved_schedule`` still marks the day's first
+  answer under both schedulers: the log column counts it against the day's limits and in the
+  retention stats; repetitions, lapses and leeches move on it alone.
 - A lapse is a schedule-moving answer below 3 on a card whose repetitions were above 0, i.e. a
   card that had been learned and was forgotten. A first failure of a new card is no lapse.
 - A card with ``LEECH_LAPSES`` lapses or more is flagged a leech; it stays in the drills.
@@ -45,9 +50,11 @@ def answer_schedule(
     rollover_hour: int,
     scheduler: str = "sm2",
     desired_retention: float = DEFAULT_DESIRED_RETENTION,
+    parameters: tuple[float, ...] | None = None,
 ) -> Answered:
     """The schedule after an answer of ``quality`` at ``now`` (``before`` None: a new card)
-    under ``scheduler`` (``"sm2"`` or ``"fsrs"``)."""
+    under ``scheduler`` (``"sm2"`` or ``"fsrs"``; ``parameters``: FSRS's weights fitted to the
+    learner, None for the package's defaults)."""
     previous = before if before is not None else _NEW_CARD
     today = study_day(now, rollover_hour)
     already_today = (
@@ -55,17 +62,20 @@ def answer_schedule(
         and previous.last_review_at is not None
         and study_day(previous.last_review_at, rollover_hour) == today
     )
-    if already_today:
-        after = replace(previous, reviews=previous.reviews + 1, last_review_at=now)
-        return Answered(after, moved_schedule=False, lapsed=False, became_leech=False)
     if scheduler == "fsrs":
         from kvdrill.engine.study.fsrs_memory import fsrs_review
 
         after = replace(previous, reviews=previous.reviews + 1, last_review_at=now)
-        after = fsrs_review(after, quality, now, today, desired_retention)
+        after = fsrs_review(after, quality, now, today, desired_retention, parameters)
+        if already_today:  # the day's counters moved on its first answer
+            after = replace(after, repetitions=previous.repetitions)
+            return Answered(after, moved_schedule=False, lapsed=False, became_leech=False)
         lapsed, lapses, became_leech = _lapse(previous, quality)
         if lapsed:
             after = replace(after, lapses=lapses, leech=after.leech or became_leech)
+    elif already_today:
+        after = replace(previous, reviews=previous.reviews + 1, last_review_at=now)
+        return Answered(after, moved_schedule=False, lapsed=False, became_leech=False)
     else:
         # One copy of the schedule with everything the answer changes (this is the answer
         # path, scripts/bench_vs_anki.py), rather than one per rule, and without
@@ -106,6 +116,7 @@ def replay(
     rollover_hour: int,
     scheduler: str = "sm2",
     desired_retention: float = DEFAULT_DESIRED_RETENTION,
+    parameters: tuple[float, ...] | None = None,
 ) -> list[Schedule | None]:
     """The schedule before each of a card's ``answers`` (quality, time; oldest first) and, last,
     after them all, rebuilt under ``scheduler`` from a new card. What the log does not hold
@@ -120,7 +131,7 @@ def replay(
     for quality, moment in answers:
         states.append(schedule)
         schedule = answer_schedule(
-            schedule, quality, moment, rollover_hour, scheduler, desired_retention
+            schedule, quality, moment, rollover_hour, scheduler, desired_retention, parameters
         ).schedule
     if current is not None:
         schedule = replace(schedule or Schedule(), **kept)
