@@ -12,28 +12,17 @@ The fields are documented in decks/README.md, "Problem templates".
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any
 
 import sympy
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from kvdrill.engine.capacity.catalog import (
-    close_matches,
-    get_dtype,
-    get_gpu,
-    get_model,
-    gpus,
-    models,
-)
+from kvdrill.engine.capacity.catalog import close_matches
 from kvdrill.engine.capacity.compute import check_symbol_value
 from kvdrill.engine.capacity.expr import FormulaError, is_name, parse_condition, parse_formula
 from kvdrill.engine.capacity.formulas import (
-    ALIASES,
     FORMULAS,
     SYMBOLS,
     get_formula,
@@ -41,16 +30,26 @@ from kvdrill.engine.capacity.formulas import (
     missing_inputs,
 )
 from kvdrill.engine.capacity.units import (
-    _DIMENSION_WORDS,
-    MAX_MAGNITUDE,
     AnswerError,
     describe_dimension,
     normalise_unit_text,
-    read_quantity_parts,
-    shorten,
-    unit_scale,
 )
 from kvdrill.engine.errors import UserError
+from kvdrill.engine.problems.placeholders import SPECIAL_PLACEHOLDERS, iter_placeholders
+from kvdrill.engine.problems.quantities import (
+    Quantity,
+    Scalar,
+    catalog_symbol,
+    describe_dimensions,
+    expression_dimension,
+    is_zero,
+    pint_unit,
+    read_value,
+    unit_dimension,
+    unit_factor,
+    unit_of_dimension,
+)
+from kvdrill.engine.problems.selectors import select_dtypes, select_gpus, select_models
 
 MAX_AXIS_CHOICES = 100_000  # values one range may span
 MAX_PROMPT_CHARS = 4000
@@ -60,8 +59,6 @@ DEFAULT_TOLERANCE = 0.01
 MAX_TOLERANCE = 0.1
 
 CATALOG_AXES = ("model", "gpu", "dtype", "kv_dtype", "tp")
-MODEL_SELECTORS = ("all", "mha", "gqa", "mla", "moe", "dense", "swa")
-GPU_SELECTORS = ("all", "fp8", "fp4")
 
 # Named constraints, written in the constraint language itself.
 NAMED_CONSTRAINTS = {
@@ -74,10 +71,6 @@ NAMED_CONSTRAINTS = {
 
 # Units a constraint may use as constants: `weight_bytes <= 70 * GB`.
 CONSTRAINT_UNITS = ("B", "kB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB", "s", "ms", "us")
-
-# bool is listed so that pydantic keeps a YAML ``true`` as it is, for read_value to refuse:
-# without it, ``true`` would quietly become the number 1.
-Scalar = bool | int | float | str
 
 
 class _Strict(BaseModel):
@@ -127,14 +120,6 @@ class ProblemSpecError(UserError):
     def __init__(self, issues: list[Issue]):
         self.issues = issues
         super().__init__("; ".join(f"{i.field}: {i.message}" for i in issues))
-
-
-@dataclass(frozen=True)
-class Quantity:
-    """A value in base units and how to show it (the unit the author wrote, if any)."""
-
-    value: float
-    display_unit: str | None = None
 
 
 @dataclass(frozen=True)
@@ -197,58 +182,6 @@ class Problem:
     @property
     def solving(self) -> bool:
         return self.ask != self.output
-
-
-# --- helpers over other modules ------------------------------------------------------------
-
-
-def pint_unit(unit: str) -> str:
-    """The formula catalog writes plain counts as 'dimensionless'; the unit reader wants ''."""
-    return "" if unit in ("dimensionless", "1") else unit
-
-
-@cache
-def unit_dimension(unit: str) -> frozenset[tuple[str, int]]:
-    return unit_scale(pint_unit(unit))[1]
-
-
-@cache
-def unit_factor(unit: str) -> float:
-    return unit_scale(pint_unit(unit))[0]
-
-
-@cache
-def catalog_symbol(name: str) -> str | None:
-    """The canonical catalog symbol for a name or alias, or None."""
-
-    key = ALIASES.get(name, name)
-    return key if key in SYMBOLS else None
-
-
-def read_value(raw: Scalar, unit: str, what: str) -> Quantity:
-    """A YAML value in base units: a number is in ``unit``; text may carry its own unit."""
-
-    if isinstance(raw, bool) or raw is None:
-        written = {True: "true", False: "false", None: "nothing"}[raw]
-        raise ValueError(f"{what}: expected a number, got {written}")
-    if isinstance(raw, int | float):
-        # YAML reads .inf and .nan as floats, and 1e999 as inf: refuse them as the reader does.
-        if not (isinstance(raw, int) or math.isfinite(raw)):
-            raise ValueError(f"{what}: {raw} is not a finite number")
-        if abs(raw) > MAX_MAGNITUDE:
-            raise ValueError(
-                f"{what}: {shorten(str(raw), 20)} is too large (at most {MAX_MAGNITUDE:g})"
-            )
-        return Quantity(float(raw) * unit_factor(unit))
-    read = read_quantity_parts(str(raw))
-    if not read.unit_text:
-        return Quantity(read.value * unit_factor(unit))
-    if unit_dimension(read.unit_text) != unit_dimension(unit):
-        raise ValueError(
-            f"{what}: {raw!r} is {describe_dimension(read.unit_text)}, "
-            f"but this value is {describe_dimension(pint_unit(unit))}"
-        )
-    return Quantity(read.value * unit_factor(read.unit_text), read.unit_text)
 
 
 # --- compiling a template ------------------------------------------------------------------
@@ -387,7 +320,7 @@ class _Compiler:
         compiled = sympy.lambdify([symbols[n] for n in names], expr, modules="math")
         dimension = self.dimension(expr, units, "formula")
         try:
-            output_unit = _unit_of_dimension(dimension)
+            output_unit = unit_of_dimension(dimension)
         except ValueError as exc:
             self.issue("formula", str(exc))
             output_unit = ""
@@ -471,11 +404,11 @@ class _Compiler:
     def axis(self, name: str, raw: Any, units: Mapping[str, str], where: str) -> Axis | None:
         try:
             if name == "model":
-                return Axis(name, "model", _select_models(raw))
+                return Axis(name, "model", select_models(raw))
             if name == "gpu":
-                return Axis(name, "gpu", _select_gpus(raw))
+                return Axis(name, "gpu", select_gpus(raw))
             if name in ("dtype", "kv_dtype"):
-                return Axis(name, name, _select_dtypes(raw))
+                return Axis(name, name, select_dtypes(raw))
             unit = "" if name == "tp" else units[name]
             kind = "tp" if name == "tp" else "symbol"
             if isinstance(raw, RangeSpec | Mapping):
@@ -510,11 +443,11 @@ class _Compiler:
                 continue
             try:
                 if name == "model":
-                    fixed["model"] = _select_models([raw])[0]
+                    fixed["model"] = select_models([raw])[0]
                 elif name == "gpu":
-                    fixed["gpu"] = _select_gpus([raw])[0]
+                    fixed["gpu"] = select_gpus([raw])[0]
                 elif name in ("dtype", "kv_dtype"):
-                    fixed[name] = _select_dtypes(raw)[0]
+                    fixed[name] = select_dtypes(raw)[0]
                 elif name == "tp":
                     fixed["tp"] = _whole(read_value(raw, "", where).value, where)
                 else:
@@ -547,10 +480,10 @@ class _Compiler:
         relation_units = {**units, **{f"unit:{u}": u for u in CONSTRAINT_UNITS}}
         left = self.dimension(relation.lhs, relation_units, "constraints")
         right = self.dimension(relation.rhs, relation_units, "constraints")
-        if left is not None and right is not None and left != right and not _is_zero(relation.rhs):
+        if left is not None and right is not None and left != right and not is_zero(relation.rhs):
             self.issue(
                 "constraints",
-                f"{text!r} compares {_describe(left)} with {_describe(right)}"
+                f"{text!r} compares {describe_dimensions(left)} with {describe_dimensions(right)}"
                 + ("; write units as constants, e.g. 70 * GB" if not right or not left else ""),
             )
             return None
@@ -674,47 +607,13 @@ def _default_catalog_axes(
         return ()
     extra: list[Axis] = []
     if "model" not in named and not synthetic and missing & _MODEL_SYMBOLS:
-        extra.append(Axis("model", "model", _select_models("all")))
+        extra.append(Axis("model", "model", select_models("all")))
     if "gpu" not in named and missing & _GPU_SYMBOLS:
-        extra.append(Axis("gpu", "gpu", _select_gpus("all")))
+        extra.append(Axis("gpu", "gpu", select_gpus("all")))
     return tuple(extra)
 
 
 # names a placeholder may use besides symbols
-SPECIAL_PLACEHOLDERS = ("model", "gpu", "dtype", "kv_dtype", "unit")
-
-_PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)(?::([^{}:]{1,40}))?\}|[{}]")
-
-
-def iter_placeholders(text: str):
-    """Yield (name, unit or None) for each placeholder; None for a stray brace."""
-    for match in _PLACEHOLDER.finditer(text):
-        token = match.group(0)
-        if token in ("{{", "}}"):
-            continue
-        if match.group(1) is None:
-            yield None
-        else:
-            yield match.group(1), (match.group(2).strip() if match.group(2) else None)
-
-
-def fill_placeholders(text: str, shown: Mapping[tuple[str, str | None], str]) -> str:
-    """Replace each placeholder with its display text; ``{{``/``}}`` become braces."""
-
-    def replace(match: re.Match[str]) -> str:
-        token = match.group(0)
-        if token == "{{":
-            return "{"
-        if token == "}}":
-            return "}"
-        unit = match.group(2).strip() if match.group(2) else None
-        name = match.group(1)
-        key = (name if name in SPECIAL_PLACEHOLDERS else catalog_symbol(name) or name, unit)
-        return shown.get(key, token)
-
-    return _PLACEHOLDER.sub(replace, text)
-
-
 # --- small pieces ------------------------------------------------------------------------------
 
 
@@ -741,71 +640,6 @@ class _ExprNames(dict):
 
 def _catalog_unit(name: str) -> str:
     return SYMBOLS[name].unit
-
-
-def expression_dimension(expr: sympy.Basic, units: Mapping[str, str]) -> frozenset[tuple[str, int]]:
-    """The physical dimension of an expression, given each symbol's unit; ValueError if mixed."""
-    if expr.is_Symbol:
-        return unit_dimension(units[expr.name])
-    if expr.is_Number:
-        return frozenset()
-    if expr.is_Mul:
-        total: dict[str, int] = {}
-        for arg in expr.args:
-            for dim, power in expression_dimension(arg, units):
-                total[dim] = total.get(dim, 0) + power
-        return frozenset((d, p) for d, p in total.items() if p)
-    if expr.is_Pow:
-        base = expression_dimension(expr.args[0], units)
-        exponent = expr.args[1]
-        if not base:
-            return base
-        scaled = {d: p * exponent for d, p in base}
-        if not all(sympy.Integer(v) == v for v in scaled.values()):
-            raise ValueError(f"{expr} raises a quantity with a unit to a fractional power")
-        return frozenset((d, int(p)) for d, p in scaled.items() if p)
-    # Add, Min, Max, floor, ceiling: every argument must have the same dimension.
-    dims = [(arg, expression_dimension(arg, units)) for arg in expr.args]
-    dimensioned = [(a, d) for a, d in dims if not _is_zero(a)]
-    first = dimensioned[0][1] if dimensioned else frozenset()
-    for _arg, dim in dimensioned[1:]:
-        if dim != first:
-            raise ValueError(
-                f"`{_show(expr)}` mixes {_describe(first)} and {_describe(dim)}: "
-                "give every input a unit that fits"
-            )
-    return first
-
-
-def _is_zero(expr: sympy.Basic) -> bool:
-    return bool(expr.is_Number and expr.is_zero)
-
-
-def _show(expr: sympy.Basic) -> str:
-    text = str(expr).replace("unit:", "")
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _describe(dimension: frozenset[tuple[str, int]]) -> str:
-    if dimension in _DIMENSION_WORDS:
-        return _DIMENSION_WORDS[dimension]
-    return "a quantity in " + " ".join(f"{d.strip('[]')}^{p}" for d, p in sorted(dimension))
-
-
-_BASE_UNITS = {"[information]": "B", "[time]": "s", "[compute]": "FLOP"}
-
-
-def _unit_of_dimension(dimension: frozenset[tuple[str, int]] | None) -> str:
-    """A unit text with this dimension ('B', 's', 'B/s', 'token/B'); ValueError if none fits."""
-    if not dimension:
-        return ""
-    above = [_BASE_UNITS.get(d) for d, p in dimension if p == 1]
-    below = [_BASE_UNITS.get(d) for d, p in dimension if p == -1]
-    if len(above) + len(below) != len(dimension) or len(above) > 1 or len(below) > 1:
-        raise ValueError("the formula's result has a dimension no answer unit can have")
-    if None in above or None in below:
-        raise ValueError("the formula's result has a dimension no answer unit can have")
-    return (above[0] if above else "token") + (f"/{below[0]}" if below else "")
 
 
 def _one_line(exc: Exception, where: str) -> str:
@@ -852,60 +686,6 @@ def _range_axis(name: str, kind: str, spec: RangeSpec, unit: str, where: str) ->
     return Axis(name, kind, (), start.value, step.value, count, display)
 
 
-def _select_models(raw: Any) -> tuple[Any, ...]:
-    words = raw.split("|") if isinstance(raw, str) else []
-    if words and all(word.strip() in MODEL_SELECTORS for word in words):
-        chosen = [m for m in models().values() if any(_model_matches(m, w.strip()) for w in words)]
-        if not chosen:
-            raise ValueError(f"no model in the catalog is {raw}")
-        return tuple(chosen)
-    if isinstance(raw, str):
-        try:
-            return (get_model(raw),)
-        except UserError as exc:
-            if "did you mean" in str(exc):
-                raise
-            raise ValueError(
-                f"{raw!r} is neither a model id (see kvdrill models) nor a selector: "
-                f"expected {'|'.join(MODEL_SELECTORS)}, a list of model ids, or `synthetic:`"
-            ) from None
-    if not isinstance(raw, list) or not raw:
-        raise ValueError(
-            f"expected a selector ({'|'.join(MODEL_SELECTORS)}), a list of model ids, "
-            "or `synthetic:`"
-        )
-    return tuple(get_model(str(item)) for item in raw)
-
-
-def _model_matches(model: Any, selector: str) -> bool:
-    if selector == "all":
-        return True
-    if selector == "moe":
-        return model.is_moe
-    if selector == "dense":
-        return not model.is_moe
-    if selector == "swa":
-        return model.sliding_window is not None
-    return model.attention_kind == selector
-
-
-def _select_gpus(raw: Any) -> tuple[Any, ...]:
-    if isinstance(raw, str) and raw in GPU_SELECTORS:
-        return tuple(g for g in gpus().values() if raw == "all" or getattr(g, raw))
-    if isinstance(raw, str):
-        raw = [raw]
-    if not isinstance(raw, list) or not raw:
-        raise ValueError(f"expected a selector ({'|'.join(GPU_SELECTORS)}) or a list of GPU ids")
-    return tuple(get_gpu(str(item)) for item in raw)
-
-
-def _select_dtypes(raw: Any) -> tuple[str, ...]:
-    values = raw if isinstance(raw, list) else [raw]
-    if not values:
-        raise ValueError("give at least one dtype")
-    return tuple(get_dtype(str(item)).name for item in values)
-
-
 def _dedupe(issues: list[Issue]) -> list[Issue]:
     return list(dict.fromkeys(issues))
 
@@ -929,10 +709,5 @@ __all__ = [
     "Problem",
     "ProblemSpec",
     "ProblemSpecError",
-    "Quantity",
     "compile_problem",
-    "expression_dimension",
-    "fill_placeholders",
-    "iter_placeholders",
-    "read_value",
 ]

@@ -1,0 +1,161 @@
+"""What the checker reads to diagnose an answer: a variant's context (engine/problems/checker.py).
+
+The generator's ``alternatives`` are the answers known mistakes give, computed with the wrong
+input (a pool without the weights subtracted, GiB read as GB, ...); ``exponents`` say how the
+answer scales with KV bytes per token and TP when no catalog default describes it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import sympy
+
+from kvdrill.engine.capacity.catalog import get_dtype
+from kvdrill.engine.capacity.formulas import FORMULAS, evaluate, inputs_from, solve_for
+from kvdrill.engine.capacity.units import format_number
+from kvdrill.engine.problems.display import Draw, display_unit, show
+from kvdrill.engine.problems.drawing import evaluate_custom, solve_custom, solve_or_nan
+from kvdrill.engine.problems.quantities import unit_factor
+from kvdrill.engine.problems.templates import Problem
+from kvdrill.engine.problems.worked import catalog_expr, earlier_steps, expr_names
+
+# Formulas whose answer scales with the weights' precision (the rest: the KV cache's).
+WEIGHT_FORMULAS = {"weight_bytes", "decode_floor_time", "weight_quant_gain_tokens"}
+
+
+def _alternatives(problem: Problem, draw: Draw) -> tuple[dict[str, float], dict[str, str]]:
+    """Mistake code -> the answer that mistake gives (in the asked unit), for the checker, and
+    the sentences of codes the checker does not know by itself.
+
+    Only for a catalog formula asked forwards, and only for inputs the learner had to derive or
+    read: a pool computed without subtracting the weights or without the utilization, an MoE's
+    weights counted from its active parameters, 4-bit weights without their scales, and a size
+    given in GiB read as GB (or the other way round).
+    """
+    if problem.solving or problem.custom is not None:
+        return {}, {}
+    expr = catalog_expr(draw.formula)
+    chain = expr_names(expr) | {name for name, _ in earlier_steps(problem, draw, expr)}
+    chain |= {FORMULAS[draw.formula].output}
+    values = draw.values
+    changes: dict[str, dict[str, float]] = {}
+    sentences: dict[str, str] = {}
+    if "kv_pool_bytes" in chain and "kv_pool_bytes" not in draw.overrides:
+        overhead = values.get("overhead_bytes", 0.0)
+        changes["weights_not_subtracted"] = {
+            "kv_pool_bytes": values["gpu_mem"] * values["gpu_util"] - overhead
+        }
+        changes["utilization_missing"] = {
+            "kv_pool_bytes": values["gpu_mem"] - values["weight_bytes"] / values["tp"] - overhead
+        }
+    weights_derived = "weight_bytes" in chain and "weight_bytes" not in draw.overrides
+    if (
+        weights_derived
+        and "model_params" not in draw.overrides
+        and values.get("active_params", 0) < values.get("model_params", 0)
+    ):
+        changes["active_vs_total"] = {"model_params": values["active_params"]}
+    if "active_vs_total" in changes and FORMULAS[draw.formula].output == "weight_bytes":
+        sentences["active_vs_total"] = (
+            f"Memory holds every expert: count all {format_number(values['model_params'] / 1e9, 3)}"
+            f" B parameters, not the {format_number(values['active_params'] / 1e9, 3)} B active "
+            "ones."
+        )
+    if weights_derived and values.get("scale_bits", 0) > 0 and "scale_bits" not in draw.overrides:
+        changes["scales_missing"] = {"scale_bits": 0.0}
+    for name in sorted(chain & set(draw.overrides)):
+        shown = display_unit(problem, draw, name, values[name])
+        if shown in _GB_SIBLINGS:
+            misread = _GB_SIBLINGS[shown]
+            code = f"{shown.lower()}_read_as_{misread.lower()}"
+            if code in changes:
+                continue  # two inputs in the same unit: name the first
+            changes[code] = {name: values[name] * unit_factor(misread) / unit_factor(shown)}
+            sentences[code] = (
+                f"You read {show(problem, draw, name)} as {misread}: 1 GiB = 2³⁰ B = 1.074 GB."
+            )
+    found: dict[str, float] = {}
+    factor = unit_factor(problem.unit)
+    for code, change in changes.items():
+        redone = inputs_from(
+            draw.model, draw.gpu, draw.dtype, draw.kv_dtype, draw.tp, {**draw.overrides, **change}
+        )
+        wrong = solve_or_nan(lambda v=redone: evaluate(draw.formula, v))
+        if math.isfinite(wrong) and wrong > 0 and abs(wrong / draw.answer - 1) > problem.tolerance:
+            found[code] = wrong / factor
+    return found, {code: sentences[code] for code in found if code in sentences}
+
+
+# A size shown in one of these may be read in the other: unit shown -> unit misread.
+_GB_SIBLINGS = {"GiB": "GB", "GB": "GiB"}
+
+
+# Inputs whose scaling the checker's ratio rules use: checker name -> symbol.
+_SCALING_INPUTS = {"kv": "kv_bytes_per_token", "tp": "tp"}
+
+
+def _measured_exponents(problem: Problem, draw: Draw) -> dict[str, float]:
+    """answer ~ input**e for KV bytes per token and TP, measured by doubling each input."""
+    exponents: dict[str, float] = {}
+    inputs = problem.custom.inputs if problem.custom else expr_names(catalog_expr(draw.formula))
+    for key, symbol in _SCALING_INPUTS.items():
+        if symbol not in inputs or symbol == problem.ask or symbol not in draw.values:
+            continue
+        changed = {**draw.values, symbol: draw.values[symbol] * 2}
+        changed.pop(problem.ask, None)
+        if problem.custom is None and problem.solving:
+            other = solve_or_nan(lambda v=changed: solve_for(draw.formula, problem.ask, v))
+        elif problem.custom is None:
+            other = solve_or_nan(lambda v=changed: evaluate(draw.formula, v))
+        elif problem.solving:
+            other = solve_or_nan(lambda v=changed: solve_custom(problem, v))
+        else:
+            other = evaluate_custom(problem, changed)
+        if not (math.isfinite(other) and other > 0):
+            continue
+        exponent = math.log2(other / draw.answer)
+        nearest = round(exponent * 2) / 2
+        if nearest and abs(exponent - nearest) < 0.05:
+            exponents[key] = nearest
+    return exponents
+
+
+def checker_context(
+    problem: Problem, draw: Draw, formula_text: str, worked: str
+) -> dict[str, object]:
+    """What engine/problems/checker.py reads to diagnose an answer (see its docstring)."""
+
+    values = draw.values
+    base = draw.formula.removesuffix("_mla").removesuffix("_swa")
+    weights = base in WEIGHT_FORMULAS
+    dtype = draw.dtype if weights else draw.kv_dtype
+    context: dict[str, object] = {
+        "formula": draw.formula,
+        "formula_text": formula_text,
+        "worked_solution": worked,
+        "ask": problem.ask,
+        "dtype": dtype.upper(),
+        "dtype_bytes": get_dtype(dtype).bytes,
+        "mla": draw.model is not None and draw.model.attention_kind == "mla",
+    }
+    for name in ("heads", "kv_heads", "tp"):
+        if name in values:
+            context[name] = values[name]
+    expr = problem.custom.expr if problem.custom else catalog_expr(draw.formula)
+    if not problem.solving and expr.func == sympy.floor:
+        context["whole_count"] = True  # requests or sessions that fit: never round up
+    if problem.solving or problem.custom is not None:
+        # The checker's default exponents describe a catalog formula's output; here the
+        # answer's own scaling is measured instead (rules for unmeasured inputs stay off).
+        context["exponents"] = _measured_exponents(problem, draw)
+    alternatives, sentences = _alternatives(problem, draw)
+    if alternatives:
+        context["alternatives"] = alternatives
+    if sentences:
+        context["mistake_sentences"] = sentences
+    if draw.model is not None:
+        context["model"] = draw.model.id
+    if draw.gpu is not None:
+        context["gpu"] = draw.gpu.id
+    return context
