@@ -14,7 +14,6 @@ every wait is bounded, and the server is stopped at the end.
 from __future__ import annotations
 
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -23,6 +22,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from serve_helpers import stop_server
 from sqlalchemy import select
 
 from kvdrill.store.db import open_database
@@ -108,12 +108,7 @@ def served(tmp_path: Path) -> Iterator[tuple[str, str]]:
         assert server.poll() is None, (tmp_path / "serve.log").read_text()
         yield f"http://{HOST}:{port}/", db_url
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait(timeout=15)
+        stop_server(server)
 
 
 @pytest.fixture
@@ -187,23 +182,3 @@ def test_only_loopback_addresses_are_served_without_a_warning() -> None:
         is_loopback(host) for host in ("127.0.0.1", "127.3.2.1", "::1", "[::1]", "localhost")
     )
     assert not any(is_loopback(host) for host in ("0.0.0.0", "::", "192.168.1.5", "example.org"))
-
-
-def test_a_port_already_taken_is_one_line(tmp_path: Path) -> None:
-    pytest.importorskip("textual_serve", reason="textual-serve is not installed")
-    with socket.socket() as taken:
-        taken.bind((HOST, 0))
-        taken.listen()
-        port = taken.getsockname()[1]
-        result = subprocess.run(
-            [sys.executable, "-m", "kvdrill.app", "serve", "--port", str(port)],
-            env={**os.environ, "KVDRILL_DATA_DIR": str(tmp_path)},
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-    assert result.returncode == 1
-    assert result.stderr.strip().splitlines()[-1] == (
-        f"kvdrill: cannot serve on 127.0.0.1:{port}: Address already in use"
-    ), result.stderr
