@@ -99,7 +99,7 @@ def run_gpus(args: argparse.Namespace) -> int:
         payload = [
             {
                 **asdict(card),
-                "memory_bytes": card.memory_bytes,
+                "visible_memory_bytes": card.visible_memory_bytes,
                 "bandwidth_bytes_per_s": card.bandwidth_bytes_per_s,
             }
             for card in entries
@@ -120,7 +120,7 @@ def run_gpus(args: argparse.Namespace) -> int:
                 n
                 for n in (
                     card.memory_note,
-                    f"CUDA sees {card.visible_memory_gib:g} GiB" if card.visible_memory_gib else "",
+                    f"CUDA sees {card.visible_memory_gib:g} GiB",
                     "aka " + ", ".join(card.aliases) if card.aliases else "",
                 )
                 if n

@@ -19,12 +19,12 @@ active_experts, expert_intermediate, shared_experts, dense_layers), optional ``m
 (window, sliding_layers), max_context, published parameter counts and a ``source`` note.
 Derived: ``attention_kind`` ("mha", "gqa" or "mla"), ``is_moe``.
 
-``GpuSpec`` fields: memory_gb (decimal GB as on the datasheet: 80 means 80e9 bytes),
-bandwidth_tbps (decimal TB/s), bf16_tflops (dense), fp8, fp8_tflops (dense, given exactly when
-fp8), fp4, optional visible_memory_gib (the total vLLM logs) with visible_memory_source. Derived:
-``memory_bytes`` (datasheet), ``visible_memory_bytes`` (the logged total, else the datasheet's),
-``bandwidth_bytes_per_s``,
-``peak_flops(weight_dtype)`` (FLOP/s of the compute dtype).
+``GpuSpec`` fields: memory_gb (the datasheet's label: "80 GB" of HBM is 80 GiB), bandwidth_tbps
+(decimal TB/s), bf16_tflops (dense), fp8, fp8_tflops (dense, given exactly when fp8), fp4,
+visible_memory_gib (the total the GPU runtime reports, as vLLM logs it) with
+visible_memory_source (where it was read). Derived: ``visible_memory_bytes`` (what vLLM
+multiplies by gpu_memory_utilization), ``bandwidth_bytes_per_s``, ``peak_flops(weight_dtype)``
+(FLOP/s of the compute dtype).
 
 Entries are frozen dataclasses; ``dataclasses.asdict`` gives their fields as plain data.
 """
@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import json
 import zlib
-from dataclasses import MISSING, asdict, dataclass, field
+from dataclasses import MISSING, asdict, dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
@@ -95,6 +95,17 @@ class SlidingWindow(_Entry):
 
 
 @dataclass(frozen=True, kw_only=True)
+class Checkpoint(_Entry):
+    """A published checkpoint of the same architecture whose config differs in its context
+    (an Instruct model without the base model's long-context rope scaling)."""
+
+    id: str
+    name: str
+    max_context: int = _bound(gt=0)
+    source: str = _bound(min_length=1)
+
+
+@dataclass(frozen=True, kw_only=True)
 class ModelSpec(_Entry):
     id: str
     name: str
@@ -115,6 +126,7 @@ class ModelSpec(_Entry):
     published_params_b: float = _bound(gt=0)
     published_active_params_b: float | None = _bound(None, gt=0)
     source: str = _bound(min_length=1)
+    checkpoints: tuple[Checkpoint, ...] = ()  # looked up by get_model, not listed by models()
 
     def __post_init__(self) -> None:
         if self.heads % self.kv_heads:
@@ -170,33 +182,27 @@ class GpuSpec(_Entry):
     id: str
     name: str
     aliases: tuple[str, ...] = ()
-    memory_gb: float = _bound(gt=0)  # decimal GB, as on the datasheet
+    memory_gb: float = _bound(gt=0)  # the datasheet's label; HBM is binary-sized
     bandwidth_tbps: float = _bound(gt=0)  # decimal TB/s
     bf16_tflops: float = _bound(gt=0)  # dense
     fp8: bool
     fp8_tflops: float | None = _bound(None, gt=0)  # dense, where FP8 tensor cores exist
     fp4: bool = False
-    visible_memory_gib: float | None = _bound(None, gt=0)
-    visible_memory_source: str = ""  # the log that shows visible_memory_gib
+    visible_memory_gib: float = _bound(gt=0)  # the total the runtime reports, in GiB
+    visible_memory_source: str = _bound(min_length=1)  # where that total was read
     memory_note: str = ""
     source: str = _bound(min_length=1)
 
     def __post_init__(self) -> None:
         if self.fp8 != (self.fp8_tflops is not None):
             raise ValueError("fp8_tflops is given exactly when fp8 is true")
-        if (self.visible_memory_gib is None) != (not self.visible_memory_source.strip()):
-            raise ValueError("visible_memory_gib needs visible_memory_source (the log), and back")
-
-    @property
-    def memory_bytes(self) -> float:
-        return self.memory_gb * 1e9
+        if self.visible_memory_gib > self.memory_gb:
+            raise ValueError("visible_memory_gib exceeds the HBM the datasheet gives (in GiB)")
 
     @property
     def visible_memory_bytes(self) -> float:
-        """What vLLM multiplies by gpu_memory_utilization: the logged total, else the datasheet."""
-        if self.visible_memory_gib is not None:
-            return self.visible_memory_gib * 2**30
-        return self.memory_bytes
+        """What vLLM multiplies by gpu_memory_utilization: the total the runtime reports."""
+        return self.visible_memory_gib * 2**30
 
     def peak_flops(self, weight_dtype: str) -> float:
         """Dense FLOP/s for the math: FP8 tensor cores run FP8 weights, else BF16 (weight-only)."""
@@ -329,6 +335,8 @@ def _from_snapshot(spec: type[_Entry], entry: dict) -> Any:
         for key, value in entry.items()
     }
     values["aliases"] = tuple(values["aliases"])
+    if "checkpoints" in values:
+        values["checkpoints"] = tuple(Checkpoint(**c) for c in values["checkpoints"])
     return spec(**values)
 
 
@@ -379,10 +387,32 @@ def _index(entries: dict) -> dict[str, str]:
     return index
 
 
+@cache
+def _checkpoints() -> dict[str, ModelSpec]:
+    """Each published checkpoint by id: its architecture's entry with the checkpoint's context."""
+    found: dict[str, ModelSpec] = {}
+    for spec in models().values():
+        for checkpoint in spec.checkpoints:
+            found[checkpoint.id] = replace(
+                spec,
+                id=checkpoint.id,
+                name=checkpoint.name,
+                aliases=(),
+                max_context=checkpoint.max_context,
+                source=checkpoint.source,
+                checkpoints=(),
+            )
+    return found
+
+
 def get_model(name: str) -> ModelSpec:
+    checkpoint = _checkpoints().get(_key(name))
+    if checkpoint is not None:
+        return checkpoint
     index = _model_index()
     if _key(name) not in index:
-        raise UserError(f"unknown model {quoted(name)}{close_matches(_key(name), list(index))}")
+        choices = [*index, *_checkpoints()]
+        raise UserError(f"unknown model {quoted(name)}{close_matches(_key(name), choices)}")
     return models()[index[_key(name)]]
 
 
