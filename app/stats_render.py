@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from kvdrill.engine.study.stats_report import (
+    MIN_GROUP_LEARNERS,
     MIN_REVIEWS,
     WEAK_SCORE,
     DayCount,
@@ -188,7 +189,21 @@ def render_group_text(report: GroupReport, max_topics: int = 20) -> str:
     out += table_lines([GROUP_HEADERS] + [group_row(t) for t in report.topics[:max_topics]])
     if len(report.topics) > max_topics:
         out.append(f"  ... and {len(report.topics) - max_topics} more (use --json for all)")
+    if report.hidden_topics:
+        out.append(f"  {hidden_topics_note(report)}")
     return "\n".join(out)
+
+
+def hidden_topics_note(report: GroupReport) -> str:
+    """Why some topics are missing from a group view ("" when none is)."""
+    if not report.hidden_topics:
+        return ""
+    one = report.hidden_topics == 1
+    return (
+        f"{plural(report.hidden_topics, 'topic')} not shown: fewer than {MIN_GROUP_LEARNERS} "
+        f"learners answered in {'it' if one else 'each'}, and figures from one or two would "
+        "single them out"
+    )
 
 
 def render_text(report: StatsReport, max_topics: int = 15, practise: str | None = None) -> str:

@@ -22,6 +22,7 @@ from kvdrill.engine.study.settings import ProfileSettings, setting_names
 from kvdrill.store.models import Profile
 
 DEFAULT_PROFILE = "default"
+UNSTORED_PROFILE_ID = 0  # stored ids start at 1
 PROFILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 
@@ -36,6 +37,21 @@ def check_profile_name(name: str) -> str:
 
 def get_profile(session: Session, name: str) -> Profile | None:
     return session.scalars(select(Profile).where(Profile.name == name)).one_or_none()
+
+
+def profile_for_reading(session: Session, name: str, now: datetime) -> Profile:
+    """The profile called ``name``, or one not yet stored, with default settings and an id no
+    row has, when there is none: a command that only reads never creates a learner."""
+    check_profile_name(name)
+    profile = get_profile(session, name)
+    if profile is not None:
+        return profile
+    return Profile(
+        id=UNSTORED_PROFILE_ID,
+        name=name,
+        created_at=now.replace(microsecond=0),
+        **_stored_values(ProfileSettings().to_dict(), {}),
+    )
 
 
 def get_or_create_profile(session: Session, name: str, now: datetime) -> Profile:

@@ -21,7 +21,7 @@ from kvdrill.engine.study.stats_report import (
     StatsReport,
     TopicStats,
     WeekRetention,
-    group_topics,
+    group_report,
     mark_same_cards,
     may_share_cards,
     streak,
@@ -423,9 +423,6 @@ def build_group_report(
         for profile_id in profile_ids
     ]
     start = today - timedelta(days=window_days - 1)
-    return GroupReport(
-        today=today,
-        window_days=window_days,
-        learners=len(profile_ids),
-        topics=group_topics(per_learner, group_reviews(session, start, today, use_rollups)),
+    return group_report(
+        today, window_days, per_learner, group_reviews(session, start, today, use_rollups)
     )

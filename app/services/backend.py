@@ -156,10 +156,10 @@ class Services:
     def suspended_cards(self) -> list[tuple[str, str]]:
         """The profile's suspended cards as (``pack/card``, title)."""
         from kvdrill.store import reviews
-        from kvdrill.store.profiles import get_or_create_profile
+        from kvdrill.store.profiles import profile_for_reading
 
         with self.database.session() as session:
-            profile = get_or_create_profile(session, self.profile, environment.now())
+            profile = profile_for_reading(session, self.profile, environment.now())
             return reviews.suspended_cards(session, profile.id)
 
     # --- home, stats and settings --------------------------------------------------------------

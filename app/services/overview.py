@@ -54,11 +54,11 @@ def load_overview(database: Database, profile_name: str, now: datetime) -> Overv
     from kvdrill.engine.study.stats_report import mark_same_cards
     from kvdrill.store.day_queue import today_log
     from kvdrill.store.overview import pack_counts, reviews_on, suspended_count
-    from kvdrill.store.profiles import get_or_create_profile, profile_settings
+    from kvdrill.store.profiles import profile_for_reading, profile_settings
     from kvdrill.store.stats import study_streak, topic_card_sets, topic_stats
 
     with database.session() as session:
-        profile = get_or_create_profile(session, profile_name, now)
+        profile = profile_for_reading(session, profile_name, now)
         today = study_day(now, profile.rollover_hour)
         language = profile_settings(profile).language
         packs = [PackLine(*counts) for counts in pack_counts(session, profile.id, today, language)]

@@ -29,10 +29,10 @@ class ProblemTemplate:
 def list_templates(database: Database, profile_name: str, now: datetime) -> list[ProblemTemplate]:
     """The problem templates of the packs in the profile's language."""
     from kvdrill.store.cards import problem_templates
-    from kvdrill.store.profiles import get_or_create_profile, profile_settings
+    from kvdrill.store.profiles import profile_for_reading, profile_settings
 
     with database.session() as session:
-        language = profile_settings(get_or_create_profile(session, profile_name, now)).language
+        language = profile_settings(profile_for_reading(session, profile_name, now)).language
         rows = problem_templates(session, language)
     return [ProblemTemplate(f"{pack}/{key}", title, spec) for pack, key, title, spec in rows]
 

@@ -17,10 +17,10 @@ if TYPE_CHECKING:
 
 
 def load_settings(database: Database, profile_name: str, now: datetime) -> ProfileSettings:
-    from kvdrill.store.profiles import get_or_create_profile, profile_settings
+    from kvdrill.store.profiles import profile_for_reading, profile_settings
 
     with database.session() as session:
-        return profile_settings(get_or_create_profile(session, profile_name, now))
+        return profile_settings(profile_for_reading(session, profile_name, now))
 
 
 def change_settings(

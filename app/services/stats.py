@@ -21,12 +21,12 @@ def load_report(
     database: Database, profile_name: str, now: datetime, window_days: int = DEFAULT_WINDOW_DAYS
 ) -> StatsReport:
     """Weak topics, mistakes, heatmap, forecast and retention for the study day of ``now``."""
-    from kvdrill.store.profiles import get_or_create_profile, profile_settings
+    from kvdrill.store.profiles import profile_for_reading, profile_settings
     from kvdrill.store.scheduler_switch import due_schedules
     from kvdrill.store.stats import build_report
 
     with database.session() as session:
-        profile = get_or_create_profile(session, profile_name, now)
+        profile = profile_for_reading(session, profile_name, now)
         today = study_day(now, profile.rollover_hour)
         report = build_report(session, profile, today, window_days)
         due = due_schedules(session, profile.id, today)
@@ -68,9 +68,9 @@ def load_group_report(
 ) -> GroupReport:
     """Every profile's weak topics as counts (no names, no notes), over the window ending on
     this profile's study day of ``now``."""
-    from kvdrill.store.profiles import get_or_create_profile
+    from kvdrill.store.profiles import profile_for_reading
     from kvdrill.store.stats import build_group_report
 
     with database.session() as session:
-        profile = get_or_create_profile(session, profile_name, now)
+        profile = profile_for_reading(session, profile_name, now)
         return build_group_report(session, study_day(now, profile.rollover_hour), window_days)

@@ -32,6 +32,9 @@ from datetime import date, timedelta
 from pydantic import BaseModel, ConfigDict, Field
 
 MIN_REVIEWS = 5
+# A group view shows a topic only when this many learners answered in it: fewer would single
+# one out (with two, each learner can subtract their own figures from the group's).
+MIN_GROUP_LEARNERS = 3
 WEAK_SCORE = 0.25
 LAPSE_WEIGHT = 0.5
 EASINESS_WEIGHT = 0.3
@@ -160,27 +163,46 @@ class GroupTopic(Report):
 class GroupReport(Report):
     today: date
     window_days: int
-    learners: int = Field(description="profiles in the database")
-    topics: list[GroupTopic] = Field(description="most learners weak first, then lowest accuracy")
+    learners: int = Field(description="learners with a review in the window")
+    topics: list[GroupTopic] = Field(
+        description=f"topics {MIN_GROUP_LEARNERS}+ learners answered in the window: most "
+        "learners weak first, then lowest accuracy"
+    )
+    hidden_topics: int = Field(
+        default=0,
+        description=f"topics left out because fewer than {MIN_GROUP_LEARNERS} learners answered "
+        "in them (their figures would single a learner out)",
+    )
 
 
-def group_topics(
-    per_learner: list[list[TopicStats]], reviews_passed: dict[tuple[str, str], tuple[int, int]]
-) -> list[GroupTopic]:
+def group_report(
+    today: date,
+    window_days: int,
+    per_learner: list[list[TopicStats]],
+    reviews_passed: dict[tuple[str, str], tuple[int, int]],
+) -> GroupReport:
     """Each learner's topic figures, and the group's (recent reviews, passed) per topic, as the
-    group's topics, ranked: most learners weak first, then lowest accuracy, then most reviews."""
+    group's topics, ranked: most learners weak first, then lowest accuracy, then most reviews.
+    Only topics that ``MIN_GROUP_LEARNERS`` or more learners answered in recently are shown;
+    the others are counted."""
     judged: dict[tuple[str, str], int] = {}
     weak: dict[tuple[str, str], int] = {}
+    contributors: dict[tuple[str, str], int] = {}
     for topics in per_learner:
         for topic in topics:
             key = (topic.kind, topic.topic)
             judged.setdefault(key, 0)
             weak.setdefault(key, 0)
+            contributors[key] = contributors.get(key, 0) + (topic.recent_reviews > 0)
             if topic.score is not None:
                 judged[key] += 1
                 weak[key] += topic.score >= WEAK_SCORE
     rows = []
+    hidden = 0
     for key in judged.keys() | reviews_passed.keys():
+        if contributors.get(key, 0) < MIN_GROUP_LEARNERS:
+            hidden += contributors.get(key, 0) > 0 or key in reviews_passed
+            continue
         reviews, passed = reviews_passed.get(key, (0, 0))
         rows.append(
             GroupTopic(
@@ -192,7 +214,7 @@ def group_topics(
                 accuracy=round(passed / reviews, 4) if reviews else None,
             )
         )
-    return sorted(
+    ranked = sorted(
         rows,
         key=lambda t: (
             -t.learners_weak,
@@ -201,6 +223,13 @@ def group_topics(
             -t.recent_reviews,
             topic_order(t),
         ),
+    )
+    return GroupReport(
+        today=today,
+        window_days=window_days,
+        learners=sum(any(topic.recent_reviews for topic in topics) for topics in per_learner),
+        topics=ranked,
+        hidden_topics=hidden,
     )
 
 

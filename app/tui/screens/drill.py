@@ -201,6 +201,7 @@ class DrillScreen(Screen[None]):
         # The first card may have painted without the Markdown widget (widgets/card_markdown):
         # loaded here, off the UI thread, the answer does not wait for it on reveal.
         from textual.widgets import Markdown  # noqa: F401
+
         try:
             session = self.app.backend.open_session(**self.narrow)
             state = session.state

@@ -27,6 +27,7 @@ from kvdrill.app.stats_render import (
     forecast_heading,
     group_row,
     heatmap_lines,
+    hidden_topics_note,
     mistake_rows,
     recall_line,
     shown_topics,
@@ -133,6 +134,7 @@ class StatsScreen(Screen[tuple[str, str] | None]):
         self.query_one("#stats-summary", Static).update(
             f"The group: {report.learners} learner(s) · study day {report.today} · window "
             f"{report.window_days} days · counts only, no one's notes (g: your own stats)"
+            + (f"\n{hidden_topics_note(report)}" if report.hidden_topics else "")
         )
         fill_table(
             self.query_one("#topics", DataTable),
