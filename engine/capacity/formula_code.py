@@ -68,6 +68,10 @@ def max_concurrency(block_size, max_model_len, kv_bytes_per_token, kv_pool_bytes
     return math.floor(kv_pool_bytes/(block_size*kv_bytes_per_token))/math.ceil(max_model_len/block_size)
 
 
+def max_concurrency_swa(layers, window, sliding_layers, block_size, max_model_len, max_num_batched_tokens, kv_bytes_per_token, kv_pool_bytes):
+    return math.floor(kv_pool_bytes*layers/(block_size*kv_bytes_per_token*max(sliding_layers, layers - sliding_layers)))/math.ceil((sliding_layers*(math.ceil(min(max_model_len, max_num_batched_tokens + window - 1)/block_size) + 1) + (layers - sliding_layers)*math.ceil(max_model_len/block_size))/max(sliding_layers, layers - sliding_layers))
+
+
 def requests_that_fit(request_tokens, kv_pool_tokens):
     return math.floor(kv_pool_tokens/request_tokens)
 
@@ -140,6 +144,7 @@ SIGNATURES = {
     'kv_pool_bytes': ('kv_pool_bytes', ('tp', 'gpu_mem', 'gpu_util', 'overhead_bytes', 'weight_bytes',)),
     'kv_pool_tokens': ('kv_pool_tokens', ('kv_bytes_per_token', 'kv_pool_bytes',)),
     'max_concurrency': ('max_concurrency', ('block_size', 'max_model_len', 'kv_bytes_per_token', 'kv_pool_bytes',)),
+    'max_concurrency_swa': ('max_concurrency', ('layers', 'window', 'sliding_layers', 'block_size', 'max_model_len', 'max_num_batched_tokens', 'kv_bytes_per_token', 'kv_pool_bytes',)),
     'requests_that_fit': ('requests_that_fit', ('request_tokens', 'kv_pool_tokens',)),
     'extra_kv_tokens': ('extra_kv_tokens', ('gpu_mem', 'gpu_util', 'new_gpu_util', 'kv_bytes_per_token',)),
     'sessions_that_fit': ('sessions_that_fit', ('tp', 'gpu_mem', 'gpu_util', 'overhead_bytes', 'seq_tokens', 'weight_bytes', 'kv_bytes_per_token',)),
@@ -172,6 +177,7 @@ FUNCTIONS = {
     'kv_pool_bytes': kv_pool_bytes,
     'kv_pool_tokens': kv_pool_tokens,
     'max_concurrency': max_concurrency,
+    'max_concurrency_swa': max_concurrency_swa,
     'requests_that_fit': requests_that_fit,
     'extra_kv_tokens': extra_kv_tokens,
     'sessions_that_fit': sessions_that_fit,

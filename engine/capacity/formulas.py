@@ -37,7 +37,8 @@ Formulas (output in brackets when a variant):
   attention_params, attention_params_mla [attention_params], model_params, active_params,
   unquantized_params, weight_bytes, weight_bytes_mixed [weight_bytes], kv_bytes_per_token, kv_bytes_per_token_mla [kv_bytes_per_token],
   kv_bytes_per_sequence, kv_bytes_per_sequence_swa [kv_bytes_per_sequence], decode_floor_time,
-  kv_pool_bytes, kv_pool_tokens, max_concurrency, requests_that_fit, extra_kv_tokens,
+  kv_pool_bytes, kv_pool_tokens, max_concurrency, max_concurrency_swa [max_concurrency],
+  requests_that_fit, extra_kv_tokens,
   sessions_that_fit, kv_dtype_gain_tokens, weight_quant_gain_tokens, prefill_flops,
   decode_flops_per_token, ridge_point, prefill_time_floor, critical_batch,
   speculative_expected_tokens, littles_law_concurrency, cost_per_million_tokens,
@@ -134,6 +135,12 @@ def _formulas() -> dict[str, Formula]:
     common = embeddings + g["hidden"] + g["layers"] * (g["attention_params"] + 2 * g["hidden"])
     dense_mlps = g["dense_layers"] * gated_mlp * g["intermediate"]
     router = g["experts"] * g["hidden"]
+    # vLLM V1's hybrid KV cache groups layers by kind; one block holds a block of tokens for
+    # every layer of a group, and a group has as many layers as the larger kind (Mistral 7B:
+    # one group of 32 windowed layers; Gemma 2 9B: 21 global and 21 windowed).
+    layer_group = sympy.Max(g["sliding_layers"], g["layers"] - g["sliding_layers"])
+    layer_group_bytes_per_token = g["kv_bytes_per_token"] / g["layers"] * layer_group
+    window_tokens = sympy.Min(g["window"] - 1 + g["max_num_batched_tokens"], g["max_model_len"])
 
     def moe_params(routed: sympy.Symbol) -> sympy.Expr:
         experts = routed + g["shared_experts"]
@@ -250,6 +257,21 @@ def _formulas() -> dict[str, Formula]:
             sympy.floor(g["kv_pool_bytes"] / (g["block_size"] * g["kv_bytes_per_token"]))
             / sympy.ceiling(g["max_model_len"] / g["block_size"]),
             "vLLM start-up figure: pool blocks / blocks one max_model_len request needs.",
+        ),
+        (
+            "max_concurrency_swa",
+            "max_concurrency",
+            sympy.floor(g["kv_pool_bytes"] / (g["block_size"] * layer_group_bytes_per_token))
+            / sympy.ceiling(
+                (
+                    (g["layers"] - g["sliding_layers"])
+                    * sympy.ceiling(g["max_model_len"] / g["block_size"])
+                    + g["sliding_layers"] * (sympy.ceiling(window_tokens / g["block_size"]) + 1)
+                )
+                / layer_group
+            ),
+            "vLLM V1 with sliding windows: blocks of one layer group / blocks one request needs, "
+            "a windowed layer holding only window - 1 + max_num_batched_tokens tokens (+1 block).",
         ),
         (
             "requests_that_fit",

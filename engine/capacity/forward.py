@@ -106,6 +106,13 @@ _SYMBOL_TABLE: tuple[Symbol, ...] = (
     Symbol("seq_tokens", "token", "tokens in one sequence (prompt + output)", True),
     Symbol("request_tokens", "token", "final tokens of one request (prompt + output)", True),
     Symbol("max_model_len", "token", "vLLM max_model_len: longest request admitted", True),
+    Symbol(
+        "max_num_batched_tokens",
+        "token",
+        "vLLM max_num_batched_tokens: tokens one scheduler step may take (the chunked-prefill "
+        "budget; a sliding-window layer keeps window - 1 + this many)",
+        True,
+    ),
     Symbol("prompt_tokens", "token", "tokens in one prompt (prefilled at once)", True),
     Symbol(
         "peak_flops",
@@ -231,6 +238,9 @@ DEFAULTS: dict[str, float] = {
     # 0.9 - 14.96 GiB weights - 54.8 GiB pool). Set it from your own profiling run.
     "overhead_bytes": 1.5 * 2**30,
     "block_size": 16,
+    # `vllm serve` on a GPU of at least 70 GiB other than an A100, vLLM v0.8 to v0.27 (2,048
+    # below that; the offline LLM class 16,384): see decks/SOURCES.md. Name it in a question.
+    "max_num_batched_tokens": 8192,
     "new_kv_dtype_bytes": 1,  # FP8
     "new_weight_bits": 8,
     "tp": 1,
