@@ -100,6 +100,7 @@ class GivenAnswer:
     rollover_hour: int
     scheduler: str = "sm2"
     desired_retention: float = DEFAULT_DESIRED_RETENTION
+    fsrs_parameters: tuple[float, ...] | None = None
     typed_answer: str | None = None  # for multiple choice: the letters as shown
     variant: Variant | None = None
     verdict: Verdict | None = None
@@ -192,6 +193,7 @@ def _answer_rows(given: GivenAnswer, before: Schedule | None) -> tuple[Answered,
         given.rollover_hour,
         given.scheduler,
         given.desired_retention,
+        given.fsrs_parameters,
     )
     variant, verdict = given.variant, given.verdict
     log = (

@@ -1,5 +1,5 @@
-"""Rebuilding a profile's schedules from its review log (a scheduler switch), and reading the
-schedules of due cards (predicted recall in the stats).
+"""Rebuilding a profile's schedules from its review log (a scheduler switch), reading that log
+per card (fitting FSRS), and the schedules of due cards (predicted recall in the stats).
 
 Like every store module it works inside the caller's session and never commits: the switch and
 the setting change are one transaction, so a profile is never left half on each scheduler.
@@ -7,7 +7,7 @@ the setting change are one transaction, so a profile is never left half on each 
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 from itertools import groupby
 
 from sqlalchemy import select
@@ -26,6 +26,7 @@ def replay_profile(
     rollover_hour: int,
     scheduler: str,
     desired_retention: float,
+    fsrs_parameters: tuple[float, ...] | None = None,
 ) -> int:
     """Rebuild every card schedule of the profile under ``scheduler`` by replaying its review
     log in order (engine/study/rules.py ``replay``); each log row's ``prev_state`` is rebuilt
@@ -50,6 +51,7 @@ def replay_profile(
             rollover_hour,
             scheduler,
             desired_retention,
+            fsrs_parameters,
         )
         for row, before in zip(rows, states, strict=False):
             row.prev_state = _with_flags_of(before, row.prev_state)
@@ -68,6 +70,19 @@ def _with_flags_of(before: Schedule | None, logged: dict | None) -> dict | None:
         return logged
     flags = {name: logged[name] for name in ("suspended", "buried_until") if name in (logged or {})}
     return before.to_dict() | flags
+
+
+def answer_histories(session: Session, profile_id: int) -> list[list[tuple[int, datetime]]]:
+    """Per card the profile answered, its answers (quality, time), oldest first."""
+    rows = session.execute(
+        select(ReviewLog.card_id, ReviewLog.quality, ReviewLog.reviewed_at)
+        .where(ReviewLog.profile_id == profile_id)
+        .order_by(ReviewLog.card_id, ReviewLog.reviewed_at, ReviewLog.id)
+    )
+    return [
+        [(quality, moment) for _, quality, moment in answers]
+        for _, answers in groupby(rows, key=lambda row: row.card_id)
+    ]
 
 
 def due_schedules(session: Session, profile_id: int, day: date) -> list[Schedule]:

@@ -17,6 +17,7 @@ COMMAND_MODULES = (
     "export",
     "problem",
     "settings",
+    "optimize",
     "completion",
     "serve",
     "doctor",

@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
 
     from kvdrill.app.services.backend import Services
     from kvdrill.engine.errors import UserError
-    from kvdrill.engine.study.settings import describe_setting, parse_setting
+    from kvdrill.engine.study.settings import describe_setting, parse_setting, setting_names
 
     if args.key is not None and args.value is None:
         describe_setting(args.key)  # an unknown key says so first
@@ -51,8 +51,11 @@ def run(args: argparse.Namespace) -> int:
     if args.key is not None:
         print(f"{args.key} = {values[args.key]}")
         return 0
-    width = max(len(name) for name in values)
-    for name, value in values.items():
+    names = setting_names()
+    width = max(len(name) for name in names)
+    for name in names:
         meaning, allowed = describe_setting(name)
-        print(f"{name:<{width}}  {value!s:<8}  {meaning} ({allowed})")
+        print(f"{name:<{width}}  {values[name]!s:<8}  {meaning} ({allowed})")
+    fitted = "fitted to your log" if settings.fsrs_parameters else "the defaults"
+    print(f"FSRS parameters: {fitted} (kvdrill optimize fits them)")
     return 0

@@ -197,6 +197,18 @@ class Services:
 
         return change_setting_text(self.database, self.profile, environment.now(), name, text)
 
+    def fit_fsrs(self) -> Any:
+        """FSRS's parameters fitted to the profile's log (app/services/optimize.py); reads only."""
+        from kvdrill.app.services.optimize import fit_profile
+
+        return fit_profile(self.database, self.profile)
+
+    def keep_fsrs_fit(self, fit: Any) -> None:
+        """Keep a fit's parameters for the profile (schedules replayed under FSRS)."""
+        from kvdrill.app.services.optimize import keep_fit
+
+        keep_fit(self.database, self.profile, environment.now(), fit)
+
     def saved_theme(self) -> str:
         from kvdrill.app.services.settings import saved_theme
 

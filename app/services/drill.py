@@ -173,10 +173,12 @@ class DrillSession:
         queue: SessionQueue,
         scheduler: str = "sm2",
         desired_retention: float = DEFAULT_DESIRED_RETENTION,
+        fsrs_parameters: tuple[float, ...] | None = None,
     ):
         self._database = database
         self.scheduler = scheduler
         self.desired_retention = desired_retention
+        self.fsrs_parameters = fsrs_parameters
         self.profile_id = profile_id
         self.rollover_hour = rollover_hour
         self.answer_seconds = answer_seconds
@@ -231,6 +233,7 @@ class DrillSession:
             SessionQueue(plan),
             settings.scheduler,
             settings.desired_retention,
+            settings.fsrs_parameters,
         )
 
     # --- what is shown ---------------------------------------------------------------------
@@ -393,6 +396,7 @@ class DrillSession:
             rollover_hour=self.rollover_hour,
             scheduler=self.scheduler,
             desired_retention=self.desired_retention,
+            fsrs_parameters=self.fsrs_parameters,
             typed_answer=typed,
             variant=variant,
             verdict=verdict,

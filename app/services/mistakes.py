@@ -91,6 +91,7 @@ class MistakeSession(DrillSession):
             SessionQueue(Plan(cards=tuple(card_ids[e.template_id] for e in chosen))),
             settings.scheduler,
             settings.desired_retention,
+            settings.fsrs_parameters,
             code=code,
             exercises=chosen,
             seed=seed,

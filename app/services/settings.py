@@ -14,6 +14,7 @@ from kvdrill.engine.study.settings import (
 
 if TYPE_CHECKING:
     from kvdrill.store.db import Database
+    from kvdrill.store.models import Profile
 
 
 def load_settings(database: Database, profile_name: str, now: datetime) -> ProfileSettings:
@@ -32,25 +33,41 @@ def change_settings(
     A new scheduler (or, under FSRS, a new desired retention) rebuilds every card schedule
     from the review log in the same transaction."""
     from kvdrill.store.db import begin_write
-    from kvdrill.store.profiles import get_or_create_profile, profile_settings, set_settings
-    from kvdrill.store.scheduler_switch import replay_profile
+    from kvdrill.store.profiles import get_or_create_profile
 
     checked = check_setting_changes(changes)
     with database.session() as session:
         begin_write(session)
-        profile = get_or_create_profile(session, profile_name, now)
-        before = profile_settings(profile)
-        after = set_settings(profile, checked)
-        if _schedules_change(before, after):
-            replay_profile(
-                session, profile.id, after.rollover_hour, after.scheduler, after.desired_retention
-            )
-        return after
+        return store_settings(session, get_or_create_profile(session, profile_name, now), checked)
+
+
+def store_settings(session: Any, profile: Profile, checked: dict[str, Any]) -> ProfileSettings:
+    """Store already-checked changes on ``profile`` in the caller's write transaction,
+    replaying every card schedule when they move it (a scheduler switch, or under FSRS new
+    weights or a new desired retention)."""
+    from kvdrill.store.profiles import profile_settings, set_settings
+    from kvdrill.store.scheduler_switch import replay_profile
+
+    before = profile_settings(profile)
+    after = set_settings(profile, checked)
+    if _schedules_change(before, after):
+        replay_profile(
+            session,
+            profile.id,
+            after.rollover_hour,
+            after.scheduler,
+            after.desired_retention,
+            after.fsrs_parameters,
+        )
+    return after
 
 
 def _schedules_change(before: ProfileSettings, after: ProfileSettings) -> bool:
+    """Whether going from ``before`` to ``after`` moves the card schedules (a replay)."""
     return before.scheduler != after.scheduler or (
-        after.scheduler == "fsrs" and before.desired_retention != after.desired_retention
+        after.scheduler == "fsrs"
+        and (before.desired_retention, before.fsrs_parameters)
+        != (after.desired_retention, after.fsrs_parameters)
     )
 
 

@@ -39,7 +39,9 @@ def with_predicted_recall(
     """``report`` with the mean predicted recall of its ``due`` cards at ``now``."""
     from kvdrill.engine.study.fsrs_memory import recall_of_due
 
-    recall = recall_of_due(due, now, settings.scheduler, settings.desired_retention)
+    recall = recall_of_due(
+        due, now, settings.scheduler, settings.desired_retention, settings.fsrs_parameters
+    )
     return report.model_copy(update={"predicted_recall": recall})
 
 

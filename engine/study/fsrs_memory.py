@@ -112,14 +112,17 @@ def _fsrs_rating(quality: int) -> fsrs.Rating:
 
 
 def predicted_recall(
-    schedule: Schedule, now: datetime, desired_retention: float = DEFAULT_DESIRED_RETENTION
+    schedule: Schedule,
+    now: datetime,
+    desired_retention: float = DEFAULT_DESIRED_RETENTION,
+    parameters: tuple[float, ...] | None = None,
 ) -> float | None:
     """The chance the card is recalled at ``now``: FSRS's retrievability when the schedule has
     an FSRS state, else the SM-2 approximation of the module docstring; None for a new card."""
     if schedule.is_new or schedule.last_review_at is None:
         return None
     if schedule.fsrs is not None:
-        return _scheduler(desired_retention).get_card_retrievability(
+        return _scheduler(desired_retention, parameters).get_card_retrievability(
             _card(schedule.fsrs), _utc(now)
         )
     elapsed = max(0.0, (now - schedule.last_review_at) / timedelta(days=1))
@@ -131,12 +134,13 @@ def recall_of_due(
     now: datetime,
     scheduler: str,
     desired_retention: float = DEFAULT_DESIRED_RETENTION,
+    parameters: tuple[float, ...] | None = None,
 ) -> PredictedRecall:
     """The mean predicted recall of the ``due`` cards at ``now`` under ``scheduler``."""
     chances = [
         chance
         for schedule in due
-        if (chance := predicted_recall(schedule, now, desired_retention)) is not None
+        if (chance := predicted_recall(schedule, now, desired_retention, parameters)) is not None
     ]
     return PredictedRecall(
         scheduler=scheduler,

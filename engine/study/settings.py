@@ -25,6 +25,7 @@ LANGUAGES = ("en", "vi")
 # The schedulers a profile can choose (engine/study/rules.py); switching replays the review log.
 SCHEDULERS = ("sm2", "fsrs")
 DEFAULT_DESIRED_RETENTION = 0.9
+FSRS_PARAMETER_COUNT = 21  # FSRS-6's weights
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,9 @@ class ProfileSettings:
         low=0.7,
         high=0.99,
     )
+    # FSRS's weights fitted to this learner's log by ``kvdrill optimize --save``; None: the
+    # ``fsrs`` package's defaults. Kept with the settings, but not one that is typed in.
+    fsrs_parameters: tuple[float, ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -100,9 +104,9 @@ class ProfileSettings:
     @classmethod
     def from_values(cls, values: dict[str, Any]) -> ProfileSettings:
         """Settings from stored values; a missing or no longer allowed one takes its default."""
-        kept = {}
+        kept: dict[str, Any] = {"fsrs_parameters": checked_fsrs_parameters(values)}
         for item in fields(cls):
-            if item.name in values:
+            if item.name in values and "setting" in item.metadata:
                 try:
                     kept[item.name] = _rule(item.name).check(
                         item.name, _kind(item.name), values[item.name]
@@ -112,8 +116,22 @@ class ProfileSettings:
         return cls(**kept)
 
 
+def checked_fsrs_parameters(values: dict[str, Any]) -> tuple[float, ...] | None:
+    """The stored FSRS weights in ``values`` as a tuple; None when absent or not 21 finite
+    numbers (the defaults then apply)."""
+    stored = values.get("fsrs_parameters")
+    if not isinstance(stored, (list, tuple)) or len(stored) != FSRS_PARAMETER_COUNT:
+        return None
+    if not all(
+        isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in stored
+    ):
+        return None
+    return tuple(float(x) for x in stored)
+
+
 def setting_names() -> list[str]:
-    return [item.name for item in fields(ProfileSettings)]
+    """The settings a learner types in (``kvdrill settings KEY VALUE``, the settings screen)."""
+    return [item.name for item in fields(ProfileSettings) if "setting" in item.metadata]
 
 
 def describe_setting(name: str) -> tuple[str, str]:
@@ -135,7 +153,7 @@ def check_setting_changes(changes: dict[str, object]) -> dict[str, Any]:
 
 def _rule(name: str) -> Setting:
     for item in fields(ProfileSettings):
-        if item.name == name:
+        if item.name == name and "setting" in item.metadata:
             return item.metadata["setting"]
     known = setting_names()
     hint = did_you_mean(name, known) or f" (settings: {', '.join(known)})"

@@ -58,9 +58,9 @@ class SettingsScreen(Screen[None]):
 
     def on_settings_loaded(self, message: SettingsLoaded) -> None:
         values = message.settings.to_dict()
-        for name, value in values.items():
+        for name in setting_names():
             field = self.query_one(f"#setting-{name}", Input)
-            field.value = str(value)
+            field.value = str(values[name])
             field.disabled = False
         status = "Type a value and press Enter to save it."
         if message.changed is not None:
