@@ -201,7 +201,7 @@ class Services:
         """FSRS's parameters fitted to the profile's log (app/services/optimize.py); reads only."""
         from kvdrill.app.services.optimize import fit_profile
 
-        return fit_profile(self.database, self.profile)
+        return fit_profile(self.database, self.profile, environment.now())
 
     def keep_fsrs_fit(self, fit: Any) -> None:
         """Keep a fit's parameters for the profile (schedules replayed under FSRS)."""

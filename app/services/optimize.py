@@ -14,18 +14,15 @@ if TYPE_CHECKING:
     from kvdrill.store.db import Database
 
 
-def fit_profile(database: Database, profile_name: str) -> Fit:
+def fit_profile(database: Database, profile_name: str, now: datetime) -> Fit:
     """FSRS fitted to the profile's log, beside the parameters it uses now. Reads only: a
     profile never seen has an empty log."""
     from kvdrill.engine.study.fsrs_fit import fit_parameters
-    from kvdrill.store.profiles import check_profile_name, get_profile, profile_settings
+    from kvdrill.store.profiles import profile_for_reading, profile_settings
     from kvdrill.store.scheduler_switch import answer_histories
 
-    check_profile_name(profile_name)
     with database.session() as session:
-        profile = get_profile(session, profile_name)
-        if profile is None:
-            return fit_parameters([], None)
+        profile = profile_for_reading(session, profile_name, now)
         histories = answer_histories(session, profile.id)
         current = profile_settings(profile).fsrs_parameters
     return fit_parameters(histories, current)
