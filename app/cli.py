@@ -10,24 +10,11 @@ import sys
 from typing import NoReturn
 
 from kvdrill.app.commands import COMMAND_MODULES
+from kvdrill.app.error_line import error_line
 from kvdrill.app.services import environment
-from kvdrill.engine.errors import UserError, did_you_mean, printable
+from kvdrill.engine.errors import UserError, did_you_mean
 
-# An argument in an error line (a run of characters without spaces) is cut to this length.
-ARGUMENT_LIMIT = 80
-_LONG_ARGUMENT = re.compile(rf"[^\s']{{{ARGUMENT_LIMIT + 1},}}")
 _INVALID_CHOICE = re.compile(r"argument (\S+): invalid choice: '([^']*)' \(choose from (.*)\)$")
-
-
-def error_line(message: str) -> str:
-    """One line of an error as printed: terminal controls escaped, database passwords masked,
-    and a very long quoted argument cut."""
-    masked = environment.mask_password(message)
-    return printable(_LONG_ARGUMENT.sub(lambda match: _cut(match[0]), masked))
-
-
-def _cut(text: str) -> str:
-    return f"{text[: ARGUMENT_LIMIT - 5]}[...]"
 
 
 class OneLineErrorParser(argparse.ArgumentParser):

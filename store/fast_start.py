@@ -1,6 +1,6 @@
 """Today's first card read with ``sqlite3`` alone, before SQLAlchemy is imported.
 
-The fast-start helper process (app/first_card.py) calls ``read_first_card`` while the app
+The fast-start helper process (app/services/first_card.py) calls ``read_first_card`` while the app
 imports Textual. It runs the same SQL text (store/queries_sql.py), row readers
 (store/card_rows.py) and queue policy (engine/study/queue.py) as the store's own session, so the
 card is the session's first card. Only the common case: a SQLite file at the current schema

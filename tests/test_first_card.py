@@ -12,8 +12,8 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
-from kvdrill.app.first_card import card_state, fast_card_state, main
 from kvdrill.app.services.drill import DrillSession
+from kvdrill.app.services.first_card import card_state, fast_card_state, main
 from kvdrill.store import reviews
 from kvdrill.store.db import open_database
 from kvdrill.store.fast_start import NeedsSession
@@ -167,7 +167,7 @@ def test_a_follow_up_of_a_retired_card_goes_through_the_store(db, db_url: str, c
 def test_the_helper_process_imports_nothing_heavy(db, db_url: str) -> None:
     probe = (
         "import json, sys\n"
-        "from kvdrill.app.first_card import fast_card_state\n"
+        "from kvdrill.app.services.first_card import fast_card_state\n"
         "state = fast_card_state(json.loads(sys.argv[1]))\n"
         f"heavy = [name for name in {HEAVY!r} if name in sys.modules]\n"
         "print(json.dumps({'key': state['card']['key'], 'heavy': heavy}))\n"
@@ -184,7 +184,7 @@ def test_the_helper_process_imports_nothing_heavy(db, db_url: str) -> None:
 
 def test_the_helper_process_prints_the_sessions_first_card(db, db_url: str) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "kvdrill.app.first_card", json.dumps(request(db_url))],
+        [sys.executable, "-m", "kvdrill.app.services.first_card", json.dumps(request(db_url))],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -12,7 +12,8 @@ import pytest
 
 from kvdrill.engine.errors import Located, PackErrors
 from kvdrill.engine.packs.model import MAX_CARDS_PER_PACK
-from kvdrill.engine.packs.parser import _PackParser, parse_pack, parse_pack_text, parse_paths
+from kvdrill.engine.packs.parser import parse_pack, parse_pack_text, parse_paths
+from kvdrill.engine.packs.reader import PackReader
 
 PACKS = Path(__file__).parent / "fixtures" / "packs"
 EXAMPLE = PACKS / "good" / "example.md"
@@ -293,7 +294,7 @@ def test_one_line_lists_read_directly_match_markdown_it(
             return exc.problems
 
     fast = outcome()
-    monkeypatch.setattr(_PackParser, "simple_list", lambda self, section: False)
+    monkeypatch.setattr(PackReader, "simple_list", lambda self, section: False)
     assert fast == outcome()
 
 
@@ -708,7 +709,7 @@ PIECES = [
 def test_the_fast_outline_and_lists_agree_with_a_full_commonmark_parse(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import kvdrill.engine.packs.parser as pack_parser
+    from kvdrill.engine.packs import blocks
 
     rng = random.Random(1129)
     texts = [FRONT + "\n".join(rng.choices(PIECES, k=rng.randint(0, 30))) for _ in range(300)]
@@ -723,8 +724,8 @@ def test_the_fast_outline_and_lists_agree_with_a_full_commonmark_parse(
         return results
 
     fast = outcomes()
-    monkeypatch.setattr(pack_parser, "_outline", lambda text: pack_parser._markdown().parse(text))
-    monkeypatch.setattr(_PackParser, "simple_list", lambda self, section: False)
+    monkeypatch.setattr(blocks, "outline_tokens", lambda text: blocks.full_markdown().parse(text))
+    monkeypatch.setattr(PackReader, "simple_list", lambda self, section: False)
     assert fast == outcomes()
 
 
@@ -775,7 +776,7 @@ def both_ways(parse, monkeypatch: pytest.MonkeyPatch):
 
     scanned = outcome()
     with monkeypatch.context() as patch:
-        patch.setattr("kvdrill.engine.packs.parser.scan_outline", lambda text: None)
+        patch.setattr("kvdrill.engine.packs.blocks.scan_outline", lambda text: None)
         return scanned, outcome()
 
 

@@ -17,6 +17,7 @@ import test_hostile_packs
 import test_pack_parser
 
 from kvdrill.engine.errors import PackErrors
+from kvdrill.engine.packs import parser as pack_parser
 from kvdrill.engine.packs import plain_pack
 from kvdrill.engine.packs.parser import parse_pack, parse_pack_text
 
@@ -51,10 +52,10 @@ def both_ways(
         return result
 
     with monkeypatch.context() as patch:
-        patch.setattr(plain_pack, "parse_plain_pack", watched)
+        patch.setattr(pack_parser, "parse_plain_pack", watched)
         fast = outcome(parse)
     with monkeypatch.context() as patch:
-        patch.setattr(plain_pack, "parse_plain_pack", lambda parser: None)
+        patch.setattr(pack_parser, "parse_plain_pack", lambda parser: None)
         full = outcome(parse)
     return fast, full, any(taken)
 

@@ -349,7 +349,7 @@ async def test_fast_start_helper_card_is_shown_then_answered_through_the_session
 ) -> None:
     import gc
 
-    from kvdrill.app.first_card import start
+    from kvdrill.app.services.first_card import start
 
     helper = start(drill_db, "default", {})
     assert helper is not None
@@ -597,7 +597,7 @@ def test_importing_the_tui_loads_no_database_or_math_library() -> None:
         "kvdrill.store.fast_start",
     )
     code = (
-        "import sys, kvdrill.app.tui, kvdrill.app.first_card; "
+        "import sys, kvdrill.app.tui, kvdrill.app.services.first_card; "
         f"print(' '.join(m for m in {heavy!r} if m in sys.modules))"
     )
     loaded = subprocess.run(
@@ -622,7 +622,7 @@ def test_a_drill_paints_its_first_card_before_any_heavy_library_loads(
 
     code = f"""
 import sys
-from kvdrill.app.first_card import start
+from kvdrill.app.services.first_card import start
 from kvdrill.app.tui import create_app
 from kvdrill.app.tui.screens.drill import DrillScreen
 

@@ -89,7 +89,7 @@ def run(args) -> int:
         unknown = check_mistake_options(args)
         if unknown is not None:
             # A code that does not exist is a usage error, as a wrong option is: exit 2.
-            from kvdrill.app.cli import error_line
+            from kvdrill.app.error_line import error_line
 
             print(f"kvdrill: {error_line(unknown)}", file=sys.stderr)
             return 2
@@ -178,7 +178,7 @@ def launch_tui(args, start: str, options: dict) -> int:
         )
     if start == "drill" and not options.get("mistake"):
         # Before Textual is imported: a helper process reads the first card meanwhile.
-        from kvdrill.app.first_card import start as start_first_card
+        from kvdrill.app.services.first_card import start as start_first_card
 
         options = {**options, "first_card": start_first_card(args.db, args.profile, options)}
     from kvdrill.app.tui import create_app

@@ -73,6 +73,7 @@ def run(args) -> int:
     from kvdrill.app.services import environment
     from kvdrill.app.services.importing import (
         ReadPacks,
+        database_file_missing,
         find_pack_files,
         open_import_database,
         plan_packs,
@@ -82,16 +83,15 @@ def run(args) -> int:
     )
     from kvdrill.engine.errors import PackErrors
     from kvdrill.engine.packs.source import paths_from_arguments
-    from kvdrill.store.location import sqlite_file
 
     paths = paths_from_arguments(args.paths, "nothing imported")
     files, missing = find_pack_files(paths)
     url = environment.database_url(args.db)
     source = environment.url_source(args.db)
-    path = sqlite_file(url)
+    not_created = database_file_missing(url)
     database = None
     unchanged: dict = {}
-    if not args.dry_run and (path is None or path.exists()):
+    if not args.dry_run and not not_created:
         # Files stored before, byte for byte, are not parsed again.
         database = open_import_database(url, source, environment.is_own_folder(args.db))
         unchanged = unchanged_files(database, files)
@@ -114,7 +114,7 @@ def run(args) -> int:
 
     if args.dry_run:
         # A database that does not exist yet is not created by a dry run: plan against an empty one.
-        url = "sqlite://" if path is not None and not path.exists() else url
+        url = "sqlite://" if not_created else url
     if database is None:
         database = open_import_database(url, source, environment.is_own_folder(args.db))
     try:

@@ -142,7 +142,9 @@ class UndoRefused(UserError):
     """The card changed since (another kvdrill answered or set it aside): nothing undone."""
 
 
-def _make_clock(now: datetime | Callable[[], datetime] | None) -> Callable[[], datetime]:
+def make_clock(now: datetime | Callable[[], datetime] | None) -> Callable[[], datetime]:
+    """The session's clock: ``now`` if it is one, else real time running on from ``now`` (or
+    from the environment's now, app/services/environment.py)."""
     if callable(now):
         return now
     start = now if now is not None else environment.now()
@@ -208,7 +210,7 @@ class DrillSession:
         ``lesson`` takes a lesson number as typed, ``"5"`` or ``"05"``."""
         _check_count("--new", new_limit)
         _check_count("--limit", limit, least=1)  # --new 0, not --limit 0, skips new cards
-        clock = _make_clock(now)
+        clock = make_clock(now)
         with database.session() as session:
             row = get_or_create_profile(session, profile, clock())
             today = study_day(clock(), row.rollover_hour)

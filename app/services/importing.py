@@ -220,6 +220,14 @@ def import_bundled(database: Database, now: datetime, decks: Path = BUNDLED_DECK
 # --- the learner's packs ------------------------------------------------------------------------
 
 
+def database_file_missing(url: str) -> bool:
+    """Whether ``url`` names a SQLite file that does not exist yet (an import creates it)."""
+    from kvdrill.store.location import sqlite_file
+
+    path = sqlite_file(url)
+    return path is not None and not path.exists()
+
+
 def open_import_database(
     url: str, url_source: str = "", create_folder: bool = False
 ) -> Database | SqliteImportFile:

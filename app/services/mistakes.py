@@ -13,11 +13,11 @@ variants, and a session opened at the same ``KVDRILL_NOW`` is the same session (
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from kvdrill.app.services.drill import DrillSession, _make_clock
+from kvdrill.app.services.drill import DrillSession, make_clock
 from kvdrill.engine.study.clock import study_day
 from kvdrill.engine.study.queue import Plan, SessionQueue
 from kvdrill.engine.study.seeds import SEED_RANGE
@@ -44,7 +44,16 @@ def session_seed(profile_id: int, code: str, started: datetime) -> int:
 class MistakeSession(DrillSession):
     """A drill of problem variants chosen to exercise one mistake code."""
 
-    def __init__(self, *args: Any, code: str, exercises: Sequence[Exercise], seed: int, **kw: Any):
+    def __init__(
+        self,
+        *args: Any,
+        code: str,
+        exercises: Sequence[Exercise],
+        card_ids: Mapping[str, int],
+        seed: int,
+        **kw: Any,
+    ):
+        """``card_ids``: the card id of each exercise's template id."""
         super().__init__(*args, **kw)
         self.code = code
         self.seed = seed
@@ -52,6 +61,10 @@ class MistakeSession(DrillSession):
         # Per card, the variants its showings use, in session order; more are drawn on demand.
         self._variants: dict[int, list[Variant]] = {}
         self._template_ids: dict[int, str] = {}
+        for exercise in self.exercises:
+            card_id = card_ids[exercise.template_id]
+            self._variants.setdefault(card_id, []).append(exercise.variant)
+            self._template_ids[card_id] = exercise.template_id
 
     @classmethod
     def open_for(
@@ -68,7 +81,7 @@ class MistakeSession(DrillSession):
         from kvdrill.store.profiles import get_or_create_profile, profile_settings
         from kvdrill.store.reviews import find_card
 
-        clock = _make_clock(now)
+        clock = make_clock(now)
         # The time given, not the clock's first reading (a few microseconds on): the seed.
         started = now if isinstance(now, datetime) else clock()
         with database.session() as session:
@@ -81,7 +94,7 @@ class MistakeSession(DrillSession):
         )
         with database.session() as session:
             card_ids = {e.template_id: find_card(session, e.template_id).id for e in chosen}
-        session = cls(
+        return cls(
             database,
             profile_id,
             rollover,
@@ -94,13 +107,9 @@ class MistakeSession(DrillSession):
             settings.fsrs_parameters,
             code=code,
             exercises=chosen,
+            card_ids=card_ids,
             seed=seed,
         )
-        for exercise in chosen:
-            card_id = card_ids[exercise.template_id]
-            session._variants.setdefault(card_id, []).append(exercise.variant)
-            session._template_ids[card_id] = exercise.template_id
-        return session
 
     @property
     def practised(self) -> str:  # type: ignore[override]

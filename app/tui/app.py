@@ -7,7 +7,6 @@ Workers answer with the typed messages of app/tui/messages.py.
 
 from __future__ import annotations
 
-import gc
 import threading
 from collections.abc import Iterable
 from typing import Any
@@ -21,6 +20,7 @@ from kvdrill.app.services import environment
 from kvdrill.app.services.backend import Services
 from kvdrill.app.tui.messages import ThemeLoaded, ThemeNotSaved
 from kvdrill.app.tui.screens.drill import DrillScreen
+from kvdrill.gc_pause import resume_collector
 
 LIGHT_THEME = "textual-light"
 DARK_THEME = "textual-dark"
@@ -80,10 +80,10 @@ class KvdrillApp(App[None]):
 
     def after_start(self) -> None:
         """What waits until the first screen is up, once per run of the app: the daily backup,
-        and Python's garbage collector, which fast start pauses (app/first_card.py)."""
+        and Python's garbage collector, which fast start pauses (app/services/first_card.py)."""
         if not self.start_done:
             self.start_done = True
-            gc.enable()
+            resume_collector()
             self.keep_daily_backup()
 
     @work(thread=True, group="backup", exit_on_error=False)
@@ -245,7 +245,7 @@ def create_app(
     ``theme`` (``"light"`` or ``"dark"``), ``import_path`` (prefilled on the import screen),
     ``answer_seconds`` (the countdown length; default: the profile's setting) and ``bundled``
     (``False``: do not import the bundled decks on first use; tests use it), ``first_card``
-    (an ``app.first_card.FirstCard`` started before Textual was imported: fast start).
+    (an ``app.services.first_card.FirstCard`` started before Textual was imported: fast start).
     """
     if start not in ("home", "drill", "import"):
         raise ValueError(f"unknown start screen {start!r}")

@@ -362,7 +362,11 @@ _DIMENSION_WORDS: dict[frozenset[tuple[str, int]], str] = {
 
 def describe_dimension(unit_text: str) -> str:
     """Plain words for what a unit measures: 'a size in bytes', 'a time', 'a bandwidth'..."""
-    _, dimension = unit_scale(unit_text)
+    return dimension_words(unit_scale(unit_text)[1])
+
+
+def dimension_words(dimension: frozenset[tuple[str, int]]) -> str:
+    """Plain words for a dimension (base dimension -> power), as ``describe_dimension``."""
     if dimension in _DIMENSION_WORDS:
         return _DIMENSION_WORDS[dimension]
     parts = [f"{name.strip('[]')}^{power}" for name, power in sorted(dimension)]

@@ -18,11 +18,11 @@ import re
 _UNDERLINE_RE = re.compile(r"[ \t]*(?:-+|=+)[ \t]*\Z")
 _BLANKS = " \t"
 # What a line must start with to be blank (or empty: "" is in every string) or to need
-# _check_start: blanks, "<", and the characters of a setext underline.
+# check_line_start: blanks, "<", and the characters of a setext underline.
 _SPECIAL_STARTS = " \t<-="
 _FENCE_MARKS = "`~"
 # What markdown-it trims a heading's text by (JavaScript's trim): ASCII and Unicode spaces.
-_TRIM = (
+TRIM = (
     "".join(map(chr, [9, 10, 11, 12, 13, 32, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x2028, 0x2029]))
     + "\u202f\u205f\u3000"
 )
@@ -30,11 +30,11 @@ _TRIM = (
 Block = tuple[str, int, int, dict]  # kind, first line, end line (exclusive), fields
 
 
-class _GiveUp(Exception):
+class GiveUp(Exception):
     """The text needs markdown-it."""
 
 
-def _atx(line: str) -> tuple[int, str] | None:
+def atx_heading(line: str) -> tuple[int, str] | None:
     """(level, text) when ``line`` (not indented) is an ATX heading, else None."""
     level = len(line) - len(line.lstrip("#"))
     if not 1 <= level <= 6 or (level < len(line) and line[level] not in _BLANKS):
@@ -43,10 +43,10 @@ def _atx(line: str) -> tuple[int, str] | None:
     closing = rest.rstrip("#")
     if len(closing) < len(rest) and closing and closing[-1] in _BLANKS:
         rest = closing
-    return level, rest.strip(_TRIM)
+    return level, rest.strip(TRIM)
 
 
-def _fence_open(line: str) -> tuple[str, str] | None:
+def fence_open(line: str) -> tuple[str, str] | None:
     """(marker run, info string) when ``line`` (not indented) opens a fence, else None."""
     marker = line[:1]
     if marker not in ("`", "~"):
@@ -58,16 +58,16 @@ def _fence_open(line: str) -> tuple[str, str] | None:
     return markup, info
 
 
-def _check_start(line: str) -> None:
+def check_line_start(line: str) -> None:
     """Give up on a line whose meaning depends on rules this scanner leaves to markdown-it."""
     stripped = line.lstrip(_BLANKS)
     if stripped[:1] == "<" or _UNDERLINE_RE.match(line):
-        raise _GiveUp
+        raise GiveUp
     if len(stripped) < len(line) and stripped[:1] in ("#", "`", "~"):
-        raise _GiveUp
+        raise GiveUp
 
 
-def _front_matter(lines: list[str]) -> int:
+def front_matter_end(lines: list[str]) -> int:
     """The line after the front matter's closing marker (0: no front matter)."""
     first = lines[0]
     count = len(first) - len(first.lstrip("-"))
@@ -81,7 +81,7 @@ def _front_matter(lines: list[str]) -> int:
         run = len(stripped) - len(stripped.lstrip("-"))
         if run and run >= count and not stripped[run:].strip(_BLANKS):
             return number + 1
-    raise _GiveUp  # never closed: markdown-it reads the first line as text
+    raise GiveUp  # never closed: markdown-it reads the first line as text
 
 
 def scan_outline(text: str) -> list[Block] | None:
@@ -96,7 +96,7 @@ def scan_outline(text: str) -> list[Block] | None:
         lines.pop()
     try:
         return _scan(text, lines, terminated)
-    except _GiveUp:
+    except GiveUp:
         return None
 
 
@@ -105,7 +105,7 @@ def _scan(text: str, lines: list[str], terminated: bool) -> list[Block]:
     total = len(lines)
     number = 0
     if text.startswith("-"):
-        end = _front_matter(lines)
+        end = front_matter_end(lines)
         if end:
             content = "\n".join(lines[1 : end - 1]) if end > 2 else ""
             blocks.append(("front_matter", 0, end, {"content": content}))
@@ -113,18 +113,18 @@ def _scan(text: str, lines: list[str], terminated: bool) -> list[Block]:
     while number < total:
         line = lines[number]
         first = line[:1]
-        # Only a line starting with one of these can be blank or need _check_start; only "#"
+        # Only a line starting with one of these can be blank or need check_line_start; only "#"
         # can open a heading, only a backtick or tilde a fence (the common line is none).
         if first in _SPECIAL_STARTS:
             if not line.strip(_BLANKS):
                 number += 1
                 continue
-            _check_start(line)
-        if first == "#" and (heading := _atx(line)):
+            check_line_start(line)
+        if first == "#" and (heading := atx_heading(line)):
             level, content = heading
             blocks.append(("heading", number, number + 1, {"level": level, "content": content}))
             number += 1
-        elif first in _FENCE_MARKS and (fence := _fence_open(line)):
+        elif first in _FENCE_MARKS and (fence := fence_open(line)):
             number = _fence(lines, number, fence, blocks, terminated)
         else:
             number = _paragraph(lines, number, blocks)
@@ -164,8 +164,8 @@ def _paragraph(lines: list[str], start: int, blocks: list[Block]) -> int:
         if first in _SPECIAL_STARTS:
             if not line.strip(_BLANKS):
                 break
-            _check_start(line)
-        if (first == "#" and _atx(line)) or (first in _FENCE_MARKS and _fence_open(line)):
+            check_line_start(line)
+        if (first == "#" and atx_heading(line)) or (first in _FENCE_MARKS and fence_open(line)):
             break
         end += 1
     blocks.append(("paragraph", start, end, {}))

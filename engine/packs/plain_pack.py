@@ -1,7 +1,8 @@
 """The pack parser's fast path: a pack made of what packs are usually made of, read in one
 pass over its lines, straight into a ``ParsedPack``.
 
-It reads only what it can settle exactly as the full parser does (engine/packs/parser.py):
+It reads only what it can settle exactly as the full parser does (engine/packs/parser.py),
+reading each part with the same ``PackReader`` (engine/packs/reader.py):
 card and section headings, field lines, text sections, tight lists (items on one line, or
 wrapped under their text), closed fences, a lone ```problem block and a ``Q:``/``A:``
 follow-up. On anything else (HTML, setext or indented headings, a loose list, a heading where
@@ -17,29 +18,28 @@ import bisect
 import string
 from typing import Any
 
+from kvdrill.engine.packs.blocks import Block, Section
+from kvdrill.engine.packs.grammar import (
+    ALLOWED,
+    FIELD_RE,
+    FIELDS,
+    REQUIRED,
+    SIMPLE_ITEM_RE,
+    THEMATIC_BREAK_RE,
+    dedupe,
+    section_name,
+)
 from kvdrill.engine.packs.headings import CardHeading, parse_card_heading
 from kvdrill.engine.packs.model import MAX_CARDS_PER_PACK, ParsedCard, ParsedPack
 from kvdrill.engine.packs.outline import (
-    _TRIM,
-    _atx,
-    _check_start,
-    _fence_open,
-    _front_matter,
-    _GiveUp,
+    TRIM,
+    GiveUp,
+    atx_heading,
+    check_line_start,
+    fence_open,
+    front_matter_end,
 )
-from kvdrill.engine.packs.parser import (
-    _FIELD_RE,
-    _SIMPLE_ITEM_RE,
-    _THEMATIC_BREAK_RE,
-    ALLOWED,
-    FIELDS,
-    REQUIRED,
-    _Block,
-    _dedupe,
-    _PackParser,
-    _Section,
-    _section_name,
-)
+from kvdrill.engine.packs.reader import PackReader
 from kvdrill.engine.records import unchecked
 
 # The first characters a line must have to be more than text to the outline: a heading, a
@@ -59,32 +59,33 @@ class _Unusual(Exception):
     """The pack needs the full parser."""
 
 
-def parse_plain_pack(parser: _PackParser) -> ParsedPack | None:
-    """The pack ``parser`` holds, parsed without its general machinery, or None when the
-    pack has anything this path leaves to ``parser.parse()`` (which must then start afresh)."""
+def parse_plain_pack(reader: PackReader) -> ParsedPack | None:
+    """The pack ``reader`` holds, parsed without the full parser's machinery, or None when
+    the pack has anything this path leaves to the full parser (engine/packs/parser.py), which
+    then starts afresh with a reader of its own."""
     try:
-        return _PlainPack(parser).parse()
-    except (_Unusual, _GiveUp):
+        return _PlainPack(reader).parse()
+    except (_Unusual, GiveUp):
         return None
 
 
 class _PlainPack:
-    def __init__(self, parser: _PackParser):
-        self.parser = parser
-        self.lines = parser.lines
+    def __init__(self, reader: PackReader):
+        self.reader = reader
+        self.lines = reader.lines
         # Every fence, in file order: (first line, line after the closer, info string).
         self.fences: list[tuple[int, int, str]] = []
         self.fence_starts: list[int] = []
 
     def parse(self) -> ParsedPack:
-        parser, lines = self.parser, self.lines
-        if parser.text[:1] != "-" or "\r" in parser.text:
+        reader, lines = self.reader, self.lines
+        if reader.text[:1] != "-" or "\r" in reader.text:
             raise _Unusual
-        body = _front_matter(lines)
+        body = front_matter_end(lines)
         if not body:
             raise _Unusual
-        block = _Block("front_matter", 0, body, content=_content(lines, body))
-        meta = parser.front_matter(block, vouched=True)
+        block = Block("front_matter", 0, body, content=_content(lines, body))
+        meta = reader.front_matter(block, vouched=True)
         if meta is None:
             raise _Unusual
         # Each card: its heading's line and text, its ### headings, its other headings.
@@ -100,7 +101,7 @@ class _PlainPack:
                 raw[-1][3].append((line, level))
         if not raw or len(raw) > MAX_CARDS_PER_PACK:
             raise _Unusual
-        intro = parser.source(body, raw[0][0])
+        intro = reader.source(body, raw[0][0])
         headings = [parse_card_heading(text) for _, text, _, _ in raw]
         ids: dict[str, int] = {}
         for heading, (line, _, _, _) in zip(headings, raw, strict=True):
@@ -112,14 +113,14 @@ class _PlainPack:
         cards: list[ParsedCard] = []
         for heading, (line, _, sections, deeper), end in zip(headings, raw, ends, strict=True):
             cards.extend(self.card(heading, line, end, sections, deeper, ids))
-        if parser.errors:
+        if reader.errors:
             raise _Unusual
         return ParsedPack(
             meta=meta,
             intro=intro,
             cards=cards,
-            path=parser.path,
-            content_hash=parser.content_hash,
+            path=reader.path,
+            content_hash=reader.content_hash,
         )
 
     def outline(self, start: int) -> list[tuple[int, int, str]]:
@@ -141,21 +142,21 @@ class _PlainPack:
             line = lines[number]
             first = line[0]
             if first == "#":
-                # The usual "## Title" and "### Section" without _atx: no closing #, no blank
+                # The usual "## Title" and "### Section" without atx_heading: no closing #, no blank
                 # at the end, so the text is all after the marks.
                 if line[2:3] == " " and line[1] == "#" and line[-1] not in _ATX_ENDS:
-                    headings.append((number, 2, line[2:].strip(_TRIM)))
+                    headings.append((number, 2, line[2:].strip(TRIM)))
                 elif line[3:4] == " " and line[1:3] == "##" and line[-1] not in _ATX_ENDS:
-                    headings.append((number, 3, line[3:].strip(_TRIM)))
-                elif heading := _atx(line):
+                    headings.append((number, 3, line[3:].strip(TRIM)))
+                elif heading := atx_heading(line):
                     headings.append((number, *heading))
             elif first in _FENCE_MARKS:
-                if fence := _fence_open(line):
+                if fence := fence_open(line):
                     skip = self.fence(number, *fence)
             elif first == "-" and line[1:2] == " " and line.rstrip(" \t") != "-":
-                continue  # a list item: no --- underline, and nothing else _check_start fears
+                continue  # a list item: no --- underline, and nothing else check_line_start fears
             elif line.strip(" \t"):
-                _check_start(line)
+                check_line_start(line)
         return headings
 
     def fence(self, start: int, markup: str, info: str) -> int:
@@ -188,11 +189,11 @@ class _PlainPack:
         deeper: list[tuple[int, int]],
         ids: dict[str, int],
     ) -> list[ParsedCard]:
-        parser, lines = self.parser, self.lines
+        reader, lines = self.reader, self.lines
         # Sections by name: (heading line, end line), in file order.
         sections: dict[str, tuple[int, int]] = {}
         for position, (number, text) in enumerate(inner):
-            name = _section_name(text)
+            name = section_name(text)
             if name is None or name in sections:
                 raise _Unusual
             sections[name] = (number, inner[position + 1][0] if position + 1 < len(inner) else end)
@@ -218,7 +219,7 @@ class _PlainPack:
             "kind": kind,
             "title": heading.title,
             "status": heading.status,
-            "tags": _dedupe([*heading.tags, *tags]),
+            "tags": dedupe([*heading.tags, *tags]),
             "lessons": lessons,
             "prompt": "",
             "answer": "",
@@ -239,7 +240,7 @@ class _PlainPack:
             if field := _TEXT_FIELDS.get(name):
                 if fences and any(info.split()[:1] == ["problem"] for _, _, info in fences):
                     raise _Unusual
-                text = parser.source(start + 1, stop)
+                text = reader.source(start + 1, stop)
                 if not text:
                     raise _Unusual
                 card[field] = text
@@ -252,12 +253,12 @@ class _PlainPack:
             else:
                 section = self.list_section(name, start, stop)
                 if name == "Key numbers":
-                    card["key_numbers"] = parser.key_numbers(section)
+                    card["key_numbers"] = reader.key_numbers(section)
                 elif name == "Choices":
-                    card["choices"] = parser.choices(section)
+                    card["choices"] = reader.choices(section)
                 else:
-                    card["related"] = parser.related(section, ids)
-        if parser.errors:
+                    card["related"] = reader.related(section, ids)
+        if reader.errors:
             raise _Unusual
         parent = unchecked(ParsedCard, card)
         return [parent, followup] if followup else [parent]
@@ -271,38 +272,38 @@ class _PlainPack:
             line = self.lines[number]
             if not line.strip(" \t"):
                 continue
-            match = _FIELD_RE.match(line.rstrip()) if line[0] in _ASCII_LETTERS else None
+            match = FIELD_RE.match(line.rstrip()) if line[0] in _ASCII_LETTERS else None
             name = match.group(1).strip().capitalize() if match else None
             if name not in FIELDS or name in seen:
                 raise _Unusual
             seen.add(name)
             value = match.group(2).strip()
             if name == "Lessons":
-                lessons = self.parser.lessons(value, number) or []
+                lessons = self.reader.lessons(value, number) or []
             else:
-                tags = self.parser.tags(value, number) or []
+                tags = self.reader.tags(value, number) or []
         return lessons, tags
 
-    def list_section(self, name: str, start: int, stop: int) -> _Section:
+    def list_section(self, name: str, start: int, stop: int) -> Section:
         """A list section holding one tight list, its items on one line or wrapped."""
-        section = _Section(name, start, stop)
-        if not self.parser.simple_list(section):
+        section = Section(name, start, stop)
+        if not self.reader.simple_list(section):
             section.blocks = [self.wrapped_list(start + 1, stop)]
         return section
 
-    def wrapped_list(self, start: int, stop: int) -> _Block:
+    def wrapped_list(self, start: int, stop: int) -> Block:
         """A tight list whose items start at column 0 with one marker and one space, and may
         go on over lines indented to the item's text: CommonMark reads each such item as one
         list item, whatever its later lines hold (they are inside it)."""
         lines = self.lines
-        first, last = self.parser.trimmed(start, stop)
+        first, last = self.reader.trimmed(start, stop)
         items: list[list[int]] = []
         marker: str | None = None
         indent = ""
         for number in range(first, last):
             line = lines[number]
-            match = _SIMPLE_ITEM_RE.match(line)
-            if match and not _THEMATIC_BREAK_RE.match(line):
+            match = SIMPLE_ITEM_RE.match(line)
+            if match and not THEMATIC_BREAK_RE.match(line):
                 this = match.group(1) or match.group(2)
                 if marker is None:
                     marker = this
@@ -318,7 +319,7 @@ class _PlainPack:
                 raise _Unusual
         if not items:
             raise _Unusual
-        return _Block("list", first, last, items=[(begin, end) for begin, end in items])
+        return Block("list", first, last, items=[(begin, end) for begin, end in items])
 
     def problem(
         self, start: int, stop: int, fences: list[tuple[int, int, str]]
@@ -331,8 +332,8 @@ class _PlainPack:
         if any(lines[n].strip(" \t") for n in (*range(start + 1, first), *range(after, stop))):
             raise _Unusual
         body = "".join(line + "\n" for line in lines[first + 1 : after - 1])
-        block = _Block("fence", first, after, content=body, info=info)
-        return self.parser.problem(_Section("Problem", start, stop, [block]))
+        block = Block("fence", first, after, content=body, info=info)
+        return self.reader.problem(Section("Problem", start, stop, [block]))
 
     def followup(
         self, start: int, stop: int, fences: list[tuple[int, int, str]], card: dict[str, Any]
@@ -342,8 +343,8 @@ class _PlainPack:
         first = next((n for n in range(start + 1, stop) if lines[n].strip(" \t")), None)
         if fences or first is None or not lines[first].startswith("Q:"):
             raise _Unusual
-        section = _Section("Follow-up", start, stop, [_Block("paragraph", first, first + 1)])
-        return self.parser.followup(section, card)
+        section = Section("Follow-up", start, stop, [Block("paragraph", first, first + 1)])
+        return self.reader.followup(section, card)
 
 
 def _content(lines: list[str], end: int) -> str:

@@ -133,7 +133,7 @@ DEFAULT_EXPONENTS: dict[str, dict[str, float]] = {
 }
 
 # Decimal/binary pairs, one per prefix step: (code, decimal unit, binary unit).
-_PREFIX_PAIRS = [
+PREFIX_PAIRS = [
     ("kb_vs_kib", "kB", "KiB"),
     ("mb_vs_mib", "MB", "MiB"),
     ("gb_vs_gib", "GB", "GiB"),
@@ -161,7 +161,7 @@ def _sibling_table() -> dict[str, list[tuple[str, str]]]:
         table.setdefault(a, []).append((b, code))
         table.setdefault(b, []).append((a, code))
 
-    for code, decimal, binary in _PREFIX_PAIRS:
+    for code, decimal, binary in PREFIX_PAIRS:
         add(decimal, binary, code)
         if decimal in _BIT_OF_BYTE and binary in _BIT_OF_BYTE:
             add(_BIT_OF_BYTE[decimal], _BIT_OF_BYTE[binary], code)

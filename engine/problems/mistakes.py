@@ -40,8 +40,8 @@ from kvdrill.engine.capacity.units import format_number, format_quantity, unit_s
 from kvdrill.engine.errors import UserError, did_you_mean
 from kvdrill.engine.problems.answers import TypedAnswer
 from kvdrill.engine.problems.checker import (
-    _PREFIX_PAIRS,
     NEAR_MISS,
+    PREFIX_PAIRS,
     SENTENCES,
     Facts,
     check_answer,
@@ -204,7 +204,7 @@ def _near_miss(facts: Facts) -> list[float]:
 def _prefix_rules() -> dict[str, Callable[[Facts], list[float]]]:
     """kb_vs_kib off by 1.024, mb_vs_mib by 1.024**2, ...: each with the units of its pairs."""
     units: dict[str, list[str]] = {}
-    for code, decimal, binary in _PREFIX_PAIRS:
+    for code, decimal, binary in PREFIX_PAIRS:
         units.setdefault(code, []).extend([decimal, binary])
     return {
         code: _prefix_ratios(step, shown) for step, (code, shown) in enumerate(units.items(), 1)

@@ -16,9 +16,9 @@ import sympy
 
 from kvdrill.engine.capacity.formulas import ALIASES, SYMBOLS
 from kvdrill.engine.capacity.units import (
-    _DIMENSION_WORDS,
     MAX_MAGNITUDE,
     describe_dimension,
+    dimension_words,
     read_quantity_parts,
     shorten,
     unit_scale,
@@ -114,7 +114,7 @@ def expression_dimension(expr: sympy.Basic, units: Mapping[str, str]) -> frozens
     for _arg, dim in dimensioned[1:]:
         if dim != first:
             raise ValueError(
-                f"`{_show(expr)}` mixes {describe_dimensions(first)} and {describe_dimensions(dim)}: "
+                f"`{_show(expr)}` mixes {dimension_words(first)} and {dimension_words(dim)}: "
                 "give every input a unit that fits"
             )
     return first
@@ -127,12 +127,6 @@ def is_zero(expr: sympy.Basic) -> bool:
 def _show(expr: sympy.Basic) -> str:
     text = str(expr).replace("unit:", "")
     return text if len(text) <= 60 else text[:57] + "..."
-
-
-def describe_dimensions(dimension: frozenset[tuple[str, int]]) -> str:
-    if dimension in _DIMENSION_WORDS:
-        return _DIMENSION_WORDS[dimension]
-    return "a quantity in " + " ".join(f"{d.strip('[]')}^{p}" for d, p in sorted(dimension))
 
 
 _BASE_UNITS = {"[information]": "B", "[time]": "s", "[compute]": "FLOP"}

@@ -32,6 +32,7 @@ from kvdrill.engine.capacity.formulas import (
 from kvdrill.engine.capacity.units import (
     AnswerError,
     describe_dimension,
+    dimension_words,
     normalise_unit_text,
 )
 from kvdrill.engine.errors import UserError
@@ -40,7 +41,6 @@ from kvdrill.engine.problems.quantities import (
     Quantity,
     Scalar,
     catalog_symbol,
-    describe_dimensions,
     expression_dimension,
     is_zero,
     pint_unit,
@@ -483,7 +483,7 @@ class _Compiler:
         if left is not None and right is not None and left != right and not is_zero(relation.rhs):
             self.issue(
                 "constraints",
-                f"{text!r} compares {describe_dimensions(left)} with {describe_dimensions(right)}"
+                f"{text!r} compares {dimension_words(left)} with {dimension_words(right)}"
                 + ("; write units as constants, e.g. 70 * GB" if not right or not left else ""),
             )
             return None

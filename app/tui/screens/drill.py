@@ -52,8 +52,8 @@ from kvdrill.engine.study.grades import LABELLED_GRADES
 from kvdrill.engine.study.settings import DEFAULT_ANSWER_SECONDS
 
 if TYPE_CHECKING:
-    from kvdrill.app.first_card import FirstCard
     from kvdrill.app.services.drill import DrillSession
+    from kvdrill.app.services.first_card import FirstCard
 
 # The keys that pick a choice: one per possible choice.
 LETTERS = CHOICE_LETTERS.lower()

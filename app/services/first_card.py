@@ -3,7 +3,7 @@
 In one process the first card cannot appear before Textual (about 0.4 s) *and* SQLAlchemy with
 the store (about 0.6 s) have been imported, one after the other. ``kvdrill drill`` therefore calls
 ``start`` before it imports Textual: a second Python process (``python -m
-kvdrill.app.first_card``) reads today's first card, writes its ``DrillState`` as JSON on its
+kvdrill.app.services.first_card``) reads today's first card, writes its ``DrillState`` as JSON on its
 stdout and exits, on the other core, while this process imports Textual and paints. The drill
 screen shows that card as soon as it arrives, then opens its own session in a worker thread and
 checks the card is the same one (it is, unless another kvdrill changed the queue in between;
@@ -18,7 +18,6 @@ Only the standard library is imported at module level: this runs before anything
 
 from __future__ import annotations
 
-import gc
 import json
 import subprocess
 import sys
@@ -26,6 +25,7 @@ from typing import Any
 
 from kvdrill.app.services import environment
 from kvdrill.engine.packs.card_view import DrillState
+from kvdrill.gc_pause import pause_collector
 
 __all__ = ["FirstCard", "card_state", "fast_card_state", "main", "start"]
 
@@ -71,7 +71,7 @@ def start(database_url: str | None, profile: str, options: dict[str, Any]) -> Fi
     # The garbage collector pauses until the drill's session is open (the app turns it back
     # on, KvdrillApp.after_start): importing Textual and building the first screen allocate
     # much and free little, and its passes over all that cost about 50 ms of CPU.
-    gc.disable()
+    pause_collector()
     request = {
         "database_url": database_url,
         "profile": profile,
@@ -79,7 +79,7 @@ def start(database_url: str | None, profile: str, options: dict[str, Any]) -> Fi
     }
     try:
         process = subprocess.Popen(
-            [sys.executable, "-m", "kvdrill.app.first_card", json.dumps(request)],
+            [sys.executable, "-m", "kvdrill.app.services.first_card", json.dumps(request)],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -136,7 +136,7 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    gc.disable()  # a short-lived process: nothing to gain from collecting
+    pause_collector()  # a short-lived process: nothing to gain from collecting
     try:
         sys.exit(main(sys.argv))
     except Exception:  # noqa: BLE001 - the app then opens the session itself and reports errors
