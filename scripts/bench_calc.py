@@ -50,6 +50,16 @@ def child_environment(bytecode: str) -> dict[str, str]:
     return env
 
 
+def add_bytecode_option(parser: argparse.ArgumentParser) -> None:
+    """``--bytecode cached|inherit``: see the module docstring."""
+    parser.add_argument(
+        "--bytecode",
+        choices=("cached", "inherit"),
+        default="cached",
+        help="let the timed processes cache .pyc files (default), or inherit the environment",
+    )
+
+
 def wall_times_side_by_side(
     commands: list[list[str]], rounds: int, env: dict[str, str]
 ) -> list[float]:
@@ -78,12 +88,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="rounds of A B per calc command")
     parser.add_argument("--seconds", type=float, default=1.0, help="time per in-process rate")
-    parser.add_argument(
-        "--bytecode",
-        choices=("cached", "inherit"),
-        default="cached",
-        help="let the timed processes cache .pyc files (default), or inherit the environment",
-    )
+    add_bytecode_option(parser)
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
 

@@ -8,6 +8,7 @@ never at import time, so ``kvdrill --help`` and the TUI start stay fast.
 # Order is the order shown in ``kvdrill --help``.
 COMMAND_MODULES = (
     "drill",
+    "due",
     "check",
     "import_",
     "calc",

@@ -254,6 +254,13 @@ def plan_day(
     )
 
 
+def due_and_new(plan: Plan) -> tuple[int, int]:
+    """How many cards a session of ``plan`` holds: due ones (reviews and today's owed repeats)
+    and new ones (follow-ups held for a new parent included)."""
+    total = len(plan.cards) + sum(len(held) for held in plan.follow_ups.values())
+    return total - len(plan.new_cards), len(plan.new_cards)
+
+
 class SessionQueue:
     """The running order of one session: answers, step-7 repeats, held follow-ups, undo.
 
