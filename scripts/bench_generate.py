@@ -29,8 +29,8 @@ def main() -> int:
     args = parser.parse_args()
 
     start = time.perf_counter()
+    from kvdrill.app.services.pack_files import parse_paths
     from kvdrill.engine.capacity.units import format_quantity
-    from kvdrill.engine.packs.parser import parse_paths
     from kvdrill.engine.problems.checker import check_answer
     from kvdrill.engine.problems.generator import make_variant
 

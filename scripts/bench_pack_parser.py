@@ -95,7 +95,10 @@ CHILD = """
 import json, sys, time
 from pathlib import Path
 started = time.perf_counter()
-from kvdrill.engine.packs.parser import check_files, parse_pack
+try:
+    from kvdrill.app.services.pack_files import check_files, parse_pack
+except ImportError:  # a checkout from before pack files were read by the services
+    from kvdrill.engine.packs.parser import check_files, parse_pack
 files = [Path(name) for name in sys.argv[3:]]
 if sys.argv[1] == "one":
     best = float("inf")

@@ -17,7 +17,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def main() -> int:
-    from kvdrill.engine.capacity.catalog import SNAPSHOT_PATH, catalog_snapshot_text
+    from kvdrill.engine.capacity.catalog import catalog_snapshot_text
+    from kvdrill.engine.capacity.data_files import SNAPSHOT_PATH
 
     SNAPSHOT_PATH.write_text(catalog_snapshot_text(), encoding="utf-8")
     print(f"wrote {SNAPSHOT_PATH.relative_to(ROOT)}")

@@ -73,7 +73,7 @@ def _recall_cards(count: int, **extra: Any) -> list[dict[str, Any]]:
 
 def _import_fixture_pack(database) -> None:
     """Import tests/fixtures/packs/sm2 through the real parser and importer."""
-    from kvdrill.engine.packs.parser import parse_paths
+    from kvdrill.app.services.pack_files import parse_paths
     from kvdrill.store.importer import apply_import
 
     packs, problems = parse_paths([FIXTURE_PACKS])

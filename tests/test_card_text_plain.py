@@ -20,10 +20,10 @@ import pytest
 from markdown_it import MarkdownIt
 from textual.app import App
 
+from kvdrill.app.services.pack_files import parse_pack
 from kvdrill.app.tui.card_text import plain_text, shown
 from kvdrill.app.tui.widgets import card_markdown
 from kvdrill.app.tui.widgets.card_markdown import CardMarkdown
-from kvdrill.engine.packs.parser import parse_pack
 
 ROOT = Path(__file__).resolve().parent.parent
 PARSER = MarkdownIt("gfm-like")

@@ -152,7 +152,7 @@ def test_verify_claims_reports_path_and_line_of_the_wrong_one() -> None:
 
 
 def test_bundled_packs_claims_all_hold() -> None:
-    from kvdrill.engine.packs.parser import parse_paths
+    from kvdrill.app.services.pack_files import parse_paths
 
     packs, _ = parse_paths([DECKS])
     assert packs, "no bundled pack parsed"
@@ -161,7 +161,7 @@ def test_bundled_packs_claims_all_hold() -> None:
 
 
 def test_q4_states_the_general_rule_for_requests_that_fit_with_a_claim() -> None:
-    from kvdrill.engine.packs.parser import parse_paths
+    from kvdrill.app.services.pack_files import parse_paths
 
     packs, _ = parse_paths([DECKS / "memory-and-capacity.md"])
     (card,) = [c for c in packs[0].cards if c.key == "vllm-max-concurrency"]

@@ -238,3 +238,55 @@ def test_the_private_name_check_lets_a_class_use_its_own(tmp_path: Path) -> None
         encoding="utf-8",
     )
     assert private_reaches(sample) == []
+
+
+# --- the engine does no I/O -----------------------------------------------------------------------
+
+# Calls that touch the file system (pathlib's methods and the builtin ``open``).
+FILE_CALLS = {
+    "open", "read_text", "read_bytes", "write_text", "write_bytes", "exists", "is_file",
+    "is_dir", "is_symlink", "stat", "lstat", "iterdir", "glob", "rglob", "unlink", "mkdir",
+    "rmdir", "rename", "replace", "touch", "resolve", "chmod", "walk",
+}  # fmt: skip
+# The one engine module that reads files: the package's own data (the catalogs, the units).
+DATA_FILES = ROOT / "engine" / "capacity" / "data_files.py"
+
+
+def file_calls(path: Path) -> list[tuple[int, str]]:
+    """(line, call) for each call in ``path`` that may touch the file system. ``replace`` and
+    ``resolve`` of other things (str, dataclasses, datetime, sympy) are told apart by their
+    arguments: Path.replace takes one, Path.resolve none."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+        if name not in FILE_CALLS:
+            continue
+        if name == "replace" and (len(node.args) != 1 or node.keywords):
+            continue
+        if name == "resolve" and (node.args or isinstance(func, ast.Name)):
+            continue
+        found.append((node.lineno, ast.unparse(node)[:60]))
+    return found
+
+
+def test_the_engine_reads_and_writes_no_file_but_its_own_data() -> None:
+    bad = [
+        f"{path.relative_to(ROOT)}:{line}: {call}"
+        for path in sorted((ROOT / "engine").rglob("*.py"))
+        if path != DATA_FILES
+        for line, call in file_calls(path)
+    ]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_file_call_check_sees_a_read(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        "def f(path, text):\n    text.replace('a', 'b')\n    return path.read_text()\n",
+        encoding="utf-8",
+    )
+    assert [line for line, _ in file_calls(sample)] == [3]

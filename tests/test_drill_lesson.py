@@ -26,7 +26,7 @@ EXAMPLE_PACK = Path(__file__).parent / "fixtures" / "packs" / "good"
 @pytest.fixture
 def example_db(db_url: str) -> str:
     """tests/fixtures/packs/good: the pack draws on lessons 5 and 7, one card also on 17."""
-    from kvdrill.engine.packs.parser import parse_paths
+    from kvdrill.app.services.pack_files import parse_paths
     from kvdrill.store.importer import apply_import
 
     database = open_database(db_url)

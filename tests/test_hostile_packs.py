@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from kvdrill.app.services.pack_files import parse_pack, parse_paths
 from kvdrill.engine.errors import PackErrors
 from kvdrill.engine.packs.model import MAX_PACK_BYTES
-from kvdrill.engine.packs.parser import parse_pack, parse_pack_text, parse_paths
+from kvdrill.engine.packs.parser import parse_pack_text
 from kvdrill.engine.packs.source import MAX_PACK_LINES
 
 HOSTILE = Path(__file__).parent / "fixtures" / "packs" / "hostile"

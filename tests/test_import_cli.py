@@ -14,9 +14,8 @@ from sqlalchemy import func, select, update
 from kvdrill.app.cli import main
 from kvdrill.app.commands.import_ import ProgressLine
 from kvdrill.app.services.importing import BUNDLED_DECKS, bundled_pack_files, import_bundled
+from kvdrill.app.services.pack_files import file_pack_id, parse_pack
 from kvdrill.engine.errors import PackErrors
-from kvdrill.engine.packs.parser import parse_pack
-from kvdrill.engine.packs.source import declared_pack_id
 from kvdrill.store.db import open_database
 from kvdrill.store.models import Card, CardState, Pack, ReviewLog, Setting
 from kvdrill.store.profiles import get_or_create_profile
@@ -309,7 +308,7 @@ def test_a_learners_import_parses_no_bundled_deck_once_the_database_stored_them(
     def parse_pack(path):
         raise AssertionError(f"{path} was parsed again")
 
-    monkeypatch.setattr("kvdrill.engine.packs.parser.parse_pack", parse_pack)
+    monkeypatch.setattr("kvdrill.app.services.pack_files.parse_pack", parse_pack)
     with database.session() as session:
         assert unstored_bundled_keys(session, decks) == frozenset()  # the packs table says
     database.close()
@@ -425,7 +424,7 @@ def test_the_front_matter_reader_finds_the_id_the_parser_finds(path: Path) -> No
         expected = parse_pack(path).meta.pack
     except PackErrors:
         return  # a pack that does not parse has no id to agree on
-    assert declared_pack_id(path) == expected
+    assert file_pack_id(path) == expected
 
 
 def live_cards(db_url: str, pack: str) -> list[str]:

@@ -18,9 +18,10 @@ import pytest
 from markdown_it import MarkdownIt
 
 from kvdrill.app.cli import main
+from kvdrill.app.services.pack_files import parse_pack
 from kvdrill.engine.interop.notes import ForeignDeck, ForeignField, ForeignNote
 from kvdrill.engine.interop.pack_text import build_pack_text, card_id_for_guid, pack_tag
-from kvdrill.engine.packs.parser import parse_pack, parse_pack_text
+from kvdrill.engine.packs.parser import parse_pack_text
 from kvdrill.store.db import open_database
 from kvdrill.store.export_rows import card_rows
 

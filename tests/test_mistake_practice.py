@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kvdrill.engine.packs.parser import parse_paths
+from kvdrill.app.services.pack_files import parse_paths
 from kvdrill.engine.problems.answers import read_typed_answer
 from kvdrill.engine.problems.checker import SENTENCES, check_answer, expected_text
 from kvdrill.engine.problems.mistakes import (

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from kvdrill.app.services.pack_files import parse_paths
 from kvdrill.engine.capacity.units import format_number, unit_scale
 from kvdrill.engine.errors import UserError
-from kvdrill.engine.packs.parser import parse_paths
 from kvdrill.engine.problems.checker import check_answer
 from kvdrill.engine.problems.generator import make_variant
 

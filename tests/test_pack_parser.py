@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from kvdrill.app.services.pack_files import parse_pack, parse_paths
 from kvdrill.engine.errors import Located, PackErrors
 from kvdrill.engine.packs.model import MAX_CARDS_PER_PACK
-from kvdrill.engine.packs.parser import parse_pack, parse_pack_text, parse_paths
+from kvdrill.engine.packs.parser import parse_pack_text
 from kvdrill.engine.packs.reader import PackReader
 
 PACKS = Path(__file__).parent / "fixtures" / "packs"

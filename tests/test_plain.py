@@ -17,7 +17,7 @@ from kvdrill.app.cli import main
 from kvdrill.app.plain import literal
 from kvdrill.app.plain_text import markdown_to_plain
 from kvdrill.app.services.importing import bundled_pack_files
-from kvdrill.engine.packs.parser import parse_pack
+from kvdrill.app.services.pack_files import parse_pack
 from kvdrill.store.db import open_database
 from kvdrill.store.models import Card, ReviewLog
 

@@ -16,10 +16,11 @@ import pytest
 import test_hostile_packs
 import test_pack_parser
 
+from kvdrill.app.services.pack_files import parse_pack
 from kvdrill.engine.errors import PackErrors
 from kvdrill.engine.packs import parser as pack_parser
 from kvdrill.engine.packs import plain_pack
-from kvdrill.engine.packs.parser import parse_pack, parse_pack_text
+from kvdrill.engine.packs.parser import parse_pack_text
 
 ROOT = Path(__file__).resolve().parent.parent
 DECKS = sorted(path for path in (ROOT / "decks").glob("*.md") if path.name != "README.md")
@@ -398,7 +399,7 @@ def test_a_plain_pack_is_parsed_without_pydantic_yaml_or_markdown_it() -> None:
     code = (
         "import sys\n"
         "from pathlib import Path\n"
-        "from kvdrill.engine.packs.parser import parse_pack\n"
+        "from kvdrill.app.services.pack_files import parse_pack\n"
         f"pack = parse_pack(Path({str(deck)!r}))\n"
         "print(len(pack.cards), sorted({'pydantic', 'yaml', 'markdown_it'} & set(sys.modules)))\n"
     )

@@ -186,7 +186,7 @@ unit: ms
 
 def test_extra_checks_reports_path_and_line_of_the_field(tmp_path: Path) -> None:
     """The parser records each field's line; the check points at the field (unit, line 16)."""
-    from kvdrill.engine.packs.parser import parse_pack
+    from kvdrill.app.services.pack_files import parse_pack
 
     path = tmp_path / "t.md"
     path.write_text(PACK_TEXT, encoding="utf-8")
@@ -208,8 +208,8 @@ def test_placeholder_without_a_value_in_any_variant() -> None:
 
 
 def test_bundled_problem_pack_is_clean_and_accepts_its_own_answers() -> None:
+    from kvdrill.app.services.pack_files import parse_paths
     from kvdrill.engine.capacity.units import format_quantity
-    from kvdrill.engine.packs.parser import parse_paths
     from kvdrill.engine.problems.checker import check_answer
     from kvdrill.engine.problems.generator import make_variant
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from kvdrill.app.services.pack_files import parse_paths
 from kvdrill.engine.packs.claims import verify_claims
-from kvdrill.engine.packs.parser import parse_paths
 
 DECKS = Path(__file__).resolve().parent.parent / "decks"
 EDITIONS = sorted(DECKS.glob("*-vi.md"))
@@ -50,7 +50,7 @@ def test_an_edition_mirrors_its_original(edition: Path) -> None:
 
 def test_the_pack_table_in_decks_readme_names_every_bundled_pack() -> None:
     """decks/README.md lists the bundled packs; a pack added or renamed must appear there."""
-    from kvdrill.engine.packs.parser import parse_pack
+    from kvdrill.app.services.pack_files import parse_pack
 
     readme = (DECKS / "README.md").read_text(encoding="utf-8")
     table = readme.split("## The bundled packs", 1)[1].split("\n## ", 1)[0]

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from kvdrill.app.cli import main
+from kvdrill.app.services.pack_files import parse_paths
 from kvdrill.engine.capacity.catalog import get_model
 from kvdrill.engine.capacity.compute import compute
 from kvdrill.engine.errors import UserError
 from kvdrill.engine.packs.claims import claim_problem
-from kvdrill.engine.packs.parser import parse_paths
 from kvdrill.engine.problems.generator import make_variant
 
 

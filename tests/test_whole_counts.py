@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kvdrill.engine.packs.parser import parse_paths
+from kvdrill.app.services.pack_files import parse_paths
 from kvdrill.engine.problems.checker import check_answer
 from kvdrill.engine.problems.generator import make_variant
 from kvdrill.engine.problems.types import Variant

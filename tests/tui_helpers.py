@@ -20,7 +20,7 @@ NOW = "2026-03-02T09:00:00"  # a Monday morning
 
 
 def import_fixture(db_url: str, folder: str) -> str:
-    from kvdrill.engine.packs.parser import parse_paths
+    from kvdrill.app.services.pack_files import parse_paths
     from kvdrill.store.db import open_database
     from kvdrill.store.importer import apply_import
 

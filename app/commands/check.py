@@ -32,9 +32,8 @@ def register(subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from kvdrill.app.services.importing import check_report, find_pack_files, read_files
+    from kvdrill.app.services.pack_files import add_ids_to_file, paths_from_arguments
     from kvdrill.engine.errors import PackErrors, printable
-    from kvdrill.engine.packs.add_ids import add_ids_to_file
-    from kvdrill.engine.packs.source import paths_from_arguments
     from kvdrill.engine.wording import plural
 
     paths = paths_from_arguments(args.paths, "nothing checked")

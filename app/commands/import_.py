@@ -81,8 +81,8 @@ def run(args) -> int:
         store_packs,
         unchanged_files,
     )
+    from kvdrill.app.services.pack_files import paths_from_arguments
     from kvdrill.engine.errors import PackErrors
-    from kvdrill.engine.packs.source import paths_from_arguments
 
     paths = paths_from_arguments(args.paths, "nothing imported")
     files, missing = find_pack_files(paths)

@@ -69,7 +69,7 @@ class ImportScan:
 
 def find_pack_files(paths: list[Path]) -> tuple[list[Path], list[Located]]:
     """The pack files named by ``paths`` (directories searched), and any path that is missing."""
-    from kvdrill.engine.packs.source import expand_pack_paths
+    from kvdrill.app.services.pack_files import expand_pack_paths
 
     return expand_pack_paths(paths)
 
@@ -78,9 +78,9 @@ def read_files(
     files: list[Path], missing: list[Located] = (), progress: Progress | None = None
 ) -> ReadPacks:
     """Parse and check ``files`` (found once by ``find_pack_files``)."""
+    from kvdrill.app.services.pack_files import check_files
     from kvdrill.engine.packs.checks import extra_checks
     from kvdrill.engine.packs.claims import verify_key_numbers
-    from kvdrill.engine.packs.parser import check_files
 
     checked = check_files(files, progress=progress)
     problems = [*missing, *checked.problems]
@@ -160,9 +160,9 @@ def bundled_hash(files: list[Path], decks: Path = BUNDLED_DECKS) -> str:
 def _bundled_keys(decks: Path, digest: str) -> frozenset[str]:
     """The pack ids of the bundled decks with hash ``digest``, read once per process from their
     front matter (a broken bundled file is reported by the bundled import itself)."""
-    from kvdrill.engine.packs.source import declared_pack_id
+    from kvdrill.app.services.pack_files import file_pack_id
 
-    ids = (declared_pack_id(path) for path in bundled_pack_files(decks))
+    ids = (file_pack_id(path) for path in bundled_pack_files(decks))
     return frozenset(pack_id for pack_id in ids if pack_id is not None)
 
 
@@ -285,7 +285,7 @@ def unchanged_files(database: Database | SqliteImportFile, files: list[Path]) ->
     """The files this database stored before, byte for byte and from the same path: path ->
     the ``PackPlan`` of a re-import that changes nothing. They need no parsing; a file that
     cannot be read is left to the parser to report."""
-    from kvdrill.engine.packs.source import read_pack_bytes
+    from kvdrill.app.services.pack_files import read_pack_bytes
     from kvdrill.store.importer import stored_unchanged
 
     digests = {}

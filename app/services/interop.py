@@ -74,8 +74,8 @@ def convert(
 ) -> ConvertResult:
     """Convert ``source`` into the pack file ``output``; ``UserError`` and nothing written on
     bad input."""
+    from kvdrill.app.services.pack_files import write_atomically
     from kvdrill.engine.interop.pack_text import NothingToConvert, build_pack_text
-    from kvdrill.engine.packs.add_ids import write_atomically
     from kvdrill.engine.packs.headings import id_problem, slugify
     from kvdrill.engine.packs.parser import parse_pack_text
 
@@ -192,7 +192,7 @@ def _table_bytes(rows: list[dict[str, Any]], columns: tuple[str, ...], fmt: str)
 
 def export_data(db: str | None, profile: str, fmt: str, directory: Path) -> DataResult:
     """cards, schedules and reviews of ``profile`` as three files in ``directory``."""
-    from kvdrill.engine.packs.add_ids import write_atomically
+    from kvdrill.app.services.pack_files import write_atomically
     from kvdrill.store.export_rows import (
         CARD_COLUMNS,
         REVIEW_COLUMNS,

@@ -38,14 +38,15 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
+from kvdrill.engine.capacity.data_files import (
+    GPUS_PATH,
+    MODELS_PATH,
+    SNAPSHOT_PATH,
+    data_bytes,
+    data_text,
+)
 from kvdrill.engine.capacity.units import shorten
 from kvdrill.engine.errors import UserError
-
-DATA_DIR = Path(__file__).resolve().parent / "data"
-MODELS_PATH = DATA_DIR / "models.yaml"
-GPUS_PATH = DATA_DIR / "gpus.yaml"
-# The YAML files validated once, as plain JSON; written by scripts/generate_catalog_snapshot.py.
-SNAPSHOT_PATH = DATA_DIR / "catalog_snapshot.json"
 
 
 def _bound(default: Any = MISSING, **limits: float) -> Any:
@@ -289,7 +290,7 @@ def load_entries(path: Path, spec: type[_Entry]) -> dict:
     from pydantic import TypeAdapter, ValidationError
 
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = yaml.safe_load(data_text(path))
     except (OSError, yaml.YAMLError) as exc:
         raise UserError(f"{path}: cannot read the catalog ({type(exc).__name__})") from None
     if not isinstance(raw, list):
@@ -312,14 +313,14 @@ def load_entries(path: Path, spec: type[_Entry]) -> dict:
 
 def source_fingerprints() -> dict[str, int]:
     """CRC-32 of each catalog file, recorded in the snapshot to tell when it is stale."""
-    return {path.name: zlib.crc32(path.read_bytes()) for path in (MODELS_PATH, GPUS_PATH)}
+    return {path.name: zlib.crc32(data_bytes(path)) for path in (MODELS_PATH, GPUS_PATH)}
 
 
 @cache
 def _snapshot() -> dict | None:
     """The checked-in snapshot, or None when a YAML file changed after it was written."""
     try:
-        snapshot = json.loads(SNAPSHOT_PATH.read_text(encoding="utf-8"))
+        snapshot = json.loads(data_text(SNAPSHOT_PATH))
     except (OSError, ValueError):
         return None
     return snapshot if snapshot.get("sources") == source_fingerprints() else None

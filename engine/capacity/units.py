@@ -30,15 +30,13 @@ import math
 import re
 import unicodedata
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kvdrill.engine.capacity.data_files import UNITS_PATH, data_text
 from kvdrill.engine.errors import UserError
 
 if TYPE_CHECKING:
     import pint
-
-DEFINITIONS_PATH = Path(__file__).parent / "data" / "units.txt"
 
 MAX_TEXT_CHARS = 100  # a typed answer or a --set value; anything longer is not an answer
 MAX_UNIT_CHARS = 40
@@ -137,7 +135,7 @@ def registry() -> pint.UnitRegistry:
     import pint
 
     ureg = pint.UnitRegistry(None, autoconvert_offset_to_baseunit=False)
-    ureg.load_definitions(str(DEFINITIONS_PATH))
+    ureg.load_definitions(data_text(UNITS_PATH).splitlines())
     return ureg
 
 
@@ -152,7 +150,7 @@ def __getattr__(name: str) -> object:
 def unit_names() -> frozenset[str]:
     """Every unit name, symbol and alias defined in units.txt (the whitelist for typed units)."""
     names: set[str] = set()
-    for raw in DEFINITIONS_PATH.read_text(encoding="utf-8").splitlines():
+    for raw in data_text(UNITS_PATH).splitlines():
         line = raw.split("#", 1)[0].strip()
         if not line or line.startswith("@"):
             continue

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from kvdrill.engine.errors import Located, PackErrors
@@ -35,13 +33,7 @@ from kvdrill.engine.packs.headings import CardHeading, id_problem, parse_card_he
 from kvdrill.engine.packs.model import MAX_CARDS_PER_PACK, KeyNumber, ParsedCard, ParsedPack
 from kvdrill.engine.packs.plain_pack import parse_plain_pack
 from kvdrill.engine.packs.reader import PackReader
-from kvdrill.engine.packs.source import (
-    check_pack_text,
-    check_unchanged,
-    decode_pack_bytes,
-    expand_pack_paths,
-    read_pack_snapshot,
-)
+from kvdrill.engine.packs.source import check_pack_text, decode_pack_bytes
 from kvdrill.gc_pause import collector_paused
 
 
@@ -69,18 +61,6 @@ class PackFileErrors(PackErrors):
         super().__init__(problems)
         self.sound_cards = sound_cards
         self.key_numbers = key_numbers or []
-
-
-@dataclass
-class CheckedPaths:
-    """Every pack file under some paths, parsed: what a pack author is told about them."""
-
-    packs: list[ParsedPack]  # the files that parsed without an error
-    problems: list[Located]
-    # Cards that parsed without an error of their own, counting those in files with errors.
-    cards: int
-    # Files with errors: (path, every key number read), so their claims are checked too.
-    partial: list[tuple[str, list[KeyNumber]]] = field(default_factory=list)
 
 
 class PackParser(PackReader):
@@ -442,88 +422,9 @@ def parse_pack_text(text: str, path: str) -> ParsedPack:
     return _parse(text, path, digest)
 
 
-def parse_pack(path: Path) -> ParsedPack:
-    """Parse one pack file. Raises ``PackErrors`` listing every problem found in it."""
-    data, seen = read_pack_snapshot(path)
-    try:
-        text = decode_pack_bytes(data, str(path))
-        check_pack_text(text, str(path))
-        pack = _parse(text, str(path), hashlib.sha256(data).hexdigest())
-    except PackErrors:
-        check_unchanged(path, seen)  # a file being saved explains its errors better
-        raise
-    # Checked after parsing, not only around the read: a program writing the file in pieces
-    # is more likely caught in the longer window.
-    check_unchanged(path, seen)
-    return pack
-
-
-def parse_paths(paths: list[Path]) -> tuple[list[ParsedPack], list[Located]]:
-    """Parse every pack in ``paths`` (directories recursively: *.md, README.md skipped).
-
-    Returns the packs that parsed and every problem across all files, including a pack id
-    used by two files.
-    """
-    checked = check_paths(paths)
-    return checked.packs, checked.problems
-
-
-def check_paths(paths: list[Path]) -> CheckedPaths:
-    """``parse_paths``, also counting the cards that parsed cleanly in files with errors."""
-    files, missing = expand_pack_paths(paths)
-    checked = check_files(files)
-    return CheckedPaths(checked.packs, missing + checked.problems, checked.cards)
-
-
-def check_files(
-    files: list[Path], progress: Callable[[int, int], None] | None = None
-) -> CheckedPaths:
-    """Parse pack files (already found by ``expand_pack_paths``): the packs, every problem
-    (a pack id used by two files included) and the cards that parsed. ``progress`` hears
-    (files done, files in all)."""
-    packs: list[ParsedPack] = []
-    problems: list[Located] = []
-    cards = 0
-    first_file: dict[str, str] = {}
-    partial: list[tuple[str, list[KeyNumber]]] = []
-    for done, file in enumerate(files, start=1):
-        try:
-            try:
-                pack = parse_pack(file)
-            except PackErrors as exc:
-                problems.extend(exc.problems)
-                if isinstance(exc, PackFileErrors):
-                    cards += exc.sound_cards
-                    partial.append((str(file), exc.key_numbers))
-                continue
-            cards += len(pack.cards)
-            if pack.meta.pack in first_file:
-                problems.append(
-                    Located(
-                        pack.path,
-                        _front_matter_line(pack, "pack"),
-                        f'pack id "{pack.meta.pack}" is already used by {first_file[pack.meta.pack]}',
-                    )
-                )
-                continue
-            first_file[pack.meta.pack] = pack.path
-            packs.append(pack)
-        finally:
-            if progress is not None:
-                progress(done, len(files))
-
-    return CheckedPaths(packs, problems, cards, partial)
-
-
-def _front_matter_line(pack: ParsedPack, key: str) -> int:
-    """1-based line of ``key:`` in a parsed pack's front matter (1 if it cannot be found)."""
-    try:
-        lines = Path(pack.path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
-        return 1
-    for number, line in enumerate(lines[1:], start=2):
-        if line.strip() in ("---", "..."):
-            break
-        if line.startswith(f"{key}:"):
-            return number
-    return 1
+def parse_pack_bytes(data: bytes, path: str) -> ParsedPack:
+    """Parse a pack file's bytes (as read: app/services/pack_files.py reads them); ``path`` is
+    only used in messages. Raises ``PackErrors`` listing every problem found."""
+    text = decode_pack_bytes(data, path)
+    check_pack_text(text, path)
+    return _parse(text, path, hashlib.sha256(data).hexdigest())
