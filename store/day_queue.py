@@ -85,15 +85,19 @@ def queue_cards(
     pack: str | None = None,
     tag: str | None = None,
     lesson: str | None = None,
+    due_by: date | None = None,
 ) -> list[QueueCard]:
     """Every live card (narrowed by pack language, pack, tag and lesson) with its schedule, for
-    ``plan_day``."""
+    ``plan_day``; with ``due_by``, only the rows a plan of that day can take
+    (``queue_cards_statement``)."""
     statement, params = queue_cards_statement(
         profile_id,
         lang=lang,
         pack=pack,
         tag=tag,
         lessons=lesson_spellings(lesson) if lesson is not None else (),
+        due_by=due_by,
+        missed=missed_today,
     )
     # Plain rows on the session's connection: no ORM loading for 10,000 tuples.
     rows = session.connection().execute(text(statement), params)

@@ -68,7 +68,9 @@ def count_in_file(path: Path, profile_name: str, now: datetime) -> DueCount | No
             TODAY_LOG_SQL, {"profile_id": profile_id, "study_day": today.isoformat()}
         )
         counts, missed = read_today_log(today_log_answers(log), new_per_day, reviews_per_day)
-        statement, params = queue_cards_statement(profile_id, lang=language)
+        statement, params = queue_cards_statement(
+            profile_id, lang=language, due_by=today.isoformat(), missed=missed
+        )
         cards = queue_cards_from_rows(connection.execute(statement, params), missed)
     except sqlite3.DatabaseError:
         return None  # not a kvdrill file as this version knows it: the session says what is wrong
@@ -88,7 +90,7 @@ def count_in_session(session: Session, profile_name: str, now: datetime) -> DueC
     today = study_day(now, profile.rollover_hour)
     counts, missed = today_log(session, profile, today)
     language = profile_settings(profile).language
-    cards = queue_cards(session, profile.id, missed, lang=language)
+    cards = queue_cards(session, profile.id, missed, lang=language, due_by=today)
     return _count(profile_name, cards, today, counts)
 
 

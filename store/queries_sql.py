@@ -32,6 +32,14 @@ LEFT OUTER JOIN card_states
 WHERE NOT cards.retired{filters}
 ORDER BY packs.id, cards.position, cards.id
 """
+_DUE_BY = """(card_states.reviews IS NULL OR card_states.reviews = 0
+       OR card_states.due_day <= :due_by OR cards.id IN ({missed})
+       OR cards.id IN (SELECT follow.parent_id FROM cards AS follow
+                       LEFT OUTER JOIN card_states AS follow_state
+                         ON follow_state.card_id = follow.id
+                        AND follow_state.profile_id = :profile_id
+                       WHERE follow.parent_id IS NOT NULL
+                         AND COALESCE(follow_state.reviews, 0) = 0))"""
 _IN_TOPIC = (
     "cards.id IN (SELECT card_id FROM card_topics WHERE kind = '{kind}' AND value IN ({values}))"
 )
@@ -66,7 +74,7 @@ WHERE cards.id = :card_id
 """
 
 
-def _placeholders(prefix: str, values: Sequence[str], params: dict[str, Any]) -> str:
+def _placeholders(prefix: str, values: Sequence[Any], params: dict[str, Any]) -> str:
     names = [f"{prefix}_{index}" for index in range(len(values))]
     params.update(zip(names, values, strict=True))
     return ", ".join(f":{name}" for name in names)
@@ -79,11 +87,22 @@ def queue_cards_statement(
     pack: str | None = None,
     tag: str | None = None,
     lessons: Sequence[str] = (),
+    due_by: date | str | None = None,
+    missed: Collection[int] = (),
 ) -> tuple[str, dict[str, Any]]:
     """The queue query and its parameters; ``lessons`` are the spellings of one lesson number;
-    ``lang`` keeps the packs in that language (``vi`` matches ``vi`` and ``vi-VN``)."""
+    ``lang`` keeps the packs in that language (``vi`` matches ``vi`` and ``vi-VN``).
+
+    ``due_by`` (a counting query, ``kvdrill due``) leaves out the seen cards ``plan_day`` cannot
+    take that day: kept are new cards, cards due by then, the ``missed`` ones and the parents
+    of new follow-ups (whether a follow-up is new depends on them). The counts of the plan are
+    the same; the rows are only those a session could show."""
     params: dict[str, Any] = {"profile_id": profile_id}
     filters = []
+    if due_by is not None:
+        params["due_by"] = due_by
+        missed_ids = _placeholders("missed", sorted(missed), params)
+        filters.append(_DUE_BY.format(missed=missed_ids or "NULL"))
     if lang is not None:
         filters.append("(packs.lang = :lang OR packs.lang LIKE :lang_region)")
         params.update(lang=lang, lang_region=f"{lang}-%")

@@ -107,3 +107,30 @@ def test_on_a_sqlite_file_it_needs_neither_sqlalchemy_nor_textual(db, db_url) ->
         check=True,
     )
     assert result.stdout == "0 due · 3 new\n[]\n"
+
+
+def test_a_follow_up_of_a_card_seen_earlier_counts_as_new_as_the_session_has_it(
+    db_url: str, collection, capsys
+) -> None:
+    database = open_database(db_url)
+    with database.session() as session:
+        cards = [
+            {"key": "parent", "prompt": "P?", "answer": "P."},
+            {
+                "key": "child",
+                "kind": "followup",
+                "parent": "parent",
+                "prompt": "C?",
+                "answer": "C.",
+            },
+            *collection.recall_cards(3),
+        ]
+        collection.add_pack(session, "follow", cards)
+    session = DrillSession.open(database, now=DAY1, new_limit=1)
+    assert session.current.key == "parent"
+    session.grade(5, 3.0)  # due tomorrow; its follow-up is now a new card of its own
+    later = DAY1 + timedelta(hours=1)
+    code, out, _ = due(capsys, db_url, later, "--json")
+    assert json.loads(out) | {"profile": None} == {"profile": None, "due": 0, "new": 4}
+    assert DrillSession.open(database, now=later).remaining == 4
+    database.close()
