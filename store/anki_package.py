@@ -13,24 +13,30 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sqlite3
 import tempfile
 import zipfile
 import zlib
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 import zstandard
 
 from kvdrill.engine.interop.anki_cards import AnkiNote, AnkiNoteType
 from kvdrill.engine.interop.notes import (
+    AnkiCard,
+    AnkiReview,
     ConvertError,
     ForeignDeck,
     ForeignField,
     ForeignNote,
     check_field_size,
+    too_many_notes,
 )
+from kvdrill.engine.packs.model import MAX_CARDS_PER_PACK
 
 # Newest first: current Anki writes a stub collection.anki2 beside the real one.
 COLLECTION_NAMES = ("collection.anki21b", "collection.anki21", "collection.anki2")
@@ -93,84 +99,335 @@ def _read_collection(collection: Path, path: str, title: str, media: int) -> For
         connection = sqlite3.connect(f"file:{collection}?mode=ro", uri=True)
     except sqlite3.Error as exc:
         raise ConvertError(path, 1, f"damaged Anki collection: {_reason(exc)}") from None
+    # A hostile collection can make a read run forever (a recursive view named ``cards``):
+    # every statement is cut off after a budget far above what a real collection needs.
+    steps = [0]
+
+    def budget() -> int:
+        steps[0] += 1
+        return 1 if steps[0] > _STEP_BUDGET else 0
+
+    connection.set_progress_handler(budget, _STEPS_PER_CALL)
     try:
-        field_names = _field_names(connection)
-        decks = _deck_names(connection)
-        notes = []
-        for note_id, guid, type_id, tags, fields in connection.execute(
-            "SELECT id, guid, mid, tags, flds FROM notes ORDER BY id"
-        ):
-            texts = str(fields).split(_FIELD_SEPARATOR)
-            for text in texts:
-                check_field_size(text, path, 1)
-            names = field_names.get(int(type_id), [])
-            notes.append(
-                ForeignNote(
-                    fields=tuple(
-                        ForeignField(names[i] if i < len(names) else None, text)
-                        for i, text in enumerate(texts)
-                    ),
-                    tags=tuple(str(tags).split()),
-                    html=True,
-                    source_id=str(guid) if guid else str(note_id),
-                )
-            )
-        used = Counter(
-            deck for (deck,) in connection.execute("SELECT did FROM cards") if deck in decks
-        )
+        return _read_tables(connection, path, title, media)
     except sqlite3.Error as exc:
+        if steps[0] > _STEP_BUDGET:
+            raise ConvertError(
+                path, 1, "damaged Anki collection: reading it does not end"
+            ) from None
+        raise ConvertError(path, 1, f"damaged Anki collection: {_reason(exc)}") from None
+    except (TypeError, ValueError, OverflowError) as exc:
         raise ConvertError(path, 1, f"damaged Anki collection: {_reason(exc)}") from None
     finally:
         connection.close()
+
+
+# Progress-handler calls (each after this many SQLite steps) before a read is cut off: about a
+# minute of work, hundreds of times what a 100,000-card collection takes.
+_STEPS_PER_CALL = 10_000
+_STEP_BUDGET = 200_000
+
+
+def _read_tables(connection: sqlite3.Connection, path: str, title: str, media: int) -> ForeignDeck:
+    for table in ("notes", "cards", "col"):
+        kind = _object_type(connection, table)
+        if kind != "table":
+            what = f"is a {kind}, not a table" if kind else "is missing"
+            raise ConvertError(path, 1, f"damaged Anki collection: its {table} table {what}")
+    (count,) = connection.execute("SELECT COUNT(*) FROM notes").fetchone()
+    if count > MAX_CARDS_PER_PACK:
+        raise ConvertError(path, 1, too_many_notes(count))
+    note_types = _note_types(connection)
+    decks = _deck_names(connection)
+    cards = _cards(connection, note_types)
+    used: Counter[str] = Counter()
+    notes = []
+    rows = connection.execute("SELECT id, guid, mid, tags, flds FROM notes ORDER BY id")
+    for note_id, guid, type_id, tags, fields in rows:
+        texts = str(fields if fields is not None else "").split(_FIELD_SEPARATOR)
+        for text in texts:
+            check_field_size(text, path, 1)
+        note_type = note_types.get(_int(type_id))
+        names = note_type.fields if note_type else []
+        note_cards = cards.get(_int(note_id), [])
+        deck = decks.get(note_cards[0][0]) if note_cards else None
+        if deck is not None:
+            used[deck] += 1
+        notes.append(
+            ForeignNote(
+                fields=tuple(
+                    ForeignField(names[i] if i < len(names) else None, text)
+                    for i, text in enumerate(texts)
+                ),
+                tags=tuple(str(tags or "").split()),
+                html=True,
+                source_id=str(guid) if guid else str(note_id),
+                cards=tuple(card for _deck, card in note_cards),
+                deck=deck,
+            )
+        )
     if not notes:
         raise ConvertError(path, 1, "the Anki package holds no notes")
-    deck_title = decks[next(iter(used))] if len(used) == 1 else title
-    return ForeignDeck(notes=tuple(notes), title=deck_title, media_skipped=media)
+    created, modified = _collection_times(connection)
+    deck_title = next(iter(used)) if len(used) == 1 else title
+    return ForeignDeck(
+        notes=tuple(notes),
+        title=deck_title,
+        media_skipped=media,
+        created=created,
+        modified=modified,
+    )
+
+
+def _int(value: object, default: int | None = None) -> int | None:
+    """A stored integer; ``default`` for NULL, text that is no integer, or a float."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit() and len(value) < 20:
+        return int(value)
+    return default
+
+
+def _object_type(connection: sqlite3.Connection, name: str) -> str | None:
+    found = connection.execute(
+        "SELECT type FROM sqlite_master WHERE name = ? COLLATE NOCASE", (name,)
+    ).fetchone()
+    return str(found[0]) if found else None
 
 
 def _has_table(connection: sqlite3.Connection, name: str) -> bool:
-    found = connection.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
-    ).fetchone()
-    return found is not None
+    return _object_type(connection, name) == "table"
 
 
 def _col_json(connection: sqlite3.Connection, column: str) -> dict:
     row = connection.execute(f"SELECT {column} FROM col").fetchone()  # noqa: S608 (a constant)
     try:
-        value = json.loads(row[0]) if row and row[0] else {}
-    except (TypeError, ValueError):
+        value = json.loads(row[0]) if row and isinstance(row[0], str | bytes) else {}
+    except (TypeError, ValueError, RecursionError):
         return {}
     return value if isinstance(value, dict) else {}
 
 
-def _field_names(connection: sqlite3.Connection) -> dict[int, list[str]]:
-    """Note type id -> its field names in order."""
-    names: dict[int, list[str]] = {}
+def _collection_times(connection: sqlite3.Connection) -> tuple[int | None, int | None]:
+    row = connection.execute("SELECT crt, mod FROM col").fetchone()
+    if row is None:
+        return None, None
+    created, modified = _int(row[0]), _int(row[1])
+    if modified is not None and modified > 10**11:  # milliseconds since schema 11
+        modified //= 1000
+    return created, modified
+
+
+@dataclass(frozen=True)
+class _NoteType:
+    fields: list[str]
+    cloze: bool
+    fronts: dict[int, tuple[str, ...]]  # template ord -> the fields its question shows
+
+
+_TEMPLATE_FIELD_RE = re.compile(r"\{\{([^#/^!{}][^{}]*)\}\}")
+
+
+def _front_fields(question: str) -> tuple[str, ...]:
+    """The fields a question template shows, in order (``{{type:Back}}`` is ``Back``)."""
+    names = (
+        match.strip().rsplit(":", 1)[-1].strip() for match in _TEMPLATE_FIELD_RE.findall(question)
+    )
+    return tuple(dict.fromkeys(name for name in names if name and name != "FrontSide"))
+
+
+def _ordered(entries: list[tuple[object, object]]) -> list[object]:
+    """Values in the order of their integer ``ord``; an ord that is no integer goes last."""
+    indexed = [(_int(order), index, value) for index, (order, value) in enumerate(entries)]
+    return [
+        value for _o, _i, value in sorted(indexed, key=lambda e: (e[0] is None, e[0] or 0, e[1]))
+    ]
+
+
+def _note_types(connection: sqlite3.Connection) -> dict[int, _NoteType]:
+    """Note type id -> its fields, whether it is a cloze type, and its templates' questions."""
+    types: dict[int, _NoteType] = {}
     if _has_table(connection, "fields"):  # schema 18
-        for type_id, _order, name in connection.execute(
-            "SELECT ntid, ord, name FROM fields ORDER BY ntid, ord"
-        ):
-            names.setdefault(int(type_id), []).append(str(name))
-        return names
+        fields: dict[int, list[tuple[object, object]]] = {}
+        for type_id, order, name in connection.execute("SELECT ntid, ord, name FROM fields"):
+            if (key := _int(type_id)) is not None:
+                fields.setdefault(key, []).append((order, str(name)))
+        kinds = {}
+        if _has_table(connection, "notetypes"):
+            for type_id, config in connection.execute("SELECT id, config FROM notetypes"):
+                kinds[_int(type_id)] = _proto_varint(config, 1) == 1
+        fronts: dict[int, dict[int, tuple[str, ...]]] = {}
+        if _has_table(connection, "templates"):
+            for type_id, order, config in connection.execute(
+                "SELECT ntid, ord, config FROM templates"
+            ):
+                question = _proto_text(config, 1)
+                if _int(type_id) is not None and _int(order) is not None and question:
+                    fronts.setdefault(_int(type_id), {})[_int(order)] = _front_fields(question)
+        for key, entries in fields.items():
+            types[key] = _NoteType(
+                [str(name) for name in _ordered(entries)],
+                kinds.get(key, False),
+                fronts.get(key, {}),
+            )
+        return types
     for type_id, model in _col_json(connection, "models").items():
-        fields = model.get("flds", []) if isinstance(model, dict) else []
-        ordered = sorted((f for f in fields if isinstance(f, dict)), key=lambda f: f.get("ord", 0))
-        if str(type_id).lstrip("-").isdigit():
-            names[int(type_id)] = [str(f.get("name", "")) for f in ordered]
-    return names
+        key = _int(type_id)
+        if key is None or not isinstance(model, dict):
+            continue
+        listed = model.get("flds")
+        listed = [f for f in listed if isinstance(f, dict)] if isinstance(listed, list) else []
+        names = [str(f.get("name", "")) for f in _ordered([(f.get("ord"), f) for f in listed])]
+        templates = model.get("tmpls")
+        templates = (
+            [t for t in templates if isinstance(t, dict)] if isinstance(templates, list) else []
+        )
+        fronts = {
+            _int(t.get("ord")): _front_fields(str(t.get("qfmt") or ""))
+            for t in templates
+            if _int(t.get("ord")) is not None
+        }
+        types[key] = _NoteType(names, model.get("type") == 1, fronts)
+    return types
+
+
+def _proto_fields(data: object) -> dict[int, object]:
+    """The top-level fields of a protobuf message: number -> int (varint) or bytes (length-
+    delimited); enough to read a template's question and a note type's kind from schema 18."""
+    found: dict[int, object] = {}
+    if not isinstance(data, bytes):
+        return found
+    position = 0
+
+    def varint() -> int:
+        nonlocal position
+        value = shift = 0
+        while position < len(data) and shift < 64:
+            byte = data[position]
+            position += 1
+            value |= (byte & 0x7F) << shift
+            shift += 7
+            if byte < 0x80:
+                return value
+        raise ValueError("a truncated protobuf varint")
+
+    try:
+        while position < len(data):
+            key = varint()
+            number, wire = key >> 3, key & 7
+            if wire == 0:
+                found.setdefault(number, varint())
+            elif wire == 2:
+                size = varint()
+                found.setdefault(number, data[position : position + size])
+                position += size
+            elif wire in (1, 5):
+                position += 8 if wire == 1 else 4
+            else:
+                break
+    except ValueError:
+        pass
+    return found
+
+
+def _proto_varint(data: object, number: int) -> int | None:
+    value = _proto_fields(data).get(number)
+    return value if isinstance(value, int) else None
+
+
+def _proto_text(data: object, number: int) -> str:
+    value = _proto_fields(data).get(number)
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else ""
+
+
+def _memory(data: object) -> tuple[float | None, float | None]:
+    """FSRS stability and difficulty from a card's ``data`` JSON, when the collection used FSRS."""
+    try:
+        value = json.loads(data) if isinstance(data, str) and data else {}
+    except (ValueError, RecursionError):
+        return None, None
+    if not isinstance(value, dict):
+        return None, None
+    stability, difficulty = value.get("s"), value.get("d")
+    if isinstance(stability, int | float) and isinstance(difficulty, int | float):
+        return float(stability), float(difficulty)
+    return None, None
+
+
+def _reviews(connection: sqlite3.Connection) -> dict[int, list[AnkiReview]]:
+    reviews: dict[int, list[AnkiReview]] = {}
+    if not _has_table(connection, "revlog"):
+        return reviews
+    rows = connection.execute(
+        "SELECT id, cid, ease, ivl, factor, time, type FROM revlog ORDER BY id"
+    )
+    for row in rows:
+        review_id, card_id = _int(row[0]), _int(row[1])
+        if review_id is None or card_id is None:
+            continue
+        reviews.setdefault(card_id, []).append(
+            AnkiReview(
+                id=review_id,
+                ease=_int(row[2], 0),
+                interval=_int(row[3], 0),
+                factor=_int(row[4], 0),
+                taken_ms=_int(row[5], 0),
+                kind=_int(row[6], 0),
+            )
+        )
+    return reviews
+
+
+def _cards(
+    connection: sqlite3.Connection, note_types: dict[int, _NoteType]
+) -> dict[int, list[tuple[int | None, AnkiCard]]]:
+    """Note id -> (deck id, card) for each of its cards, in template order."""
+    reviews = _reviews(connection)
+    types_of_notes = {
+        _int(note_id): note_types.get(_int(type_id))
+        for note_id, type_id in connection.execute("SELECT id, mid FROM notes")
+    }
+    cards: dict[int, list[tuple[int | None, AnkiCard]]] = {}
+    rows = connection.execute(
+        "SELECT id, nid, did, ord, type, queue, due, ivl, factor, lapses, odue, odid, data "
+        "FROM cards ORDER BY nid, ord"
+    )
+    for row in rows:
+        card_id, note_id, order = _int(row[0]), _int(row[1]), _int(row[3])
+        if note_id is None or order is None:
+            continue
+        in_filtered = bool(_int(row[11], 0))
+        note_type = types_of_notes.get(note_id)
+        stability, difficulty = _memory(row[12])
+        card = AnkiCard(
+            ord=order,
+            type=_int(row[4], 0),
+            queue=_int(row[5], 0),
+            due=_int(row[10] if in_filtered else row[6], 0),
+            interval=_int(row[7], 0),
+            factor=_int(row[8], 0),
+            lapses=_int(row[9], 0),
+            stability=stability,
+            difficulty=difficulty,
+            reviews=tuple(reviews.get(card_id, ())) if card_id is not None else (),
+            front_fields=note_type.fronts.get(order) if note_type and not note_type.cloze else None,
+        )
+        deck = _int(row[11]) if in_filtered else _int(row[2])
+        cards.setdefault(note_id, []).append((deck, card))
+    return cards
 
 
 def _deck_names(connection: sqlite3.Connection) -> dict[int, str]:
     if _has_table(connection, "decks"):  # schema 18: levels joined by \x1f
         return {
-            int(deck_id): str(name).replace(_FIELD_SEPARATOR, "::")
+            key: str(name).replace(_FIELD_SEPARATOR, "::")
             for deck_id, name in connection.execute("SELECT id, name FROM decks")
+            if (key := _int(deck_id)) is not None
         }
     return {
-        int(deck_id): str(deck.get("name", ""))
+        key: str(deck.get("name", ""))
         for deck_id, deck in _col_json(connection, "decks").items()
-        if isinstance(deck, dict) and str(deck_id).lstrip("-").isdigit()
+        if isinstance(deck, dict) and (key := _int(deck_id)) is not None
     }
 
 

@@ -180,6 +180,13 @@ class ReviewLog(Base):
             sqlite_where=text("mistake IS NOT NULL"),
             postgresql_where=text("mistake IS NOT NULL"),
         ),
+        Index(
+            "ix_review_log_imported",
+            "profile_id",
+            "imported_id",
+            sqlite_where=text("imported_id IS NOT NULL"),
+            postgresql_where=text("imported_id IS NOT NULL"),
+        ),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -211,6 +218,11 @@ class ReviewLog(Base):
     prev_state: Mapped[dict[str, Any] | None] = mapped_column(
         JSON(none_as_null=True), nullable=True
     )
+    # An answer imported from another tool: its id there (``anki:<revlog id>``), and the
+    # interval and easiness that tool gave after it. NULL for answers given in kvdrill.
+    imported_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    interval_days: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    easiness_milli: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
 class Note(Base):

@@ -84,7 +84,12 @@ def test_converting_a_newer_export_updates_the_same_cards(
     assert convert(write(tmp_path / "v1.txt", ANKI_TEXT), output) == 0
     assert main(["--db", db_url, "import", str(output)]) == 0
     edited = ANKI_TEXT.replace("Keys &amp; values", "Key and value vectors")
-    assert convert(write(tmp_path / "v2.txt", edited), output) == 0
+    before = output.read_bytes()
+    # An existing pack is never replaced without being asked to.
+    assert convert(write(tmp_path / "v2.txt", edited), output) == 1
+    assert "exists; converting would replace it. Give --force" in one_line_error(capsys)
+    assert output.read_bytes() == before
+    assert convert(tmp_path / "v2.txt", output, "--force") == 0
     capsys.readouterr()
     assert main(["--db", db_url, "import", str(output)]) == 0
     assert "1 changed" in capsys.readouterr().out
@@ -113,7 +118,7 @@ def test_a_plain_csv_with_a_header_row_quotes_and_tags(tmp_path: Path) -> None:
     assert cards[1].answer == "A, with comma"
     # Same file, same ids: a second conversion gives the same pack byte for byte.
     first = output.read_bytes()
-    assert convert(source, output) == 0
+    assert convert(source, output, "--force") == 0
     assert output.read_bytes() == first
 
 
@@ -131,17 +136,22 @@ def test_a_spreadsheet_csv_with_bom_crlf_and_semicolons(tmp_path: Path) -> None:
     ]
 
 
-def test_a_cloze_note_hides_its_deletions_in_the_prompt(tmp_path: Path) -> None:
+@pytest.mark.parametrize("html", ["true", "false"])
+def test_a_cloze_note_makes_one_card_per_cloze_number(tmp_path: Path, html: str) -> None:
+    # As in Anki: card N hides gap N (its hint shown) and shows the other gaps' text.
     source = write(
         tmp_path / "cloze.txt",
-        "#separator:tab\n#html:true\n"
-        "A token of Llama 3.1 8B takes {{c1::128 KiB}} of {{c2::KV cache::memory}}.\tBF16\n",
+        f"#separator:tab\n#html:{html}\n#guid column:1\n"
+        "g1\tA token of Llama 3.1 8B takes {{c1::128 KiB}} of {{c2::KV cache::memory}}.\t\n",
     )
     output = tmp_path / "cloze.md"
     assert convert(source, output) == 0
-    (card,) = parse_pack(output).cards
-    assert card.prompt == "A token of Llama 3.1 8B takes \\[...\\] of \\[memory\\]."
-    assert card.answer == "A token of Llama 3.1 8B takes **128 KiB** of **KV cache**.\n\nBF16"
+    first, second = parse_pack(output).cards
+    assert first.key == card_id_for_guid("g1") and second.key == card_id_for_guid("g1") + "-2"
+    assert first.prompt == "A token of Llama 3.1 8B takes \\[...\\] of KV cache."
+    assert first.answer == "A token of Llama 3.1 8B takes **128 KiB** of KV cache."
+    assert second.prompt == "A token of Llama 3.1 8B takes 128 KiB of \\[memory\\]."
+    assert second.answer == "A token of Llama 3.1 8B takes 128 KiB of **KV cache**."
 
 
 def test_markdown_in_plain_text_fields_cannot_make_cards_or_swallow_the_pack(
@@ -200,11 +210,14 @@ def test_a_hostile_deck_title_is_written_as_one_plain_line(tmp_path: Path) -> No
 
 
 def test_more_notes_than_a_pack_holds_is_one_line(tmp_path, capsys) -> None:
-    rows = "".join(f"front {n},back {n}\n" for n in range(2001))
+    # The refusal comes before the rest of the file is read: the bad row at the end of a
+    # 200,000-row file is never reached.
+    rows = "".join(f"front {n},back {n}\n" for n in range(200_000)) + "a,b,c,d,e\n"
     source = write(tmp_path / "many.csv", rows)
     output = tmp_path / "many.md"
     assert convert(source, output) == 1
-    assert "2,001 notes; a pack holds at most 2,000" in one_line_error(capsys)
+    line = one_line_error(capsys)
+    assert "many.csv:2001: more than 2,000 notes; a pack holds at most 2,000" in line
     assert not output.exists()
 
 

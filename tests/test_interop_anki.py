@@ -176,7 +176,7 @@ def _export_text(col, path: Path, *, html: bool, deck: bool, notetype: bool, gui
 
 
 def _convert(source: Path, output: Path, capsys: pytest.CaptureFixture[str]) -> str:
-    assert main(["convert", str(source), "-o", str(output)]) == 0
+    assert main(["convert", str(source), "-o", str(output), "--force"]) == 0
     out = capsys.readouterr().out
     assert main(["check", str(output)]) == 0
     return out

@@ -13,13 +13,18 @@ def register(subparsers) -> None:
             "Convert FILE into a kvdrill pack: an Anki package (.apkg, legacy or current), "
             'Anki\'s "Notes in Plain Text" export, or a CSV of front, back and optional tags. '
             "Converting a newer export of the same deck gives the same card ids, so "
-            "importing the new pack updates the cards and keeps their history."
+            "importing the new pack updates the cards and keeps their history. A package "
+            "exported with scheduling also gives PACK.anki-history.json beside the pack: "
+            "kvdrill import PACK.md brings Anki's schedules and review log along."
         ),
     )
     parser.add_argument("file", metavar="FILE", help=".apkg, .txt/.tsv (Anki text) or .csv")
     parser.add_argument("-o", "--output", required=True, metavar="PACK.md", help="pack to write")
     parser.add_argument("--pack-id", help="the pack id (default: from the output file's name)")
     parser.add_argument("--title", help="the pack title (default: the deck's or file's name)")
+    parser.add_argument(
+        "--force", action="store_true", help="replace PACK.md (and its history) if it exists"
+    )
     parser.set_defaults(func=run)
 
 
@@ -30,7 +35,13 @@ def run(args: argparse.Namespace) -> int:
     from kvdrill.engine.errors import printable
     from kvdrill.engine.wording import plural
 
-    result = convert(Path(args.file), Path(args.output), pack_id=args.pack_id, title=args.title)
+    result = convert(
+        Path(args.file),
+        Path(args.output),
+        pack_id=args.pack_id,
+        title=args.title,
+        force=args.force,
+    )
     notes = []
     if result.skipped:
         notes.append(f"{plural(result.skipped, 'note')} with an empty front or back left out")
@@ -42,5 +53,17 @@ def run(args: argparse.Namespace) -> int:
             f"wrote {result.output}: pack {result.pack_id}, {plural(result.cards, 'card')}{extra}"
         )
     )
+    if result.history is not None:
+        started = (
+            f"; {plural(result.left_new, 'card')} new or learning in Anki start new"
+            if result.left_new
+            else ""
+        )
+        print(
+            printable(
+                f"wrote {result.history}: Anki's schedules of {plural(result.scheduled, 'card')} "
+                f"and {plural(result.reviews, 'answer')}{started} (kvdrill import reads it)"
+            )
+        )
     print(printable(f"next: kvdrill check {result.output} && kvdrill import {result.output}"))
     return 0

@@ -38,6 +38,12 @@ def register(subparsers) -> None:
         action="store_true",
         help="let a file take over a pack id that another of your pack files holds",
     )
+    parser.add_argument(
+        "--replace-history",
+        action="store_true",
+        help="let the Anki history beside a pack (from kvdrill convert) replace the schedules "
+        "of cards you have answered in kvdrill",
+    )
     parser.set_defaults(func=run)
 
 
@@ -81,19 +87,23 @@ def run(args) -> int:
         store_packs,
         unchanged_files,
     )
+    from kvdrill.app.services.interop import HistoryStep, pack_histories
     from kvdrill.app.services.pack_files import paths_from_arguments
     from kvdrill.engine.errors import PackErrors
 
     paths = paths_from_arguments(args.paths, "nothing imported")
     files, missing = find_pack_files(paths)
+    histories = pack_histories(files)
     url = environment.database_url(args.db)
     source = environment.url_source(args.db)
     not_created = database_file_missing(url)
     database = None
     unchanged: dict = {}
+    # A history is stored through SQLAlchemy (store/anki_history.py): no sqlite3 fast path.
+    open_for_import = open_import_database if not histories else _open_database
     if not args.dry_run and not not_created:
         # Files stored before, byte for byte, are not parsed again.
-        database = open_import_database(url, source, environment.is_own_folder(args.db))
+        database = open_for_import(url, source, environment.is_own_folder(args.db))
         unchanged = unchanged_files(database, files)
     progress = ProgressLine(sys.stderr, len(files) - len(unchanged))
     to_read = [file for file in files if str(file) not in unchanged]
@@ -116,10 +126,19 @@ def run(args) -> int:
         # A database that does not exist yet is not created by a dry run: plan against an empty one.
         url = "sqlite://" if not_created else url
     if database is None:
-        database = open_import_database(url, source, environment.is_own_folder(args.db))
+        database = open_for_import(url, source, environment.is_own_folder(args.db))
+    history = HistoryStep(
+        list(histories.values()),
+        args.profile,
+        environment.now(),
+        replace_history=args.replace_history,
+        dry_run=args.dry_run,
+    )
     try:
         if args.dry_run:
-            plan = plan_packs(database, read.packs, replace=args.replace)
+            plan = plan_packs(
+                database, read.packs, replace=args.replace, then=history if histories else None
+            )
         else:
             plan = store_packs(
                 database,
@@ -128,6 +147,7 @@ def run(args) -> int:
                 progress.callback("importing"),
                 list(unchanged.values()),
                 replace=args.replace,
+                then=history if histories else None,
             )
     except PackErrors as exc:  # packs the database refuses, such as a bundled pack's id
         return _nothing_imported(exc)
@@ -145,9 +165,17 @@ def run(args) -> int:
         return 0
     for line in plan.summary_lines():
         print(line)
+    for history_plan in history.plans:
+        print(history_plan.summary())
     if args.dry_run:
         print("dry run: nothing written")
     return 0
+
+
+def _open_database(url: str, source: str, create_folder: bool):
+    from kvdrill.store.db import open_database
+
+    return open_database(url, source, create_folder=create_folder)
 
 
 def _nothing_imported(exc) -> int:

@@ -269,16 +269,23 @@ def _import_transaction(database: Database | SqliteImportFile, write: bool) -> I
 
 
 def plan_packs(
-    database: Database | SqliteImportFile, packs: list[Any], replace: bool = False
+    database: Database | SqliteImportFile,
+    packs: list[Any],
+    replace: bool = False,
+    then: Callable[[Any], None] | None = None,
 ) -> Any:
     """What importing ``packs`` would change (an ``ImportPlan``); writes nothing. ``replace``
-    lets a file take over a pack id another of the learner's files holds."""
+    lets a file take over a pack id another of the learner's files holds; ``then`` is called
+    with the session after the plan (to plan what goes with the packs)."""
     from kvdrill.store.importer import plan_import
 
     with _import_transaction(database, write=False) as session:
-        return plan_import(
+        plan = plan_import(
             session, packs, bundled_keys=unstored_bundled_keys(session), replace=replace
         )
+        if then is not None:
+            then(session)
+        return plan
 
 
 def unchanged_files(database: Database | SqliteImportFile, files: list[Path]) -> dict[str, Any]:
@@ -307,12 +314,14 @@ def store_packs(
     progress: Progress | None = None,
     unchanged: list[Any] = (),
     replace: bool = False,
+    then: Callable[[Any], None] | None = None,
 ) -> Any:
     """Store ``packs`` in one transaction (all or nothing); the ``ImportPlan`` of what changed.
 
     ``unchanged``: plans from ``unchanged_files`` for files skipped unparsed; they are part of
     the returned plan and get this import's time. ``replace`` lets a file take over a pack id
-    another of the learner's files holds."""
+    another of the learner's files holds. ``then`` is called with the session once the packs
+    are stored, in the same transaction (what goes with the packs: an Anki history)."""
     from kvdrill.store.importer import apply_import, mark_reimported
 
     with _import_transaction(database, write=True) as session:
@@ -325,6 +334,8 @@ def store_packs(
             replace=replace,
         )
         mark_reimported(session, unchanged, now)
+        if then is not None:
+            then(session)
     plan.packs.extend(unchanged)
     return plan
 

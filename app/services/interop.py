@@ -13,6 +13,7 @@ import csv
 import io
 import json
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,10 @@ class ConvertResult:
     cards: int
     skipped: int
     media_skipped: int
+    history: Path | None = None  # the Anki history written beside the pack
+    reviews: int = 0  # answers in it
+    scheduled: int = 0  # cards with Anki's schedule in it
+    left_new: int = 0  # cards new or learning in Anki, starting new
 
 
 def _read_start(path: Path) -> bytes:
@@ -70,11 +75,19 @@ def read_foreign_deck(source: Path) -> ForeignDeck:
 
 
 def convert(
-    source: Path, output: Path, *, pack_id: str | None = None, title: str | None = None
+    source: Path,
+    output: Path,
+    *,
+    pack_id: str | None = None,
+    title: str | None = None,
+    force: bool = False,
 ) -> ConvertResult:
     """Convert ``source`` into the pack file ``output``; ``UserError`` and nothing written on
-    bad input."""
+    bad input. An existing ``output`` is replaced only with ``force``. A package's scheduling
+    and review log go into the history file beside the pack (engine/interop/anki_history.py),
+    which ``kvdrill import`` reads; a conversion without any removes an older one."""
     from kvdrill.app.services.pack_files import write_atomically
+    from kvdrill.engine.interop.anki_history import anki_history, history_path, history_text
     from kvdrill.engine.interop.pack_text import NothingToConvert, build_pack_text
     from kvdrill.engine.packs.headings import id_problem, slugify
     from kvdrill.engine.packs.parser import parse_pack_text
@@ -86,6 +99,12 @@ def convert(
         raise UserError(f"{output} is the file being converted; write the pack elsewhere")
     if not output.parent.is_dir():
         raise UserError(f"cannot write {output}: no directory {output.parent}")
+    if output.exists() and not force:
+        raise UserError(
+            f"{output} exists; converting would replace it. Give --force to replace it "
+            "(a newer export of the same deck keeps the card ids, so importing it keeps "
+            "your history), or write the pack elsewhere"
+        )
     deck = read_foreign_deck(source)
     try:
         converted = build_pack_text(deck, pack_id, source_name=source.name, title=title)
@@ -98,7 +117,20 @@ def convert(
             f"the converted pack does not pass kvdrill check, so nothing was written: "
             f"{exc.problems[0]}"
         ) from None
+    history = anki_history(
+        pack_id,
+        source.name,
+        converted.anki_cards,
+        deck.created,
+        deck.modified,
+        datetime.fromtimestamp,
+    )
+    history_file = Path(history_path(output))
     try:
+        if history is not None:
+            write_atomically(history_file, history_text(history).encode("utf-8"))
+        else:
+            history_file.unlink(missing_ok=True)  # an older conversion's: no longer true
         write_atomically(output, converted.text.encode("utf-8"))
     except OSError as exc:
         raise UserError(f"cannot write {output}: {exc.strerror or exc}") from None
@@ -109,7 +141,87 @@ def convert(
         cards=converted.cards,
         skipped=converted.skipped,
         media_skipped=converted.media_skipped,
+        history=history_file if history is not None else None,
+        reviews=history.review_count if history else 0,
+        scheduled=len(history.cards) if history else 0,
+        left_new=history.left_new if history else 0,
     )
+
+
+# --- history in ---------------------------------------------------------------------------------
+
+
+def pack_histories(files: list[Path]) -> dict[Path, Any]:
+    """The Anki history file beside each pack file that has one: pack file -> its
+    ``PackHistory``. ``UserError`` for a history file that cannot be read."""
+    from kvdrill.engine.interop.anki_history import history_path, read_history
+
+    found = {}
+    for file in files:
+        sidecar = Path(history_path(file))
+        if not sidecar.is_file():
+            continue
+        try:
+            text = sidecar.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UserError(f"{sidecar}:1: cannot read the history file: {exc}") from None
+        found[file] = read_history(text, str(sidecar))
+    return found
+
+
+class HistoryStep:
+    """Importing the Anki histories of the packs, in the pack import's transaction: call it
+    with the session (``store_packs(..., then=step)``); ``plans`` says what it did. Conflicts
+    without ``replace_history`` raise a ``UserError`` naming each card, and nothing is written."""
+
+    def __init__(
+        self,
+        histories: list[Any],
+        profile: str,
+        now: datetime,
+        replace_history: bool,
+        dry_run: bool,
+    ) -> None:
+        self.histories = histories
+        self.profile = profile
+        self.now = now
+        self.replace_history = replace_history
+        self.dry_run = dry_run
+        self.plans: list[Any] = []
+
+    def __call__(self, session: Any) -> None:
+        from kvdrill.store.anki_history import apply_history, plan_history
+        from kvdrill.store.profiles import get_or_create_profile, get_profile
+
+        if self.dry_run:
+            profile = get_profile(session, self.profile)
+        else:
+            profile = get_or_create_profile(session, self.profile, self.now)
+        for history in self.histories:
+            if self.dry_run:
+                plan = plan_history(
+                    session, profile.id if profile else None, history, self.replace_history
+                )
+            else:
+                plan = apply_history(
+                    session, profile.id, history, profile.rollover_hour, self.replace_history
+                )
+            self.plans.append(plan)
+        conflicts = [item for plan in self.plans for item in plan.replaced]
+        if conflicts and not self.replace_history:
+            raise UserError(self._conflict_message(conflicts))
+
+    def _conflict_message(self, conflicts: list[Any]) -> str:
+        from kvdrill.engine.wording import plural
+
+        shown = "\n".join(f"  {item.line()}" for item in conflicts[:10])
+        more = f"\n  and {len(conflicts) - 10} more" if len(conflicts) > 10 else ""
+        return (
+            f"nothing imported: profile {self.profile!r} has answered "
+            f"{plural(len(conflicts), 'card')} in kvdrill that Anki's history would "
+            f"reschedule:\n{shown}{more}\nrun again with --replace-history to take Anki's "
+            "schedules (your kvdrill answers stay in the log)"
+        )
 
 
 # --- export ---------------------------------------------------------------------------------

@@ -19,7 +19,9 @@ from kvdrill.engine.interop.notes import (
     ForeignField,
     ForeignNote,
     check_field_size,
+    too_many_notes,
 )
+from kvdrill.engine.packs.model import MAX_CARDS_PER_PACK
 
 SEPARATORS = {
     "tab": "\t",
@@ -133,6 +135,8 @@ def read_delimited(text: str, path: str, title: str, suffix: str = "") -> Foreig
     for line, cells in _rows(body, separator, header.lines + 1, path):
         if not any(cell.strip() for cell in cells):
             continue
+        if len(notes) == MAX_CARDS_PER_PACK:  # refused before the rest is read
+            raise ConvertError(path, line, too_many_notes())
         for cell in cells:
             check_field_size(cell, path, line)
         if not header.present:

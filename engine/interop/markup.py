@@ -67,16 +67,18 @@ def html_to_markdown(field: str) -> str:
     return _BLANK_LINES_RE.sub("\n\n", "\n".join(lines)).strip("\n")
 
 
-def text_to_markdown(field: str) -> str:
-    """A plain-text field as pack Markdown: every character shown as written."""
+def text_to_html(field: str) -> str:
+    """A plain-text field as HTML showing every character as written: paragraphs and breaks."""
     text = _clean(field).replace("\r\n", "\n").replace("\r", "\n")
     paragraphs = (part for part in re.split(r"\n\s*\n", text) if part.strip())
-    return html_to_markdown(
-        "".join(
-            f"<p>{'<br>'.join(html.escape(line) for line in p.split(chr(10)))}</p>"
-            for p in paragraphs
-        )
+    return "".join(
+        f"<p>{'<br>'.join(html.escape(line) for line in p.split(chr(10)))}</p>" for p in paragraphs
     )
+
+
+def text_to_markdown(field: str) -> str:
+    """A plain-text field as pack Markdown: every character shown as written."""
+    return html_to_markdown(text_to_html(field))
 
 
 def visible_text(field: str, is_html: bool) -> str:

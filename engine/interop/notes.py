@@ -21,12 +21,43 @@ class ForeignField:
 
 
 @dataclass(frozen=True)
+class AnkiReview:
+    """One row of Anki's review log (``revlog``), as Anki stores it."""
+
+    id: int  # milliseconds since the epoch: when the answer was given, and the row's identity
+    ease: int  # the button: 1 Again, 2 Hard, 3 Good, 4 Easy; 0 for a manual reschedule
+    interval: int  # after the answer: days, or negative seconds while learning
+    factor: int  # ease factor after the answer, in permille (2500 is 2.5)
+    taken_ms: int  # time taken to answer
+    kind: int  # 0 learn, 1 review, 2 relearn, 3 filtered, 4 manual, 5 rescheduled
+
+
+@dataclass(frozen=True)
+class AnkiCard:
+    """One of a note's Anki cards with its scheduling, as the collection stores it."""
+
+    ord: int  # the template (or, for a cloze note, the cloze number minus one)
+    type: int = 0  # 0 new, 1 learning, 2 review, 3 relearning
+    queue: int = 0  # -3 and -2 buried, -1 suspended, 0 new, 1 and 3 learning, 2 review
+    due: int = 0  # review: day number since the collection's creation; learning: epoch seconds
+    interval: int = 0  # days
+    factor: int = 0  # permille
+    lapses: int = 0
+    stability: float | None = None  # FSRS memory state, when the collection used FSRS
+    difficulty: float | None = None
+    reviews: tuple[AnkiReview, ...] = ()
+    front_fields: tuple[str, ...] | None = None  # the fields its question shows, when known
+
+
+@dataclass(frozen=True)
 class ForeignNote:
     fields: tuple[ForeignField, ...]  # first: the front; second: the back; then any others
     tags: tuple[str, ...]
     html: bool
     source_id: str | None = None  # Anki's note guid: the note's identity across collections
     line: int = 1  # where the note is in its source (1 in a package)
+    cards: tuple[AnkiCard, ...] = ()  # from a package; a text file says nothing of cards
+    deck: str | None = None  # the Anki deck of its first card, when known
 
 
 @dataclass(frozen=True)
@@ -34,6 +65,8 @@ class ForeignDeck:
     notes: tuple[ForeignNote, ...]
     title: str  # a title for the pack: the deck's name, or the file's
     media_skipped: int = 0  # media files in a package, not carried over
+    created: int | None = None  # the collection's creation (epoch seconds): day 0 of review dues
+    modified: int | None = None  # the collection's last change (epoch seconds)
 
 
 class ConvertError(UserError):
@@ -52,3 +85,15 @@ def check_field_size(text: str, path: str, line: int) -> None:
             f"a field is {len(text):,} characters long; a card field may be at most "
             f"{MAX_FIELD_CHARS:,}",
         )
+
+
+def too_many_notes(count: int | None = None) -> str:
+    """Why a deck of ``count`` notes (None: more than a pack holds, counted no further) is
+    refused, before any is converted."""
+    from kvdrill.engine.packs.model import MAX_CARDS_PER_PACK
+
+    counted = f"{count:,}" if count is not None else f"more than {MAX_CARDS_PER_PACK:,}"
+    return (
+        f"{counted} notes; a pack holds at most {MAX_CARDS_PER_PACK:,} cards, "
+        "so convert the deck in parts (export its subdecks one at a time)"
+    )

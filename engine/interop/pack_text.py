@@ -15,20 +15,23 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 
 from kvdrill.engine.interop.markup import (
     html_to_markdown,
+    text_to_html,
     text_to_markdown,
     title_markdown,
     visible_text,
 )
-from kvdrill.engine.interop.notes import ForeignDeck, ForeignField, ForeignNote
+from kvdrill.engine.interop.notes import AnkiCard, ForeignDeck, ForeignField, ForeignNote
 from kvdrill.engine.packs.headings import MAX_ID_CHARS, normalize_tag, slugify, unique_id
 from kvdrill.engine.packs.model import MAX_CARDS_PER_PACK
 
 GUID_ID_PREFIX = "anki-"
 _GUID_DIGEST_CHARS = 16
-_CLOZE_RE = re.compile(r"\{\{c\d+::(.*?)(?:::(.*?))?\}\}", re.DOTALL)
+_CLOZE_RE = re.compile(r"\{\{c(\d{1,4})::(.*?)(?:::(.*?))?\}\}", re.DOTALL)
+_CLOZE_NUMBER_RE = re.compile(r"\{\{c(\d{1,4})::")
 _TAG_BAD_RE = re.compile(r"[^\w.-]+")
 
 
@@ -38,6 +41,9 @@ class ConvertedPack:
     cards: int
     skipped: int  # notes with an empty front or back, left out
     media_skipped: int
+    anki_cards: dict[str, AnkiCard] = dataclass_field(
+        default_factory=dict
+    )  # card id -> its Anki card
 
 
 class NothingToConvert(ValueError):
@@ -59,12 +65,25 @@ def _markdown(field: ForeignField, is_html: bool) -> str:
     return html_to_markdown(field.text) if is_html else text_to_markdown(field.text)
 
 
-def _cloze_sides(text: str) -> tuple[str, str] | None:
-    if not _CLOZE_RE.search(text):
-        return None
-    prompt = _CLOZE_RE.sub(lambda m: f"[{m.group(2) or '...'}]", text)
-    answer = _CLOZE_RE.sub(lambda m: f"<b>{m.group(1)}</b>", text)
-    return prompt, answer
+def cloze_numbers(text: str) -> list[int]:
+    """The cloze numbers a field uses, in order (``{{c2::..}}`` is 2)."""
+    return sorted({int(number) for number in _CLOZE_NUMBER_RE.findall(text)})
+
+
+def _cloze_sides(text: str, number: int) -> tuple[str, str]:
+    """Anki's card for cloze ``number``: that gap hidden (its hint shown) on the question,
+    shown in bold on the answer; the other gaps' text shown on both."""
+
+    def question(match: re.Match[str]) -> str:
+        if int(match.group(1)) == number:
+            return f"[{match.group(3) or '...'}]"
+        return match.group(2)
+
+    def answer(match: re.Match[str]) -> str:
+        shown = match.group(2)
+        return f"<b>{shown}</b>" if int(match.group(1)) == number else shown
+
+    return _CLOZE_RE.sub(question, text), _CLOZE_RE.sub(answer, text)
 
 
 def _extra(fields: tuple[ForeignField, ...], is_html: bool) -> list[str]:
@@ -78,22 +97,72 @@ def _extra(fields: tuple[ForeignField, ...], is_html: bool) -> list[str]:
     return parts
 
 
-def _sides(note: ForeignNote) -> tuple[str, str, str]:
-    """(title text, prompt Markdown, answer Markdown) of a note."""
+@dataclass(frozen=True)
+class _Side:
+    ord: int  # Anki's card ord: the template, or the cloze number minus one
+    title: str
+    prompt: str
+    answer: str
+
+
+def _note_sides(note: ForeignNote) -> list[_Side]:
+    """The cards of a note: one per Anki card (a reversed note has two, a cloze note one per
+    cloze number); a note from a text file has one per cloze number, or one."""
     front = note.fields[0]
-    cloze = _cloze_sides(front.text) if note.html else None
-    if cloze is not None:
-        prompt_html, answer_html = cloze
-        prompt, answer = html_to_markdown(prompt_html), html_to_markdown(answer_html)
+    # A plain-text field is read as text: its cloze markers are found in the escaped HTML.
+    front_html = front.text if note.html else text_to_html(front.text)
+    numbers = cloze_numbers(front_html)
+    if numbers:
+        wanted = [card.ord + 1 for card in note.cards] or numbers
         extra = _extra(note.fields[1:], note.html)
-        title = visible_text(prompt_html, True)
-    else:
-        prompt = _markdown(front, note.html)
-        answer = _markdown(note.fields[1], note.html) if len(note.fields) > 1 else ""
-        extra = _extra(note.fields[2:], note.html) if answer else []
-        title = visible_text(front.text, note.html)
-    answer = "\n\n".join(part for part in (answer, *extra) if part)
-    return title, prompt, answer
+        sides = []
+        for number in wanted:
+            if number not in numbers:
+                continue
+            prompt_html, answer_html = _cloze_sides(front_html, number)
+            answer = "\n\n".join([html_to_markdown(answer_html), *extra])
+            sides.append(
+                _Side(
+                    number - 1,
+                    visible_text(prompt_html, True),
+                    html_to_markdown(prompt_html),
+                    answer.strip("\n"),
+                )
+            )
+        return sides
+    cards = note.cards or ()
+    ords = [card.ord for card in cards] or [0]
+    sides = []
+    for order in ords:
+        card = next((c for c in cards if c.ord == order), None)
+        fields = _fields_for(note, card)
+        prompt = _markdown(fields[0], note.html)
+        answer = _markdown(fields[1], note.html) if len(fields) > 1 else ""
+        extra = _extra(fields[2:], note.html) if answer else []
+        answer = "\n\n".join(part for part in (answer, *extra) if part)
+        sides.append(_Side(order, visible_text(fields[0].text, note.html), prompt, answer))
+    return sides
+
+
+def _fields_for(note: ForeignNote, card: AnkiCard | None) -> tuple[ForeignField, ...]:
+    """The note's fields for one card: the fields its question shows first, then the rest.
+    The first card of a note keeps the note's own order (front, back, others)."""
+    if card is None or card.ord == 0 or not card.front_fields:
+        return note.fields
+    shown = [f for name in card.front_fields for f in note.fields if f.name == name]
+    if not shown:
+        return note.fields
+    front = ForeignField(
+        shown[0].name,
+        "<br>".join(f.text for f in shown) if note.html else "\n".join(f.text for f in shown),
+    )
+    rest = tuple(f for f in note.fields if f not in shown)
+    return (front, *rest)
+
+
+def card_key_for(base: str, order: int) -> str:
+    """A note's card id for Anki card ``order``: the first card keeps the note's id."""
+    return base if order == 0 else f"{base}-{order + 1}"
 
 
 def build_pack_text(
@@ -102,28 +171,38 @@ def build_pack_text(
     """The pack's Markdown. ``NothingToConvert`` when no note has both a front and a back."""
     blocks: list[str] = []
     taken: set[str] = set()
+    anki_cards: dict[str, AnkiCard] = {}
     skipped = 0
     for note in deck.notes:
-        heading, prompt, answer = _sides(note)
-        if not prompt or not answer:
+        tags = sorted({tag for tag in map(pack_tag, note.tags) if tag})
+        tag_text = "".join(f" #{tag}" for tag in tags)
+        sides = _note_sides(note)
+        if not any(side.prompt and side.answer for side in sides):
             skipped += 1
             continue
-        base = card_id_for_guid(note.source_id) if note.source_id else slugify(heading)
-        card_id = unique_id(base, taken)
-        taken.add(card_id)
-        tags = sorted({tag for tag in map(pack_tag, note.tags) if tag})
-        heading_text = title_markdown(heading) or f"Note {len(taken)}"
-        tag_text = "".join(f" #{tag}" for tag in tags)
-        blocks.append(
-            f"## {heading_text} {{#{card_id}}}{tag_text}\n\n"
-            f"### Prompt\n\n{prompt}\n\n### Answer\n\n{answer}\n"
-        )
+        for side in sides:
+            if not side.prompt or not side.answer:
+                continue
+            base = card_id_for_guid(note.source_id) if note.source_id else slugify(side.title)
+            card_id = unique_id(card_key_for(base, side.ord), taken)
+            taken.add(card_id)
+            card = next((c for c in note.cards if c.ord == side.ord), None)
+            if card is not None:
+                anki_cards[card_id] = card
+            heading_text = title_markdown(side.title) or f"Note {len(taken)}"
+            blocks.append(
+                f"## {heading_text} {{#{card_id}}}{tag_text}\n\n"
+                f"### Prompt\n\n{side.prompt}\n\n### Answer\n\n{side.answer}\n"
+            )
+        if len(blocks) > MAX_CARDS_PER_PACK:
+            break
     if not blocks:
         raise NothingToConvert("no note has both a front and a back")
     if len(blocks) > MAX_CARDS_PER_PACK:
         raise NothingToConvert(
-            f"{len(blocks):,} notes; a pack holds at most {MAX_CARDS_PER_PACK:,} cards, "
-            "so convert the deck in parts (export its subdecks one at a time)"
+            f"more than {MAX_CARDS_PER_PACK:,} cards; a pack holds at most "
+            f"{MAX_CARDS_PER_PACK:,}, so convert the deck in parts (export its subdecks one "
+            "at a time)"
         )
     # A deck name is untrusted too: one line, no control characters.
     pack_title = visible_text(title or deck.title, False) or pack_id
@@ -142,4 +221,5 @@ def build_pack_text(
         cards=len(blocks),
         skipped=skipped,
         media_skipped=deck.media_skipped,
+        anki_cards=anki_cards,
     )

@@ -1,0 +1,321 @@
+"""Review history across Anki and kvdrill, proven with Anki's own library (``anki``).
+
+A real collection is built once for the module: Basic, Basic (and reversed card), a cloze with
+three gaps and a note with an image, answered with Anki's scheduler, so its review log and
+schedules are Anki's own (review cards, a card relearning after a lapse, a card still learning,
+a suspended and a buried one). It is exported with scheduling by Anki's exporter, before and
+after a second round of answers.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+anki_collection = pytest.importorskip(
+    "anki.collection",
+    reason="Anki's own library is not installed: pip install -e '.[anki-test]'",
+)
+from anki.scheduler.v3 import CardAnswer  # noqa: E402
+
+from kvdrill.app.cli import main  # noqa: E402
+from kvdrill.engine.interop.anki_history import history_path  # noqa: E402
+from kvdrill.engine.interop.pack_text import card_id_for_guid, card_key_for  # noqa: E402
+from kvdrill.store.db import open_database  # noqa: E402
+
+Collection = anki_collection.Collection
+DECK = "Inference"
+ANKI_ROLLOVER_HOURS = 4  # Anki's default "next day starts at"
+
+
+@dataclass(frozen=True)
+class AnkiCardSeen:
+    """One Anki card as Anki's own API reports it, keyed by the card id kvdrill gives it."""
+
+    key: str
+    type: int
+    queue: int
+    due_day: date | None  # Anki's due as a calendar day (review and relearning cards)
+    interval: int
+    factor: int
+    lapses: int
+    answers: int  # revlog rows with an answer button
+    stability: float | None
+
+
+@dataclass(frozen=True)
+class Exported:
+    first: Path
+    legacy: Path
+    second: Path  # after another answer to every card out of learning
+    cards: dict[str, AnkiCardSeen]
+    cards_after: dict[str, AnkiCardSeen]
+
+
+def _answer(col, card_id: int, rating) -> None:
+    card = col.get_card(card_id)
+    card.start_timer()
+    states = col._backend.get_scheduling_states(card.id)
+    col.sched.answer_card(col.sched.build_answer(card=card, states=states, rating=rating))
+
+
+def _seen(col) -> dict[str, AnkiCardSeen]:
+    anki_today = (datetime.now() - timedelta(hours=ANKI_ROLLOVER_HOURS)).date()
+    seen = {}
+    for card_id in col.find_cards(f'"deck:{DECK}"'):
+        card = col.get_card(card_id)
+        if card.type in (2, 3) and card.due > 1_000_000_000:  # relearning within the day
+            due_day = datetime.fromtimestamp(card.due).date()
+        elif card.type in (2, 3):
+            due_day = anki_today + timedelta(days=card.due - col.sched.today)
+        else:
+            due_day = None
+        key = card_key_for(card_id_for_guid(card.note().guid), card.ord)
+        seen[key] = AnkiCardSeen(
+            key=key,
+            type=card.type,
+            queue=card.queue,
+            due_day=due_day,
+            interval=card.ivl,
+            factor=card.factor,
+            lapses=card.lapses,
+            answers=col.db.scalar(
+                "SELECT COUNT(*) FROM revlog WHERE cid = ? AND ease > 0", card_id
+            ),
+            stability=card.memory_state.stability if card.memory_state else None,
+        )
+    return seen
+
+
+def _export(col, path: Path, *, legacy: bool = False) -> Path:
+    options = anki_collection.ExportAnkiPackageOptions(
+        with_scheduling=True, with_deck_configs=True, with_media=True, legacy=legacy
+    )
+    col.export_anki_package(
+        out_path=str(path), options=options, limit=anki_collection.DeckIdLimit(col.decks.id(DECK))
+    )
+    return path
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory: pytest.TempPathFactory) -> Exported:
+    folder = tmp_path_factory.mktemp("anki-history")
+    (folder / "col").mkdir()
+    col = Collection(str(folder / "col" / "collection.anki2"))
+    try:
+        deck_id = col.decks.id(DECK)
+
+        def add(model: str, **fields: str):
+            note = col.new_note(col.models.by_name(model))
+            for name, value in fields.items():
+                note[name] = value
+            col.add_note(note, deck_id)
+            return [card.id for card in note.cards()]
+
+        (kv,) = add("Basic", Front="What is a <b>KV cache</b>?", Back="Keys and values per token")
+        (fp8,) = add("Basic", Front="Bytes per FP8 value?", Back="1")
+        forward, backward = add("Basic (and reversed card)", Front="H100 HBM", Back="80 GB")
+        gap1, gap2, gap3 = add(
+            "Cloze", Text="{{c1::Llama 3.1 8B}} has {{c2::32}} layers and {{c3::8}} KV heads."
+        )
+        col.media.write_data("chart.png", b"\x89PNG not really an image")
+        (chart,) = add("Basic", Front='The roofline <img src="chart.png">', Back="compute bound")
+        add("Basic", Front="Never studied", Back="still new")
+        easy, good, again = CardAnswer.EASY, CardAnswer.GOOD, CardAnswer.AGAIN
+        for card_id, ratings in (
+            (kv, [easy, good]),
+            (fp8, [easy]),
+            (forward, [easy, good]),
+            (backward, [easy]),
+            (gap1, [easy, good]),
+            (gap2, [easy, again]),  # a lapse: relearning
+            (gap3, [again]),  # still learning: stays new in kvdrill
+            (chart, [easy]),
+        ):
+            for rating in ratings:
+                _answer(col, card_id, rating)
+        col.sched.suspend_cards([fp8])
+        col.sched.bury_cards([backward])
+        cards = _seen(col)
+        first = _export(col, folder / "v1.apkg")
+        legacy = _export(col, folder / "v1-legacy.apkg", legacy=True)
+        for card_id in (kv, fp8, forward, backward, gap1, gap2, chart):  # every card kvdrill has
+            _answer(col, card_id, good)
+        cards_after = _seen(col)
+        second = _export(col, folder / "v2.apkg")
+    finally:
+        col.close()
+    return Exported(first, legacy, second, cards, cards_after)
+
+
+@pytest.fixture(autouse=True)
+def no_bundled_decks(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("kvdrill.app.services.importing.import_bundled", lambda database, now: None)
+
+
+def _states(db_url: str) -> tuple[dict[str, dict], dict[str, list[dict]]]:
+    """Each card's state and log rows of the default profile, by card key."""
+    database = open_database(db_url)
+    try:
+        with database.engine.connect() as connection:
+            connection.exec_driver_sql("SELECT 1")
+            raw = connection.connection.dbapi_connection
+            raw.row_factory = sqlite3.Row
+            states = {
+                row["key"]: dict(row)
+                for row in raw.execute(
+                    "SELECT c.key, s.* FROM card_states s JOIN cards c ON c.id = s.card_id"
+                )
+            }
+            logs: dict[str, list[dict]] = {}
+            for row in raw.execute(
+                "SELECT c.key, r.* FROM review_log r JOIN cards c ON c.id = r.card_id "
+                "ORDER BY r.reviewed_at"
+            ):
+                logs.setdefault(row["key"], []).append(dict(row))
+    finally:
+        database.close()
+    return states, logs
+
+
+def _convert_and_import(
+    package: Path, pack: Path, db_url: str, capsys, *extra: str, force: bool = False
+) -> str:
+    argv = ["convert", str(package), "-o", str(pack)] + (["--force"] if force else [])
+    assert main(argv) == 0
+    assert main(["--db", db_url, "import", str(pack), *extra]) == 0
+    return capsys.readouterr().out
+
+
+def _check_against_anki(
+    cards: dict[str, AnkiCardSeen], states: dict[str, dict], logs: dict[str, list[dict]]
+) -> None:
+    for key, anki in cards.items():
+        if anki.type not in (2, 3):  # new and learning cards stay new
+            assert key not in states and key not in logs, key
+            continue
+        state = states[key]
+        assert date.fromisoformat(state["due_day"]) == anki.due_day, key
+        assert state["interval_days"] == anki.interval, key
+        assert state["easiness_milli"] == anki.factor, key
+        assert state["lapses"] == anki.lapses, key
+        assert state["reviews"] == anki.answers == len(logs[key]), key
+        assert all(row["imported_id"].startswith("anki:") for row in logs[key])
+        assert bool(state["suspended"]) == (anki.queue == -1), key
+        assert (state["buried_until"] is not None) == (anki.queue in (-2, -3)), key
+
+
+def test_convert_and_import_bring_anki_schedules_and_review_log(
+    exported: Exported, tmp_path: Path, db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pack = tmp_path / "inference.md"
+    out = _convert_and_import(exported.first, pack, db_url, capsys)
+    assert Path(history_path(pack)).is_file()
+    reviews = sum(card.answers for card in exported.cards.values() if card.type in (2, 3))
+    learning = sum(1 for card in exported.cards.values() if card.type == 1)
+    scheduled = sum(1 for card in exported.cards.values() if card.type in (2, 3))
+    assert f"Anki history: {reviews} answers added to {scheduled} cards" in out
+    assert f"{learning} cards new or learning in Anki start new" in out
+    states, logs = _states(db_url)
+    # Two cards from the reversed note, three from the cloze: each with its own schedule.
+    assert len(exported.cards) == 9 and scheduled == 7
+    _check_against_anki(exported.cards, states, logs)
+
+    # The stats count them: the pack's reviews are Anki's answers.
+    assert main(["--db", db_url, "stats", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    (topic,) = [t for t in report["topics"] if t["kind"] == "pack" and t["topic"] == "inference"]
+    assert topic["reviews"] == reviews
+
+    # The log and the states agree as kvdrill's own answers would.
+    assert main(["--db", db_url, "doctor"]) == 0
+    assert "Nothing to repair." in capsys.readouterr().out
+
+    # The same package again adds nothing.
+    assert main(["--db", db_url, "import", str(pack)]) == 0
+    assert f"0 answers added to {scheduled} cards; {reviews} imported before" in (
+        capsys.readouterr().out
+    )
+    assert _states(db_url)[1] == logs
+
+    # A newer export after more answers in Anki: the new answers come in, schedules follow.
+    out = _convert_and_import(exported.second, pack, db_url, capsys, force=True)
+    assert "7 answers added" in out
+    states, logs = _states(db_url)
+    _check_against_anki(exported.cards_after, states, logs)
+
+
+def test_a_legacy_package_brings_the_same_history(
+    exported: Exported, tmp_path: Path, db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _convert_and_import(exported.legacy, tmp_path / "inference.md", db_url, capsys)
+    states, logs = _states(db_url)
+    _check_against_anki(exported.cards, states, logs)
+
+
+def test_answers_given_in_kvdrill_are_never_replaced_silently(
+    exported: Exported,
+    tmp_path: Path,
+    db_url: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import io
+    import sys
+
+    pack = tmp_path / "inference.md"
+    _convert_and_import(exported.first, pack, db_url, capsys)
+    # Weeks later every imported review card is due: answer one in kvdrill.
+    later = datetime.now() + timedelta(days=60)
+    monkeypatch.setenv("KVDRILL_NOW", later.strftime("%Y-%m-%dT%H:%M"))
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\ngood\n"))
+    assert main(["--db", db_url, "drill", "--plain", "--new", "0", "--limit", "1"]) == 0
+    capsys.readouterr()
+    states, logs = _states(db_url)
+    (answered,) = [key for key, rows in logs.items() if rows[-1]["imported_id"] is None]
+
+    assert main(["convert", str(exported.second), "-o", str(pack), "--force"]) == 0
+    capsys.readouterr()
+    assert main(["--db", db_url, "import", str(pack)]) == 1
+    err = capsys.readouterr().err
+    assert "answered 1 card in kvdrill that Anki's history would reschedule" in err
+    assert answered in err and "--replace-history" in err and "Traceback" not in err
+    assert _states(db_url) == (states, logs)  # nothing written
+
+    assert main(["--db", db_url, "import", str(pack), "--replace-history"]) == 0
+    states, logs = _states(db_url)
+    anki = exported.cards_after[answered]
+    assert date.fromisoformat(states[answered]["due_day"]) == anki.due_day
+    assert states[answered]["interval_days"] == anki.interval
+    # The kvdrill answer stays in the log beside Anki's.
+    assert len(logs[answered]) == states[answered]["reviews"] == anki.answers + 1
+
+
+def test_an_fsrs_collection_brings_its_memory_state(
+    tmp_path: Path, db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "col").mkdir()
+    col = Collection(str(tmp_path / "col" / "collection.anki2"))
+    try:
+        col.set_config("fsrs", True)
+        note = col.new_note(col.models.by_name("Basic"))
+        note["Front"], note["Back"] = "Decode is bound by?", "memory bandwidth"
+        col.add_note(note, col.decks.id(DECK))
+        for rating in (CardAnswer.EASY, CardAnswer.GOOD):
+            _answer(col, note.cards()[0].id, rating)
+        (anki,) = _seen(col).values()
+        package = _export(col, tmp_path / "fsrs.apkg")
+    finally:
+        col.close()
+    _convert_and_import(package, tmp_path / "fsrs.md", db_url, capsys)
+    states, _ = _states(db_url)
+    memory = json.loads(states[anki.key]["fsrs"])
+    assert anki.stability is not None
+    assert memory["stability"] == pytest.approx(anki.stability, rel=1e-3)
+    assert memory["state"] == 2 and 1 <= memory["difficulty"] <= 10
+    assert date.fromisoformat(states[anki.key]["due_day"]) == anki.due_day
