@@ -99,8 +99,10 @@ def run(args) -> int:
     not_created = database_file_missing(url)
     database = None
     unchanged: dict = {}
-    # A history is stored through SQLAlchemy (store/anki_history.py): no sqlite3 fast path.
-    open_for_import = open_import_database if not histories else _open_database
+
+    def open_for_import(url: str, source: str, create_folder: bool):
+        return open_import_database(url, source, create_folder, sqlite_fast_path=not histories)
+
     if not args.dry_run and not not_created:
         # Files stored before, byte for byte, are not parsed again.
         database = open_for_import(url, source, environment.is_own_folder(args.db))
@@ -170,12 +172,6 @@ def run(args) -> int:
     if args.dry_run:
         print("dry run: nothing written")
     return 0
-
-
-def _open_database(url: str, source: str, create_folder: bool):
-    from kvdrill.store.db import open_database
-
-    return open_database(url, source, create_folder=create_folder)
 
 
 def _nothing_imported(exc) -> int:

@@ -229,7 +229,7 @@ def database_file_missing(url: str) -> bool:
 
 
 def open_import_database(
-    url: str, url_source: str = "", create_folder: bool = False
+    url: str, url_source: str = "", create_folder: bool = False, sqlite_fast_path: bool = True
 ) -> Database | SqliteImportFile:
     """The database to import into: a SQLite file at the current schema (or a new one)
     through ``sqlite3`` alone (store/sqlite_import.py), which keeps SQLAlchemy unloaded; any
@@ -237,7 +237,9 @@ def open_import_database(
     from kvdrill.store.location import sqlite_file
 
     path = sqlite_file(url)
-    if path is not None and "?" not in url:  # URL options are SQLAlchemy's to read
+    # URL options are SQLAlchemy's to read; ``sqlite_fast_path`` False: an import that stores
+    # more than packs (an Anki history, store/anki_history.py) needs the ORM session.
+    if path is not None and "?" not in url and sqlite_fast_path:
         from kvdrill.store.sqlite_import import open_import_file
 
         opened = open_import_file(path, create_folder)
