@@ -435,10 +435,23 @@ def _deck_names(connection: sqlite3.Connection) -> dict[int, str]:
 
 
 def write_anki_package(
-    file: Path, notes: list[AnkiNote], note_types: tuple[AnkiNoteType, ...]
+    file: Path,
+    notes: list[AnkiNote],
+    note_types: tuple[AnkiNoteType, ...],
+    created: int | None = None,
 ) -> None:
-    """Write ``notes`` as an .apkg (one Anki deck per deck name), replacing ``file`` atomically."""
+    """Write ``notes`` as an .apkg (one Anki deck per deck name), replacing ``file`` atomically.
+
+    genanki writes the notes and new cards of a schema-11 collection; a note's ``scheduling``
+    then turns its card into a review card (type and queue, due, interval, factor, repetitions,
+    lapses) and adds its answers to ``revlog``, in the columns Anki documents for schema 11.
+    ``created`` (epoch seconds) is the collection's creation, day 0 of review dues."""
     import genanki
+
+    class ScheduledPackage(genanki.Package):
+        def write_to_db(self, cursor, timestamp, id_gen):
+            super().write_to_db(cursor, timestamp, id_gen)
+            _write_scheduling(cursor, notes, created)
 
     models = {
         note_type.name: genanki.Model(
@@ -468,8 +481,52 @@ def write_anki_package(
     handle, temporary = tempfile.mkstemp(dir=file.parent, prefix=f".{file.name}.", suffix=".tmp")
     os.close(handle)
     try:
-        genanki.Package(list(decks.values())).write_to_file(temporary)
+        ScheduledPackage(list(decks.values())).write_to_file(temporary)
         os.replace(temporary, file)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+_REVIEW_CARD_SQL = (
+    "UPDATE cards SET type = 2, queue = ?, due = ?, ivl = ?, factor = ?, reps = ?, lapses = ? "
+    "WHERE ord = 0 AND nid = (SELECT id FROM notes WHERE guid = ?)"
+)
+_REVLOG_SQL = (
+    "INSERT INTO revlog (id, cid, usn, ease, ivl, lastIvl, factor, time, type) "
+    "SELECT ?, id, -1, ?, ?, ?, ?, ?, ? FROM cards "
+    "WHERE ord = 0 AND nid = (SELECT id FROM notes WHERE guid = ?)"
+)
+
+
+def _write_scheduling(cursor, notes: list[AnkiNote], created: int | None) -> None:
+    scheduled = [note for note in notes if note.scheduling is not None]
+    if not scheduled:
+        return
+    if created is not None:
+        cursor.execute("UPDATE col SET crt = ?", (created,))
+    used: set[int] = set()
+    for note in scheduled:
+        plan = note.scheduling
+        cursor.execute(
+            _REVIEW_CARD_SQL,
+            (plan.queue, plan.due, plan.interval, plan.factor, plan.reps, plan.lapses, note.guid),
+        )
+        for answer in plan.answers:
+            moment = answer.id
+            while moment in used:  # revlog ids are unique across the collection
+                moment += 1
+            used.add(moment)
+            cursor.execute(
+                _REVLOG_SQL,
+                (
+                    moment,
+                    answer.ease,
+                    answer.interval,
+                    answer.last_interval,
+                    answer.factor,
+                    answer.taken_ms,
+                    answer.kind,
+                    note.guid,
+                ),
+            )

@@ -13,8 +13,10 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, aliased
 
 from kvdrill.engine.errors import UserError
+from kvdrill.engine.interop.anki_history import PastAnswer
 from kvdrill.engine.packs.model import Choice, KeyNumber, PackMeta, ParsedCard
-from kvdrill.store.models import Card, CardState, Pack, ReviewLog
+from kvdrill.engine.study.schedule import Schedule
+from kvdrill.store.models import Card, CardState, Note, Pack, ReviewLog
 from kvdrill.store.profiles import get_profile
 
 
@@ -46,6 +48,7 @@ def _parsed_card(card: Card) -> ParsedCard:
         explanation=card.explanation,
         problem=card.problem,
         line=card.source_line,
+        parent=card.parent.key if card.parent is not None else None,
     )
 
 
@@ -190,3 +193,44 @@ def review_rows(session: Session, profile: str) -> list[dict[str, Any]]:
         }
         for log, card_key, pack_key in session.execute(query)
     ]
+
+
+def learner_cards(
+    session: Session, profile: str
+) -> dict[tuple[str, str], tuple[str, Schedule | None, list[PastAnswer]]]:
+    """(pack, card) -> the profile's note, schedule and answers (oldest first), for every card
+    it has any of; empty for a profile that does not exist (a read creates none)."""
+    row = get_profile(session, profile)
+    if row is None:
+        return {}
+    keys = {
+        card_id: (pack_key, card_key)
+        for card_id, card_key, pack_key in session.execute(
+            select(Card.id, Card.key, Pack.key).join(Pack, Card.pack_id == Pack.id)
+        )
+    }
+    found: dict[int, tuple[str, Schedule | None, list[PastAnswer]]] = {}
+
+    def entry(card_id: int) -> tuple[str, Schedule | None, list[PastAnswer]]:
+        return found.setdefault(card_id, ("", None, []))
+
+    for state in session.scalars(select(CardState).where(CardState.profile_id == row.id)):
+        note, _, answers = entry(state.card_id)
+        found[state.card_id] = (note, Schedule.from_row(state), answers)
+    for note_row in session.scalars(select(Note).where(Note.profile_id == row.id)):
+        _, schedule, answers = entry(note_row.card_id)
+        found[note_row.card_id] = (note_row.text, schedule, answers)
+    for card_id, reviewed_at, quality, seconds, prev_state in session.execute(
+        select(
+            ReviewLog.card_id,
+            ReviewLog.reviewed_at,
+            ReviewLog.quality,
+            ReviewLog.seconds,
+            ReviewLog.prev_state,
+        )
+        .where(ReviewLog.profile_id == row.id)
+        .order_by(ReviewLog.reviewed_at, ReviewLog.id)
+    ):
+        before = Schedule.from_dict(prev_state) if prev_state else None
+        entry(card_id)[2].append(PastAnswer(reviewed_at, quality, seconds or 0.0, before))
+    return {keys[card_id]: value for card_id, value in found.items() if card_id in keys}

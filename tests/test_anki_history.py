@@ -319,3 +319,119 @@ def test_an_fsrs_collection_brings_its_memory_state(
     assert memory["stability"] == pytest.approx(anki.stability, rel=1e-3)
     assert memory["state"] == 2 and 1 <= memory["difficulty"] <= 10
     assert date.fromisoformat(states[anki.key]["due_day"]) == anki.due_day
+
+
+# --- kvdrill -> Anki ----------------------------------------------------------------------------
+
+KV_PACK = """---
+pack: proof
+title: Proof
+version: 1
+---
+
+## KV bytes {#kv-bytes} #kv
+
+### Prompt
+How many bytes does one token of Llama 3.1 8B add to a BF16 KV cache?
+
+### Answer
+128 KiB.
+
+### Follow-up
+Q: And a 4,096-token conversation?
+
+A: 512 MiB.
+
+## Pool doubling {#pool}
+
+### Prompt
+What doubles the tokens a KV pool holds?
+
+### Choices
+- [ ] Raise max_num_seqs
+- [x] Keep the KV cache in FP8
+
+### Explanation
+FP8 halves the bytes per token.
+
+## Not studied {#later}
+
+### Prompt
+Left for later?
+
+### Answer
+Yes.
+"""
+
+
+def test_a_profile_exported_with_scheduling_imports_into_anki_with_its_schedules(
+    tmp_path: Path, db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from drill_helpers import keys_until_done
+    from sqlalchemy import select
+
+    from kvdrill.app.services.drill import DrillSession
+    from kvdrill.store.models import Card, Profile
+    from kvdrill.store.reviews import set_note
+
+    pack = tmp_path / "proof.md"
+    pack.write_text(KV_PACK, encoding="utf-8")
+    assert main(["--db", db_url, "import", str(pack)]) == 0
+    database = open_database(db_url)
+    start = datetime.now().replace(microsecond=0) - timedelta(days=10)
+    try:
+        studied = ("kv-bytes", "kv-bytes/follow-up", "pool")
+        for days, grades in ((0, {"pool": [2, 4]}), (1, {}), (7, {"kv-bytes": [5]})):
+            keys_until_done(
+                DrillSession.open(
+                    database, now=start + timedelta(days=days), new_limit=3 if not days else 0
+                ),
+                {key: list(values) for key, values in grades.items()},
+            )
+        with database.session() as session:
+            profile_id = session.scalar(select(Profile.id))
+            card_id = session.scalar(select(Card.id).where(Card.key == "kv-bytes"))
+            set_note(session, profile_id, card_id, "Remember **the factor 2**.", start)
+    finally:
+        database.close()
+    states, logs = _states(db_url)
+    assert set(states) == set(studied)  # "later" stays new, in Anki too
+    capsys.readouterr()
+
+    package = tmp_path / "proof.apkg"
+    assert (
+        main(["--db", db_url, "export", "--format", "apkg", str(package), "--with-scheduling"]) == 0
+    )
+    assert f"{len(states)} cards with your schedule and answers" in capsys.readouterr().out
+
+    (tmp_path / "fresh").mkdir()
+    col = Collection(str(tmp_path / "fresh" / "collection.anki2"))
+    try:
+        request = anki_collection.ImportAnkiPackageRequest(
+            package_path=str(package),
+            options=anki_collection.ImportAnkiPackageOptions(with_scheduling=True),
+        )
+        col.import_anki_package(request)
+        anki_today = (datetime.now() - timedelta(hours=ANKI_ROLLOVER_HOURS)).date()
+        for key in ("kv-bytes", "kv-bytes/follow-up", "pool", "later"):
+            (note_id,) = col.find_notes(f'"Source:proof/{key}"')
+            (card,) = col.get_note(note_id).cards()
+            answers = col.db.scalar(
+                "SELECT COUNT(*) FROM revlog WHERE cid = ? AND ease > 0", card.id
+            )
+            if key not in states:
+                assert card.type == 0 and answers == 0
+                continue
+            state = states[key]
+            assert card.type == 2 and card.queue == 2, key
+            assert card.ivl == state["interval_days"], key
+            due_day = anki_today + timedelta(days=card.due - col.sched.today)
+            assert due_day == date.fromisoformat(state["due_day"]), key
+            assert answers == state["reviews"] == len(logs[key]), key
+            assert card.factor == state["easiness_milli"], key
+        (note_id,) = col.find_notes('"Source:proof/kv-bytes"')
+        assert "the factor 2" in col.get_note(note_id)["Your note"]
+        (follow_up,) = col.find_notes('"Source:proof/kv-bytes/follow-up"')
+        assert "follow-up-of::kv-bytes" in col.get_note(follow_up).tags
+    finally:
+        col.close()

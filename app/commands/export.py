@@ -21,6 +21,13 @@ def register(subparsers) -> None:
     parser.add_argument(
         "--pack", action="append", default=[], metavar="P", help="a pack id (repeatable; apkg)"
     )
+    parser.add_argument(
+        "--with-scheduling",
+        action="store_true",
+        help="apkg: the profile's schedules and review log too (Anki imports them as review "
+        "cards with kvdrill's intervals and due days; tick Anki's 'Import any learning "
+        "progress')",
+    )
     parser.set_defaults(func=run)
 
 
@@ -33,16 +40,25 @@ def run(args: argparse.Namespace) -> int:
 
     target = Path(args.target)
     if args.format == "apkg":
-        result = export_apkg(args.db, target, args.pack)
+        result = export_apkg(
+            args.db, target, args.pack, args.profile, with_scheduling=args.with_scheduling
+        )
         for line in result.not_exported:
             print(printable(line), file=sys.stderr)
+        scheduled = (
+            f", {plural(result.scheduled, 'card')} with your schedule and answers"
+            if args.with_scheduling
+            else ""
+        )
         print(
             printable(
                 f"wrote {target}: {plural(result.notes, 'Anki note')} "
-                f"from {plural(result.packs, 'pack')}"
+                f"from {plural(result.packs, 'pack')}{scheduled}"
             )
         )
         return 0
+    if args.with_scheduling:
+        raise UserError("--with-scheduling applies to --format apkg; json and csv have it all")
     if args.pack:
         raise UserError("--pack applies to --format apkg; json and csv export everything")
     data = export_data(args.db, args.profile, args.format, target)

@@ -243,37 +243,75 @@ class ApkgResult:
     packs: int
     notes: int
     not_exported: list[str]  # one line per card left out (a template that cannot draw)
+    scheduled: int = 0  # cards written as Anki review cards, with their answers
 
 
-def export_apkg(db: str | None, output: Path, pack_keys: list[str]) -> ApkgResult:
-    """Write the stored packs named (all, when none is) as an Anki package at ``output``."""
+def export_apkg(
+    db: str | None,
+    output: Path,
+    pack_keys: list[str],
+    profile: str | None = None,
+    with_scheduling: bool = False,
+) -> ApkgResult:
+    """Write the stored packs named (all, when none is) as an Anki package at ``output``, with
+    ``profile``'s notes on the cards; ``with_scheduling``: its schedules and review log too."""
     from kvdrill.app.services.importing import import_bundled
-    from kvdrill.engine.interop.anki_cards import NOTE_TYPES, anki_notes
+    from kvdrill.engine.interop.anki_cards import NOTE_TYPES, LearnerCard, anki_notes
+    from kvdrill.engine.interop.anki_history import anki_scheduling
+    from kvdrill.engine.study.clock import study_day
     from kvdrill.store.anki_package import write_anki_package
-    from kvdrill.store.export_rows import packs_for_export
+    from kvdrill.store.export_rows import learner_cards, packs_for_export
+    from kvdrill.store.profiles import get_profile
 
     if not output.parent.is_dir():
         raise UserError(f"cannot write {output}: no directory {output.parent}")
+    now = environment.now()
     database = _open(db)
     try:
         # As a drill would: the bundled packs are there to export too.
-        import_bundled(database, environment.now())
+        import_bundled(database, now)
         with database.session() as session:
             packs = packs_for_export(session, pack_keys)
+            learner = learner_cards(session, profile) if profile else {}
+            row = get_profile(session, profile) if profile else None
+            rollover = row.rollover_hour if row is not None else 4
     finally:
         database.close()
     if not packs:
         raise UserError("no packs to export; run kvdrill import first")
+    # The collection is created today (at the profile's rollover): Anki counts review dues
+    # in days from its creation day, and moves them to its own calendar on import.
+    day_zero = study_day(now, rollover)
+    created = datetime.combine(day_zero, datetime.min.time()).replace(hour=rollover)
+
+    def epoch_ms(moment: datetime) -> int:
+        return round(moment.timestamp() * 1000)
+
     notes, left_out = [], []
+    scheduled = 0
     for meta, cards in packs:
-        pack_notes, pack_left_out = anki_notes(meta, cards)
+        own = {}
+        for card in cards:
+            note, schedule, answers = learner.get((meta.pack, card.key), ("", None, []))
+            plan = None
+            if with_scheduling and schedule is not None and card.kind != "problem":
+                plan = anki_scheduling(schedule, answers, day_zero, epoch_ms)
+            scheduled += plan is not None
+            own[card.key] = LearnerCard(note, plan)
+        pack_notes, pack_left_out = anki_notes(meta, cards, own)
         notes.extend(pack_notes)
         left_out.extend(pack_left_out)
     try:
-        write_anki_package(output, notes, NOTE_TYPES)
+        write_anki_package(output, notes, NOTE_TYPES, int(created.timestamp()))
     except OSError as exc:
         raise UserError(f"cannot write {output}: {exc.strerror or exc}") from None
-    return ApkgResult(output=output, packs=len(packs), notes=len(notes), not_exported=left_out)
+    return ApkgResult(
+        output=output,
+        packs=len(packs),
+        notes=len(notes),
+        not_exported=left_out,
+        scheduled=scheduled,
+    )
 
 
 @dataclass(frozen=True)

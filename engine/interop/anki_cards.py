@@ -11,9 +11,11 @@ digest of (pack, card, seed), which is what makes re-imports into Anki update in
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from kvdrill.engine.errors import UserError
+from kvdrill.engine.interop.anki_history import AnkiScheduling
 from kvdrill.engine.interop.markup import markdown_to_html
 from kvdrill.engine.packs.model import PackMeta, ParsedCard
 
@@ -39,30 +41,35 @@ def _section(field: str) -> str:
     return f'{{{{#{field}}}}}<div class="section">{field}</div>{{{{{field}}}}}{{{{/{field}}}}}'
 
 
+NOTE_FIELD = "Your note"  # the learner's own note on the card
 RECALL = AnkiNoteType(
     model_id=1_607_392_319,
     name="kvdrill recall",
-    fields=("Prompt", "Answer", "Key numbers", "Tip", "Source"),
+    fields=("Prompt", "Answer", "Key numbers", "Tip", "Source", NOTE_FIELD),
     front_template="{{Prompt}}",
     back_template=(
         '{{FrontSide}}<hr id="answer">{{Answer}}'
         + _section("Key numbers")
         + _section("Tip")
+        + _section(NOTE_FIELD)
         + '<div class="source">{{Source}}</div>'
     ),
 )
 CHOICE = AnkiNoteType(
     model_id=1_607_392_320,
     name="kvdrill choice",
-    fields=("Prompt", "Choices", "Correct", "Explanation", "Tip", "Source"),
+    fields=("Prompt", "Choices", "Correct", "Explanation", "Tip", "Source", NOTE_FIELD),
     front_template="{{Prompt}}{{Choices}}",
     back_template=(
         '{{FrontSide}}<hr id="answer"><div class="section">Correct: {{Correct}}</div>'
         + _section("Explanation")
         + _section("Tip")
+        + _section(NOTE_FIELD)
         + '<div class="source">{{Source}}</div>'
     ),
 )
+# A follow-up's tag names its card: ``follow-up-of::<card id>``.
+FOLLOW_UP_TAG = "follow-up-of::"
 NOTE_TYPES = (RECALL, CHOICE)
 
 
@@ -74,6 +81,18 @@ class AnkiNote:
     guid: str
     deck: str
     deck_id: int
+    scheduling: AnkiScheduling | None = None  # its card's, with --with-scheduling
+
+
+@dataclass(frozen=True)
+class LearnerCard:
+    """What the profile has of a card: its own note, and its schedule as Anki's."""
+
+    note: str = ""
+    scheduling: AnkiScheduling | None = None
+
+
+_NO_LEARNER = LearnerCard()
 
 
 def _digest(text: str) -> str:
@@ -118,14 +137,21 @@ def _guid(source: str, seed: int | None = None) -> str:
     return _digest(f"kvdrill/{source}" + (f"#{seed}" if seed is not None else ""))[:20]
 
 
-def anki_notes(meta: PackMeta, cards: list[ParsedCard]) -> tuple[list[AnkiNote], list[str]]:
-    """The notes of one pack's cards, and a line for each card that could not be exported."""
+def anki_notes(
+    meta: PackMeta, cards: list[ParsedCard], learner: Mapping[str, LearnerCard] | None = None
+) -> tuple[list[AnkiNote], list[str]]:
+    """The notes of one pack's cards (with ``learner``'s notes and schedules, by card key),
+    and a line for each card that could not be exported. A problem template's variants carry
+    no schedule: the learner's answers were to other variants."""
+    learner = learner or {}
     deck, deck_id = DECK_PREFIX + meta.title.replace("::", ":"), deck_id_for(meta.pack)
     notes: list[AnkiNote] = []
     problems: list[str] = []
     for card in cards:
         source = f"{meta.pack}/{card.key}"
-        tags = tuple(card.tags)
+        tags = tuple(card.tags) + ((FOLLOW_UP_TAG + card.parent,) if card.parent else ())
+        own = learner.get(card.key, _NO_LEARNER)
+        note = _html(own.note)
         if card.kind == "choice":
             choices, correct = _choice_fields(card)
             fields = (
@@ -135,8 +161,11 @@ def anki_notes(meta: PackMeta, cards: list[ParsedCard]) -> tuple[list[AnkiNote],
                 _html(card.explanation),
                 _html(card.tip),
                 source,
+                note,
             )
-            notes.append(AnkiNote(CHOICE.name, fields, tags, _guid(source), deck, deck_id))
+            notes.append(
+                AnkiNote(CHOICE.name, fields, tags, _guid(source), deck, deck_id, own.scheduling)
+            )
         elif card.kind == "problem":
             try:
                 sides = [(seed, _variant_sides(meta, card, seed)) for seed in PROBLEM_SEEDS]
@@ -144,12 +173,28 @@ def anki_notes(meta: PackMeta, cards: list[ParsedCard]) -> tuple[list[AnkiNote],
                 problems.append(f"{source}: not exported: {exc}")
                 continue
             for seed, (prompt, answer) in sides:
-                fields = (_html(prompt), _html(answer), "", _html(card.tip), f"{source} #{seed}")
+                fields = (
+                    _html(prompt),
+                    _html(answer),
+                    "",
+                    _html(card.tip),
+                    f"{source} #{seed}",
+                    note,
+                )
                 notes.append(
                     AnkiNote(RECALL.name, fields, tags, _guid(source, seed), deck, deck_id)
                 )
         else:  # recall and follow-up
             numbers = _list_html([number.text for number in card.key_numbers])
-            fields = (_html(card.prompt), _html(card.answer), numbers, _html(card.tip), source)
-            notes.append(AnkiNote(RECALL.name, fields, tags, _guid(source), deck, deck_id))
+            fields = (
+                _html(card.prompt),
+                _html(card.answer),
+                numbers,
+                _html(card.tip),
+                source,
+                note,
+            )
+            notes.append(
+                AnkiNote(RECALL.name, fields, tags, _guid(source), deck, deck_id, own.scheduling)
+            )
     return notes, problems

@@ -1,6 +1,7 @@
 """Anki's schedules and review log as kvdrill's, and the file that carries them from
-``kvdrill convert`` to ``kvdrill import``. Pure: the caller reads and writes the file and
-turns Anki's epoch times into local times.
+``kvdrill convert`` to ``kvdrill import``; and back, kvdrill's as Anki's for
+``kvdrill export --format apkg --with-scheduling``. Pure: the caller reads and writes the
+files and turns epoch times into local times and back.
 
 ``convert`` writes ``PACK.anki-history.json`` beside ``PACK.md`` when the package carries
 scheduling; ``import PACK.md`` reads it when it is there. What is carried over:
@@ -351,3 +352,87 @@ def logged_answers(reviews: tuple[ImportedReview, ...], rollover_hour: int) -> l
         )
         last_day = day
     return logged
+
+
+# --- out to Anki --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AnkiAnswer:
+    """One row of Anki's review log, to be written."""
+
+    id: int  # milliseconds since the epoch (unique within the collection)
+    ease: int  # 1 Again .. 4 Easy
+    interval: int  # days, after the answer
+    last_interval: int  # days, before it
+    factor: int  # permille, after it
+    taken_ms: int
+    kind: int  # 0 learn (a new card's first answer), 1 review
+
+
+@dataclass(frozen=True)
+class AnkiScheduling:
+    """An Anki review card's columns, and its review log."""
+
+    queue: int  # 2 review, -1 suspended
+    due: int  # days since the collection's creation day
+    interval: int
+    factor: int
+    reps: int
+    lapses: int
+    answers: tuple[AnkiAnswer, ...]
+
+
+@dataclass(frozen=True)
+class PastAnswer:
+    """One of the learner's answers, as the review log holds it."""
+
+    reviewed_at: datetime
+    quality: int
+    seconds: float
+    before: Schedule | None  # the schedule before it (``prev_state``)
+
+
+# SM-2 quality 0..5 -> Anki's button: 0-2 Again, 3 Hard, 4 Good, 5 Easy (FSRS's ratings too).
+EASE_OF_QUALITY = (1, 1, 1, 2, 3, 4)
+
+
+def anki_scheduling(
+    schedule: Schedule,
+    answers: list[PastAnswer],
+    day_zero: date,
+    epoch_ms: Callable[[datetime], int],
+) -> AnkiScheduling | None:
+    """A kvdrill schedule as an Anki review card due on the same day with the same interval,
+    and its answers as Anki's review log; None for a card not scheduled yet."""
+    if schedule.due_day is None or schedule.is_new:
+        return None
+    rows = []
+    used: set[int] = set()
+    for index, answer in enumerate(answers):
+        after = answers[index + 1].before if index + 1 < len(answers) else schedule
+        after = after or schedule
+        moment = epoch_ms(answer.reviewed_at)
+        while moment in used:  # two answers in one millisecond: Anki's ids must differ
+            moment += 1
+        used.add(moment)
+        rows.append(
+            AnkiAnswer(
+                id=moment,
+                ease=EASE_OF_QUALITY[answer.quality],
+                interval=after.interval_days,
+                last_interval=answer.before.interval_days if answer.before else 0,
+                factor=after.easiness_milli,
+                taken_ms=round(answer.seconds * 1000),
+                kind=0 if answer.before is None or answer.before.is_new else 1,
+            )
+        )
+    return AnkiScheduling(
+        queue=-1 if schedule.suspended else 2,
+        due=(schedule.due_day - day_zero).days,
+        interval=max(1, schedule.interval_days),
+        factor=schedule.easiness_milli,
+        reps=schedule.reviews,
+        lapses=schedule.lapses,
+        answers=tuple(rows),
+    )
