@@ -403,6 +403,7 @@ def run_plain(args, stdin: TextIO, stdout: TextIO) -> int:
             limit=args.limit,
             mistake=args.mistake,
             count=args.count,
+            flag=args.flag,
         )
         return PlainDrill(session, stdin, stdout, reviews_only=args.new == 0).run()
     finally:

@@ -86,6 +86,7 @@ def queue_cards(
     tag: str | None = None,
     lesson: str | None = None,
     due_by: date | None = None,
+    flag: str | None = None,
 ) -> list[QueueCard]:
     """Every live card (narrowed by pack language, pack, tag and lesson) with its schedule, for
     ``plan_day``; with ``due_by``, only the rows a plan of that day can take
@@ -98,6 +99,7 @@ def queue_cards(
         lessons=lesson_spellings(lesson) if lesson is not None else (),
         due_by=due_by,
         missed=missed_today,
+        flag=flag,
     )
     # Plain rows on the session's connection: no ORM loading for 10,000 tuples.
     rows = session.connection().execute(text(statement), params)

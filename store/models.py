@@ -236,6 +236,17 @@ class Note(Base):
     updated_at: Mapped[datetime] = mapped_column(DateTime)
 
 
+class CardFlag(Base):
+    """A colour the learner marked a card with (engine/study/flags.py), per profile; no row
+    means no flag. Its own table: flagging never touches a schedule or the rollups."""
+
+    __tablename__ = "card_flags"
+
+    profile_id: Mapped[int] = mapped_column(ForeignKey("profiles.id"), primary_key=True)
+    card_id: Mapped[int] = mapped_column(ForeignKey("cards.id"), primary_key=True)
+    colour: Mapped[str] = mapped_column(String(16))
+
+
 class Setting(Base):
     """Application-wide key-value settings, e.g. the hash of the bundled decks last imported."""
 

@@ -89,9 +89,11 @@ def queue_cards_statement(
     lessons: Sequence[str] = (),
     due_by: date | str | None = None,
     missed: Collection[int] = (),
+    flag: str | None = None,
 ) -> tuple[str, dict[str, Any]]:
     """The queue query and its parameters; ``lessons`` are the spellings of one lesson number;
-    ``lang`` keeps the packs in that language (``vi`` matches ``vi`` and ``vi-VN``).
+    ``lang`` keeps the packs in that language (``vi`` matches ``vi`` and ``vi-VN``); ``flag``
+    the cards the profile flagged with that colour.
 
     ``due_by`` (a counting query, ``kvdrill due``) leaves out the seen cards ``plan_day`` cannot
     take that day: kept are new cards, cards due by then, the ``missed`` ones and the parents
@@ -112,6 +114,12 @@ def queue_cards_statement(
     if tag is not None:
         filters.append(_IN_TOPIC.format(kind="tag", values=":tag"))
         params["tag"] = tag
+    if flag is not None:
+        filters.append(
+            "cards.id IN (SELECT card_id FROM card_flags"
+            " WHERE profile_id = :profile_id AND colour = :flag)"
+        )
+        params["flag"] = flag
     if lessons:
         values = _placeholders("lesson", list(lessons), params)
         filters.append(_IN_TOPIC.format(kind="lesson", values=values))

@@ -31,7 +31,7 @@ from kvdrill.engine.study.rules import Answered, answer_schedule
 from kvdrill.engine.study.schedule import Schedule
 from kvdrill.engine.study.settings import DEFAULT_DESIRED_RETENTION
 from kvdrill.store.db import Database, lock_card, raw_write_transaction, write_transaction
-from kvdrill.store.models import Card, CardState, Note, Pack, ReviewLog
+from kvdrill.store.models import Card, CardFlag, CardState, Note, Pack, ReviewLog
 
 # Statements of the answer path, built once: building one costs more than running it.
 _STATES = CardState.__table__
@@ -425,6 +425,20 @@ def set_suspended(session: Session, profile_id: int, card_id: int, suspended: bo
 def bury(session: Session, profile_id: int, card_id: int, today: date) -> None:
     """Hide a card for the rest of study day ``today``; it is back tomorrow."""
     ensure_state(session, profile_id, card_id).buried_until = today + timedelta(days=1)
+
+
+def set_flag(session: Session, profile_id: int, card_id: int, colour: str | None) -> None:
+    """Flag a card with ``colour`` (engine/study/flags.py); None takes its flag off."""
+    lock_card(session, profile_id, card_id)
+    flag = session.get(CardFlag, (profile_id, card_id))
+    if colour is None:
+        if flag is not None:
+            session.delete(flag)
+        return
+    if flag is None:
+        flag = CardFlag(profile_id=profile_id, card_id=card_id)
+        session.add(flag)
+    flag.colour = colour
 
 
 def set_note(session: Session, profile_id: int, card_id: int, text: str, now: datetime) -> None:

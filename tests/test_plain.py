@@ -292,6 +292,7 @@ def test_drill_without_plain_opens_the_ui_on_the_drill_with_the_options(
                 "lesson": None,
                 "new_limit": 3,
                 "limit": None,
+                "flag": None,
             },
         },
     )

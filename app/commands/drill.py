@@ -22,6 +22,15 @@ def _count(text: str, least: int = 0) -> int:
     return value
 
 
+def _flag(text: str) -> str:
+    from kvdrill.engine.study.flags import flag_colour
+
+    try:
+        return str(flag_colour(text, allow_none=False))
+    except UserError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _session_limit(text: str) -> int:
     """--limit: a session of 0 cards is no session (--new 0 is the way to skip new cards)."""
     return _count(text, least=1)
@@ -43,6 +52,12 @@ def register(subparsers) -> None:
     parser.add_argument("--tag", metavar="T", help="only cards with this tag")
     parser.add_argument(
         "--lesson", metavar="N", help="only cards that draw on lesson N (5 and 05 are the same)"
+    )
+    parser.add_argument(
+        "--flag",
+        metavar="COLOUR",
+        type=_flag,
+        help="only the cards you flagged with this colour (kvdrill flag)",
     )
     parser.add_argument(
         "--new", metavar="N", type=_count, help="up to N new cards this session; 0 for reviews "
@@ -103,6 +118,7 @@ def run(args) -> int:
         "lesson": args.lesson,
         "new_limit": args.new,
         "limit": args.limit,
+        "flag": args.flag,
     }
     if args.mistake is not None:
         options = {"mistake": args.mistake, "count": args.count}
@@ -114,7 +130,9 @@ def check_mistake_options(args) -> str | None:
     one-line error for a code the checker never gives (listing those that can be practised)."""
     if args.mistake is None:
         raise UserError("--count goes with --mistake (the number of problems to practise on)")
-    narrowing = [name for name in ("pack", "tag", "lesson", "new", "limit") if getattr(args, name)]
+    narrowing = [
+        name for name in ("pack", "tag", "lesson", "flag", "new", "limit") if getattr(args, name)
+    ]
     if narrowing:
         raise UserError(
             f"--{narrowing[0]} does not go with --mistake: a mistake session picks its own "
@@ -176,7 +194,7 @@ def launch_tui(args, start: str, options: dict) -> int:
         raise UserError(
             "the full-screen app needs a terminal; for pipes and scripts use `kvdrill drill --plain`"
         )
-    if start == "drill" and not options.get("mistake"):
+    if start == "drill" and not options.get("mistake") and not options.get("flag"):
         # Before Textual is imported: a helper process reads the first card meanwhile.
         from kvdrill.app.services.first_card import start as start_first_card
 

@@ -112,6 +112,7 @@ class Services:
         lesson: str | None = None,
         mistake: str | None = None,
         count: int | None = None,
+        flag: str | None = None,
     ) -> Any:
         """A ``DrillSession`` (app/services/drill.py) on today's queue; with ``mistake``, a
         session of up to ``count`` variants exercising that mistake code instead
@@ -130,6 +131,7 @@ class Services:
             lesson=lesson,
             new_limit=new_limit,
             limit=limit,
+            flag=flag,
         )
 
     def set_note_on(self, profile_id: int, card_id: int, text: str) -> None:
@@ -141,6 +143,19 @@ class Services:
         with self.database.session() as session:
             begin_write(session)
             set_note(session, profile_id, card_id, text, environment.now())
+
+    def flag(self, reference: str, colour: str | None) -> str:
+        """Flag the card ``pack/card`` with ``colour`` (None: no flag); its title."""
+        from kvdrill.store import reviews
+        from kvdrill.store.db import begin_write
+        from kvdrill.store.profiles import get_or_create_profile
+
+        with self.database.session() as session:
+            begin_write(session)
+            profile = get_or_create_profile(session, self.profile, environment.now())
+            card = reviews.find_card(session, reference)
+            reviews.set_flag(session, profile.id, card.id, colour)
+            return card.title
 
     def unsuspend(self, reference: str) -> str:
         """Bring the card ``pack/card`` back into the drills; its title."""

@@ -204,10 +204,12 @@ class DrillSession:
         new_limit: int | None = None,
         limit: int | None = None,
         lesson: str | None = None,
+        flag: str | None = None,
     ) -> DrillSession:
         """Today's session: plan the queue from the store (see engine/study/queue.py for the rules).
 
-        ``lesson`` takes a lesson number as typed, ``"5"`` or ``"05"``."""
+        ``lesson`` takes a lesson number as typed, ``"5"`` or ``"05"``; ``flag`` a colour
+        (engine/study/flags.py): only the cards flagged with it."""
         _check_count("--new", new_limit)
         _check_count("--limit", limit, least=1)  # --new 0, not --limit 0, skips new cards
         clock = make_clock(now)
@@ -221,7 +223,7 @@ class DrillSession:
             settings = profile_settings(row)
             lang = None if pack is not None else settings.language
             cards = queue_cards(
-                session, row.id, missed, lang=lang, pack=pack, tag=tag, lesson=lesson
+                session, row.id, missed, lang=lang, pack=pack, tag=tag, lesson=lesson, flag=flag
             )
             profile_id, rollover, seconds = row.id, row.rollover_hour, row.answer_seconds
         plan = plan_day(cards, today, counts, new_limit=new_limit, limit=limit)

@@ -99,7 +99,7 @@ class KvdrillApp(App[None]):
 
     def drill_options(self, **narrow: Any) -> dict[str, Any]:
         """The session filters: command-line options, overridden by ``narrow``."""
-        keys = ("pack", "tag", "lesson", "new_limit", "limit", "mistake", "count")
+        keys = ("pack", "tag", "lesson", "new_limit", "limit", "mistake", "count", "flag")
         chosen = {key: self.options.get(key) for key in keys}
         chosen.update(narrow)
         return chosen

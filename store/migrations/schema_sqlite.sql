@@ -1,4 +1,4 @@
--- The SQLite schema at revision 0010, as the migrations build it: written by
+-- The SQLite schema at revision 0011, as the migrations build it: written by
 -- python -m kvdrill.store.sqlite_file (see store/migrations/README.md); do not edit.
 CREATE TABLE alembic_version (
 	version_num VARCHAR(32) NOT NULL, 
@@ -174,3 +174,11 @@ CREATE TABLE "profiles" (
 );
 CREATE INDEX ix_card_states_card ON card_states (card_id);
 CREATE INDEX ix_review_log_imported ON review_log (profile_id, imported_id) WHERE imported_id IS NOT NULL;
+CREATE TABLE card_flags (
+	profile_id INTEGER NOT NULL, 
+	card_id INTEGER NOT NULL, 
+	colour VARCHAR(16) NOT NULL, 
+	CONSTRAINT pk_card_flags PRIMARY KEY (profile_id, card_id), 
+	CONSTRAINT fk_card_flags_card_id_cards FOREIGN KEY(card_id) REFERENCES cards (id), 
+	CONSTRAINT fk_card_flags_profile_id_profiles FOREIGN KEY(profile_id) REFERENCES profiles (id)
+);
