@@ -2,12 +2,16 @@
 
 - ``write_backup``: a consistent copy of the open database, even while another kvdrill is
   answering (the backup API copies a snapshot, page by page). It is written under a temporary
-  name, quick-checked, flushed to disk, then renamed into place: a backup that exists is whole.
+  name, checked in full (``integrity_check``: a quick check misses a damaged index), flushed to
+  disk, then renamed into place: a backup that exists is whole. A copy that fails the check is
+  the database's own damage (the copy is page for page), so it is reported as that.
 - ``daily_backup``: on the first start of a study day, one copy in ``backups/`` beside the
   database, named for the day; only the newest ``backup_keep`` are kept (a setting, 0 turns
   automatic backups off).
-- ``check_backup_file``: what restore needs to know before it replaces anything: the file is
-  SQLite, passes ``integrity_check``, and holds a kvdrill schema this version can open.
+- ``check_backup_file``: what restore needs to know before it replaces anything: the file is a
+  regular file, SQLite, passes ``integrity_check``, and its schema is exactly the one kvdrill
+  builds for its revision (every table, index, trigger and view: ``expected_schema``), so a
+  copy with a trigger or a view of someone else's is refused.
 - ``restore_backup``: copies a checked backup *into* the open database, again with the backup
   API, after saving the current contents as a backup of their own. Pages are written through
   SQLite's locks, so the file is never swapped under another process (which would leave its
@@ -19,23 +23,30 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
+import stat
 from dataclasses import dataclass
 from datetime import date
+from functools import lru_cache
 from pathlib import Path
 
 from sqlalchemy.orm import Session
 
-from kvdrill.engine.errors import UserError
+from kvdrill.engine.errors import DatabaseUnusable, UserError
 from kvdrill.store.db import Database
 from kvdrill.store.location import HEAD_REVISION
 from kvdrill.store.models import Setting
-from kvdrill.store.sqlite_file import SQLITE_HEADER
+from kvdrill.store.sqlite_file import SCHEMA_FILE, SQLITE_HEADER
 
 BACKUP_KEEP_KEY = "backup_keep"
 DEFAULT_BACKUP_KEEP = 7
 MAX_BACKUP_KEEP = 365
 BACKUP_FOLDER = "backups"
+SCHEMA_DIFFERENCES_SHOWN = 3
 _KVDRILL_TABLES = {"alembic_version", "profiles", "packs", "cards", "card_states", "review_log"}
+
+
+class BackupExists(UserError):
+    """The backup's name is taken (by another kvdrill's copy of the same day, say)."""
 
 
 @dataclass(frozen=True)
@@ -82,17 +93,17 @@ def backup_folder(database_path: Path) -> Path:
 
 
 def write_backup(database: Database, target: Path) -> BackupInfo:
-    """A checked copy of ``database`` at ``target``, which must not exist yet."""
+    """A copy of ``database`` at ``target``, which must not exist yet, checked in full."""
     info = _copy(database, target, verify=True)
     assert info is not None
     return BackupInfo(target, info.revision, info.profiles, info.cards, info.answers)
 
 
 def _copy(database: Database, target: Path, verify: bool) -> BackupInfo | None:
-    """Copy ``database`` to ``target`` page by page; ``verify`` quick-checks the copy before it
-    is put in place (a damaged database kept before a restore is copied as it is)."""
+    """Copy ``database`` to ``target`` page by page; ``verify`` checks the copy in full before
+    it is put in place (a damaged database kept before a restore is copied as it is)."""
     if target.exists() or target.is_symlink():
-        raise UserError(f"{target} already exists: choose another name, or move it away")
+        raise BackupExists(f"{target} already exists: choose another name, or move it away")
     if not target.parent.is_dir():
         raise UserError(f"the folder {target.parent} does not exist: create it first")
     partial = target.with_name(f".{target.name}.partial-{os.getpid()}")
@@ -103,14 +114,22 @@ def _copy(database: Database, target: Path, verify: bool) -> BackupInfo | None:
                 connection.connection.dbapi_connection.backup(copy)
         finally:
             copy.close()
-        info = check_backup_file(partial, thorough=False) if verify else None
+        info = None
+        if verify:
+            damage = _damage(partial, "integrity_check")
+            if damage:
+                raise DatabaseUnusable(
+                    f"the database {database.path or database.url} is damaged "
+                    f"(integrity_check: {damage}); no backup was kept: run kvdrill doctor"
+                )
+            info = check_backup_file(partial, thorough=False)
         _flush(partial)
         os.link(partial, target)  # never over a file that appeared meanwhile
         _flush(target.parent)
     except sqlite3.Error as exc:
         raise UserError(f"cannot write the backup {target}: {exc}") from None
     except FileExistsError:
-        raise UserError(f"{target} already exists: choose another name") from None
+        raise BackupExists(f"{target} already exists: choose another name") from None
     except OSError as exc:
         raise UserError(f"cannot write the backup {target}: {exc.strerror or exc}") from None
     finally:
@@ -138,10 +157,50 @@ def daily_backup(database: Database, today: date) -> Path | None:
         folder.mkdir(exist_ok=True)
     except OSError as exc:
         raise UserError(f"cannot create the backup folder {folder}: {exc.strerror}") from None
-    write_backup(database, target)
-    for old in daily_backups(database.path)[:-keep]:
-        old.unlink(missing_ok=True)
+    # The oldest go first, so a copy that fills the disk was never the reason to keep them.
+    prune_daily_backups(database.path, keep - 1)
+    try:
+        write_backup(database, target)
+    except BackupExists:
+        return None  # another kvdrill started today too, and wrote it first
     return target
+
+
+def prune_daily_backups(database_path: Path, keep: int) -> int:
+    """Remove the automatic backups beyond the newest ``keep``; how many were removed."""
+    old = (
+        daily_backups(database_path)[: -keep or None] if keep > 0 else daily_backups(database_path)
+    )
+    for path in old:
+        path.unlink(missing_ok=True)
+    return len(old)
+
+
+def newest_sound_backup(database_path: Path) -> Path | None:
+    """The newest backup in backups/ beside the database (automatic or not) that passes the
+    full check a restore makes: a damaged newer one is passed over for a good older one."""
+    folder = backup_folder(database_path)
+    if not folder.is_dir():
+        return None
+    candidates = [
+        path
+        for path in folder.iterdir()
+        if path.name.startswith(f"{database_path.stem}-") and path.suffix == ".db"
+    ]
+    for path in sorted(candidates, key=_modified, reverse=True):
+        try:
+            check_backup_file(path, thorough=True)
+        except UserError:
+            continue
+        return path
+    return None
+
+
+def _modified(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
 
 
 def daily_backups(database_path: Path) -> list[Path]:
@@ -169,6 +228,8 @@ def check_backup_file(path: Path, thorough: bool = True) -> BackupInfo:
     """Refuse (UserError) a file that is not an undamaged kvdrill database this kvdrill can
     open; ``thorough`` runs the full integrity_check rather than the quick one."""
     try:
+        if not stat.S_ISREG(path.stat().st_mode):  # a FIFO or a device would never end
+            raise UserError(f"{path} is not a regular file, so not a kvdrill backup")
         with path.open("rb") as handle:
             header = handle.read(len(SQLITE_HEADER))
     except OSError as exc:
@@ -185,26 +246,134 @@ def check_backup_file(path: Path, thorough: bool = True) -> BackupInfo:
         raise UserError(f"{path} cannot be read as a database: {exc}") from None
 
 
+def _damage(path: Path, pragma: str) -> str | None:
+    """The first problem SQLite's ``pragma`` (integrity_check, quick_check) finds, or None."""
+    connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        return _first_problem(connection, pragma)
+    finally:
+        connection.close()
+
+
+def _first_problem(connection: sqlite3.Connection, pragma: str) -> str | None:
+    found = [row[0] for row in connection.execute(f"PRAGMA {pragma}(5)")]
+    return None if found == ["ok"] else str(found[0]).splitlines()[-1]
+
+
 def _inspect(connection: sqlite3.Connection, path: Path, thorough: bool) -> BackupInfo:
     pragma = "integrity_check" if thorough else "quick_check"
-    found = [row[0] for row in connection.execute(f"PRAGMA {pragma}(5)")]
-    if found != ["ok"]:
-        first = str(found[0]).splitlines()[-1]
-        raise UserError(f"{path} is damaged ({pragma}: {first}); it cannot be used")
+    damage = _first_problem(connection, pragma)
+    if damage:
+        raise UserError(f"{path} is damaged ({pragma}: {damage}); it cannot be used")
     tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
     if not _KVDRILL_TABLES <= tables:
         raise UserError(f"{path} is a SQLite database, but not a kvdrill one")
-    revision = str(connection.execute("SELECT version_num FROM alembic_version").fetchone()[0])
-    if not revision.isdigit() or int(revision) > int(HEAD_REVISION):
+    revisions = [
+        str(row[0]) for row in connection.execute("SELECT version_num FROM alembic_version")
+    ]
+    if len(revisions) != 1:
+        raise UserError(f"{path} is not a kvdrill backup: it holds no schema revision")
+    revision = revisions[0]
+    if revision.isdigit() and int(revision) > int(HEAD_REVISION):
         raise UserError(
             f"{path} was written by a newer kvdrill (schema revision {revision}); "
             "upgrade kvdrill to use it"
+        )
+    expected = expected_schema(revision)
+    if expected is None:
+        raise UserError(
+            f"{path} is not a kvdrill backup: no kvdrill has a schema revision {revision[:40]!r}"
+        )
+    difference = _schema_difference(schema_of(connection), expected)
+    if difference:
+        raise UserError(
+            f"the schema of {path} is not one kvdrill wrote for revision {revision} "
+            f"({difference}); it was not restored"
         )
 
     def count(table: str) -> int:
         return int(connection.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
 
     return BackupInfo(path, revision, count("profiles"), count("cards"), count("review_log"))
+
+
+# Every object of a schema: (type, name) -> (table, its SQL with the spacing evened out).
+Schema = dict[tuple[str, str], tuple[str, str | None]]
+
+
+def schema_of(connection: sqlite3.Connection) -> Schema:
+    """Every table, index, trigger and view of a database (SQLite's own bookkeeping aside:
+    sqlite_sequence appears with the first row of an AUTOINCREMENT table)."""
+    rows = connection.execute(
+        "SELECT type, name, tbl_name, sql FROM sqlite_master "
+        "WHERE name NOT IN ('sqlite_sequence', 'sqlite_stat1', 'sqlite_stat4')"
+    )
+    return {
+        (kind, name): (table, " ".join(sql.split()) if sql else None)
+        for kind, name, table, sql in rows
+    }
+
+
+def _schema_difference(found: Schema, expected: Schema) -> str | None:
+    """The objects that differ, in words (the first few); None when the schemas are the same."""
+    differences = [
+        f"{kind} {name} is not kvdrill's" for kind, name in sorted(found.keys() - expected.keys())
+    ]
+    differences += [
+        f"{kind} {name} is missing" for kind, name in sorted(expected.keys() - found.keys())
+    ]
+    differences += [
+        f"{key[0]} {key[1]} is defined otherwise"
+        for key in sorted(found.keys() & expected.keys())
+        if found[key] != expected[key]
+    ]
+    if not differences:
+        return None
+    more = len(differences) - SCHEMA_DIFFERENCES_SHOWN
+    return "; ".join(differences[:SCHEMA_DIFFERENCES_SHOWN]) + (
+        f"; and {more} more" if more > 0 else ""
+    )
+
+
+@lru_cache(maxsize=4)
+def expected_schema(revision: str) -> Schema | None:
+    """The schema kvdrill builds at ``revision``: the schema script at head, the migrations up
+    to it otherwise (in memory); None for a revision no kvdrill has."""
+    if revision != HEAD_REVISION:
+        return _migrated_schema(revision)
+    connection = sqlite3.connect(":memory:")
+    try:
+        connection.executescript(SCHEMA_FILE.read_text(encoding="utf-8"))
+        return schema_of(connection)
+    finally:
+        connection.close()
+
+
+def _migrated_schema(revision: str) -> Schema | None:
+    """The schema the migrations build from empty up to ``revision``, in memory; None if no
+    migration has that revision."""
+    from alembic import command
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+    from sqlalchemy import create_engine
+    from sqlalchemy.pool import StaticPool
+
+    from kvdrill.store.db import MIGRATIONS_DIR
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    known = {rev.revision for rev in ScriptDirectory.from_config(config).walk_revisions()}
+    if revision not in known:
+        return None
+    engine = create_engine("sqlite://", poolclass=StaticPool)
+    try:
+        with engine.connect() as bound:
+            config.attributes["connection"] = bound
+            command.upgrade(config, revision)
+            bound.commit()
+            return schema_of(bound.connection.dbapi_connection)
+    finally:
+        engine.dispose()
 
 
 def restore_backup(database: Database, source: Path, safety_copy: Path) -> BackupInfo:

@@ -1,38 +1,48 @@
-"""``kvdrill doctor``: check a database in full and repair what can be repaired, like Anki's
-"Check Database".
+"""``kvdrill doctor``: check a database in full, repair what it can explain, and report what it
+cannot, like Anki's "Check Database" but never at the cost of a learner's answers.
 
 1. ``PRAGMA integrity_check``, every page. A damaged file is reported and left alone: writing
-   repairs into it could spread the damage; the report names the newest backup to restore.
-2. Rows pointing at nothing (``PRAGMA foreign_key_check``: a state, log row, note or topic of
-   a card or profile that is gone). Removed.
-3. Card states that disagree with their review log: a state whose review count or last review
-   is not the log's, a log without a state. The log is the record of what was answered, so
-   the state is rebuilt from it (``rebuild_state_from_log``), keeping suspended and buried.
-4. The stats rollups (store/rollups.py), recomputed from their definition; the report says
-   whether they had drifted.
+   repairs into it could spread the damage; the report names the newest backup that passes
+   the same check.
+2. What it cannot explain is reported and left as it is: values kvdrill never writes (a
+   quality outside 0-5, an easiness or interval no run of answers reaches, a due day that is
+   not the last review plus the interval, a ``prev_state`` that is not JSON, a log row without
+   a time) and card states that count other answers than their review log holds (log rows
+   deleted or wiped, or a state edited). The log and the state were written in one
+   transaction, so which of them is right cannot be told: a backup can.
+3. Repairs, each explained: a row a learner's rows point at that is gone (a profile, a card,
+   a pack) is recreated, so no review, state or note is ever deleted to make a key hold; rows
+   of the derived tables (topics, rollups) pointing at nothing are removed; a card state
+   missing beside a sound log is rebuilt from it; the stats rollups are recomputed (rows that
+   only hold zeros are no drift: the triggers leave them when a card's due day moves).
 
-Everything is one transaction: the repairs are all written or none is.
+Before any repair a checked copy of the database is written (``backup_to``); the repairs are
+one transaction, committed only after the copy is in place.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, select, text
 from sqlalchemy.orm import Session
 
-from kvdrill.engine.study.rules import answer_schedule
-from kvdrill.engine.study.schedule import Schedule
+from kvdrill.engine.study.rules import replay
+from kvdrill.engine.study.schedule import NEW_CARD_EASINESS_MILLI
+from kvdrill.engine.study.sm2 import MIN_EASINESS_MILLI, easiness_change_milli
 from kvdrill.store import reviews, rollups
 from kvdrill.store.db import Database, begin_write
 from kvdrill.store.models import Profile, ReviewLog
+from kvdrill.store.profiles import profile_settings
 
 INTEGRITY_LINES = 20  # problems quoted from integrity_check
+EXAMPLES = 5  # card ids quoted per finding
 
-# (profile_id, card_id) pairs whose state and log disagree: a state with another review count
-# or last review than its log, or a log without a state.
+# (profile_id, card_id) of card states whose review count or last review is not their log's.
 _STATE_LOG_MISMATCH = """
 WITH logged AS (
     SELECT profile_id, card_id, COUNT(*) AS answers, MAX(reviewed_at) AS last
@@ -41,115 +51,264 @@ WITH logged AS (
 SELECT s.profile_id, s.card_id FROM card_states AS s
 LEFT JOIN logged AS l ON l.profile_id = s.profile_id AND l.card_id = s.card_id
 WHERE s.reviews != COALESCE(l.answers, 0) OR (l.answers IS NOT NULL AND s.last_review_at IS NOT l.last)
-UNION
-SELECT l.profile_id, l.card_id FROM logged AS l
+"""
+# (profile_id, card_id) of a review log without a card state.
+_LOG_WITHOUT_STATE = """
+SELECT DISTINCT l.profile_id, l.card_id FROM review_log AS l
 LEFT JOIN card_states AS s ON s.profile_id = l.profile_id AND s.card_id = l.card_id
 WHERE s.card_id IS NULL
 """
+_BAD_QUALITY = (
+    "SELECT id FROM review_log WHERE typeof(quality) != 'integer' OR quality NOT BETWEEN 0 AND 5"
+)
+_BAD_TIME = (
+    "SELECT id FROM review_log WHERE julianday(reviewed_at) IS NULL OR julianday(study_day) IS NULL"
+)
+_BAD_PREV_STATE = (
+    "SELECT id FROM review_log WHERE prev_state IS NOT NULL AND (NOT json_valid(prev_state) "
+    "OR json_type(prev_state) != 'object')"
+)
+_STATES = (
+    "SELECT profile_id, card_id, repetitions, easiness_milli, interval_days, reviews, "
+    "julianday(due_day) - julianday(date(last_review_at)), fsrs IS NOT NULL FROM card_states"
+)
 
-_ROLLUP_TABLES = ("topic_days", "topic_states", "topic_cards")
+# The tables kvdrill derives from the packs and the learners' rows: their strays may go.
+_DERIVED_TABLES = ("card_topics", "topic_days", "topic_states", "topic_cards")
+_ROLLUP_KEYS = {
+    "topic_days": rollups.DAY_KEYS,
+    "topic_states": rollups.STATE_KEYS,
+    "topic_cards": ("kind", "value"),
+}
+RECOVERY_PACK = "recovered-cards"
+MAX_FSRS_INTERVAL = 36500  # the fsrs package's longest interval
 
 
 @dataclass
 class DoctorReport:
-    """What the check found and what the repair did."""
+    """What the check found, what the repair did and what it left alone."""
 
     database: str
     integrity: list[str]  # ["ok"] when every page is sound
-    orphans: dict[str, int] = field(default_factory=dict)  # rows removed, per table
-    states_rebuilt: int = 0  # card states rebuilt from their review log
+    unexplained: list[str] = field(default_factory=list)  # findings left as they are
+    recreated: dict[str, int] = field(default_factory=dict)  # rows pointed at, per table
+    orphans: dict[str, int] = field(default_factory=dict)  # derived rows removed, per table
+    states_rebuilt: int = 0  # missing card states rebuilt from their review log
     rollups_rebuilt: bool = False  # the stats rollups had drifted and were recomputed
     repaired: bool = False  # something was written
-    newest_backup: str | None = None  # offered when the file is damaged
+    backup: str | None = None  # the checked copy written before the repairs
+    newest_backup: str | None = None  # the newest backup that passes the full check
 
     @property
     def sound(self) -> bool:
-        return self.integrity == ["ok"]
+        return self.integrity == ["ok"] and not self.unexplained
 
     @property
     def problems(self) -> int:
-        if not self.sound:
+        if self.integrity != ["ok"]:
             return len(self.integrity)
-        return sum(self.orphans.values()) + self.states_rebuilt + int(self.rollups_rebuilt)
+        return (
+            len(self.unexplained)
+            + sum(self.recreated.values())
+            + sum(self.orphans.values())
+            + self.states_rebuilt
+            + int(self.rollups_rebuilt)
+        )
 
     def lines(self) -> list[str]:
         out = [f"Database: {self.database}"]
-        if not self.sound:
+        if self.integrity != ["ok"]:
             out.append("Integrity: the file is damaged; nothing was repaired (writing into it")
             out.append("could spread the damage). SQLite's integrity_check says:")
             out += [f"  {line}" for line in self.integrity]
-            if self.newest_backup:
-                out.append(f"Restore the newest backup: kvdrill restore {self.newest_backup}")
-            else:
-                out.append("No backup was found beside it to restore.")
+            out.append(self._restore_advice())
             return out
         out.append("Integrity: ok (every page checked)")
+        if self.backup:
+            out.append(f"Before repairing, a checked copy was written to {self.backup}")
+        recreated = sum(self.recreated.values())
         orphans = sum(self.orphans.values())
-        detail = ", ".join(f"{n} in {table}" for table, n in sorted(self.orphans.items()))
         out.append(
-            f"Rows pointing at nothing: {orphans}" + (f" ({detail}), removed" if orphans else "")
+            f"Rows pointed at that were gone: {recreated}"
+            + (f" ({_per_table(self.recreated)}), recreated" if recreated else "")
         )
         out.append(
-            f"Card states that disagreed with their review log: {self.states_rebuilt}"
+            f"Derived rows pointing at nothing: {orphans}"
+            + (f" ({_per_table(self.orphans)}), removed" if orphans else "")
+        )
+        out.append(
+            f"Card states missing beside their review log: {self.states_rebuilt}"
             + (", rebuilt from the log" if self.states_rebuilt else "")
         )
         out.append(
             "Stats rollups: " + ("had drifted, recomputed" if self.rollups_rebuilt else "ok")
         )
-        out.append("Repaired." if self.repaired else "Nothing to repair.")
+        if self.unexplained:
+            out.append("Cannot explain, so left as they are (not written by kvdrill's rules):")
+            out += [f"  {finding}" for finding in self.unexplained]
+            out.append(self._restore_advice())
+            out.append("Repaired the rest." if self.repaired else "Nothing else to repair.")
+        else:
+            out.append("Repaired." if self.repaired else "Nothing to repair.")
         return out
+
+    def _restore_advice(self) -> str:
+        if self.newest_backup:
+            return f"The newest backup that passes the full check: kvdrill restore {self.newest_backup}"
+        return "No backup that passes the full check was found beside it to restore."
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self) | {"sound": self.sound, "problems": self.problems}
 
 
-def examine(database: Database, newest_backup: str | None = None) -> DoctorReport:
-    """Check ``database`` and repair it (see the module docstring); ``newest_backup`` is
-    offered in the report when the file itself is damaged."""
+def _per_table(counts: dict[str, int]) -> str:
+    return ", ".join(f"{n} in {table}" for table, n in sorted(counts.items()))
+
+
+def examine(
+    database: Database,
+    backup_to: Path | None = None,
+    newest_backup: str | None = None,
+    now: datetime | None = None,
+) -> DoctorReport:
+    """Check ``database``, repair what can be explained (see the module docstring) after
+    writing a checked copy to ``backup_to``, and report; ``newest_backup`` is named when
+    something is left for a backup to put right. ``now`` stamps recreated rows."""
+    from kvdrill.store.backup import write_backup
+
     where = str(database.path) if database.path is not None else database.url
     with database.engine.connect() as connection:
         integrity = _integrity(connection)
+    report = DoctorReport(where, integrity, newest_backup=newest_backup)
     if integrity != ["ok"]:
-        return DoctorReport(where, integrity, newest_backup=newest_backup)
-    report = DoctorReport(where, integrity)
+        return report
+    stamp = (now or datetime(2000, 1, 1)).replace(microsecond=0)
     with database.session() as session:
         begin_write(session)
         connection = session.connection()
-        report.orphans = _remove_orphans(connection)
-        mismatched = connection.execute(text(_STATE_LOG_MISMATCH)).all()
-        for profile_id, card_id in mismatched:
-            rebuild_state_from_log(session, profile_id, card_id)
+        unexplained, doubtful = _unexplained(connection)
+        report.unexplained = unexplained
+        report.recreated = _recreate_parents(session, stamp)
+        report.orphans = _remove_derived_orphans(connection)
+        missing = [
+            key
+            for key in connection.execute(text(_LOG_WITHOUT_STATE)).all()
+            if tuple(key) not in doubtful
+        ]
+        for profile_id, card_id in missing:
+            rebuild_missing_state(session, profile_id, card_id)
         session.flush()
-        report.states_rebuilt = len(mismatched)
+        report.states_rebuilt = len(missing)
         before = _rollup_rows(connection)
         rollups.rebuild(connection)
         report.rollups_rebuilt = _rollup_rows(connection) != before
-        report.repaired = bool(report.problems)
+        report.repaired = bool(
+            report.recreated or report.orphans or report.states_rebuilt or report.rollups_rebuilt
+        )
         if not report.repaired:
             session.rollback()
+        elif backup_to is not None:
+            # The copy reads what is committed: the database as it was before these repairs.
+            write_backup(database, backup_to)
+            report.backup = str(backup_to)
     return report
 
 
-def rebuild_state_from_log(session: Session, profile_id: int, card_id: int) -> None:
-    """Put a card's state back in line with its review log: every logged answer applied again
-    in order, by the rules of engine/study/rules.py; suspended and buried kept."""
-    current = reviews.load_schedule(session, profile_id, card_id)
-    rollover_hour = session.get(Profile, profile_id).rollover_hour
+def rebuild_missing_state(session: Session, profile_id: int, card_id: int) -> None:
+    """A card state that is gone, rebuilt by replaying its review log under the profile's
+    scheduler (engine/study/rules.py ``replay``)."""
+    settings = profile_settings(session.get(Profile, profile_id))
     logged = session.execute(
         select(ReviewLog.quality, ReviewLog.reviewed_at)
         .where(ReviewLog.profile_id == profile_id, ReviewLog.card_id == card_id)
-        .order_by(ReviewLog.id)
+        .order_by(ReviewLog.reviewed_at, ReviewLog.id)
     ).all()
-    schedule: Schedule | None = None
-    for quality, reviewed_at in logged:
-        schedule = answer_schedule(schedule, quality, reviewed_at, rollover_hour).schedule
-    if current is not None and (current.suspended or current.buried_until):
-        schedule = replace(
-            schedule or Schedule(),
-            suspended=current.suspended,
-            buried_until=current.buried_until,
-        )
+    schedule = replay(
+        None,
+        [(quality, moment) for quality, moment in logged],
+        settings.rollover_hour,
+        settings.scheduler,
+        settings.desired_retention,
+    )[-1]
     reviews.restore_schedule(session, profile_id, card_id, schedule)
+
+
+def _unexplained(connection: Connection) -> tuple[list[str], set[tuple[int, int]]]:
+    """What kvdrill's rules cannot have written, as report lines, and the (profile, card)
+    pairs concerned (no state is rebuilt from a log in doubt)."""
+    findings: list[str] = []
+    doubtful: set[tuple[int, int]] = set()
+
+    def log_rows(sql: str, what: str) -> None:
+        ids = [row[0] for row in connection.exec_driver_sql(sql)]
+        if ids:
+            findings.append(f"{len(ids)} review-log row(s) {what} (ids {_examples(ids)})")
+            placeholders = ", ".join(str(int(i)) for i in ids)
+            doubtful.update(
+                tuple(row)
+                for row in connection.exec_driver_sql(
+                    f"SELECT profile_id, card_id FROM review_log WHERE id IN ({placeholders})"
+                )
+            )
+
+    log_rows(_BAD_QUALITY, "with a quality outside 0-5")
+    log_rows(_BAD_TIME, "without a readable time or study day")
+    log_rows(_BAD_PREV_STATE, "whose saved previous state (prev_state) is not a JSON object")
+    mismatched = [tuple(row) for row in connection.execute(text(_STATE_LOG_MISMATCH))]
+    if mismatched:
+        findings.append(
+            f"{len(mismatched)} card state(s) count other answers than their review log holds "
+            f"(log rows deleted or wiped, or the state edited; cards {_examples(mismatched)})"
+        )
+    easiness, interval, due = [], [], []
+    for profile_id, card_id, reps, milli, days, answers, due_gap, fsrs in connection.execute(
+        text(_STATES)
+    ):
+        key = (profile_id, card_id)
+        if not isinstance(milli, int) or not (
+            MIN_EASINESS_MILLI <= milli <= _max_easiness(answers)
+        ):
+            easiness.append(key)
+        if not isinstance(days, int) or not 0 <= days <= _max_interval(reps, answers, fsrs):
+            interval.append(key)
+        elif due_gap is not None and abs(due_gap - days) > 1:
+            due.append(key)
+    for keys, what in (
+        (easiness, "an easiness no run of its answers reaches"),
+        (interval, "an interval no run of its answers reaches"),
+        (due, "a due day that is not the last review plus the interval"),
+    ):
+        if keys:
+            findings.append(f"{len(keys)} card state(s) with {what} (cards {_examples(keys)})")
+    doubtful.update(mismatched + easiness + interval + due)
+    return findings, doubtful
+
+
+def _max_easiness(answers: object) -> int:
+    """The highest easiness ``answers`` answers can reach: each adds at most a grade 5's."""
+    count = answers if isinstance(answers, int) and answers >= 0 else 0
+    return max(NEW_CARD_EASINESS_MILLI, NEW_CARD_EASINESS_MILLI + count * easiness_change_milli(5))
+
+
+def _max_interval(repetitions: object, answers: object, fsrs: object) -> int:
+    """The longest interval SM-2 gives after ``repetitions`` passes in a row with the highest
+    easiness ``answers`` answers reach (FSRS: its own cap)."""
+    if fsrs:
+        return MAX_FSRS_INTERVAL
+    passes = repetitions if isinstance(repetitions, int) and repetitions >= 0 else 0
+    if passes == 0:
+        return 1
+    interval, easiness = 1, _max_easiness(answers)
+    for run in range(2, passes + 1):
+        interval = 6 if run == 2 else -(-interval * easiness // 1000)
+        if interval > MAX_FSRS_INTERVAL:
+            break
+    return interval
+
+
+def _examples(keys: list) -> str:
+    shown = [str(key[1]) if isinstance(key, tuple) else str(key) for key in keys[:EXAMPLES]]
+    return ", ".join(shown) + (", ..." if len(keys) > EXAMPLES else "")
 
 
 def _integrity(connection: Connection) -> list[str]:
@@ -162,23 +321,109 @@ def _integrity(connection: Connection) -> list[str]:
     ]
 
 
-def _remove_orphans(connection: Connection) -> dict[str, int]:
-    """Delete rows whose foreign key points at nothing; how many, per table."""
-    found = connection.exec_driver_sql("PRAGMA foreign_key_check").all()
-    counts = Counter(table for table, _rowid, _parent, _fk in found)
-    for table, rowid, _parent, _fk in found:
-        if rowid is not None:
-            connection.exec_driver_sql(f'DELETE FROM "{table}" WHERE rowid = ?', (rowid,))
-    return dict(counts)
+def _violations(connection: Connection) -> list[tuple[str, int, str, Any]]:
+    """Each row whose foreign key points at nothing: (table, rowid, parent table, the value)."""
+    found = []
+    columns: dict[tuple[str, int], str] = {}
+    for table, rowid, parent, fk_id in connection.exec_driver_sql("PRAGMA foreign_key_check"):
+        if (table, fk_id) not in columns:
+            for row in connection.exec_driver_sql(f'PRAGMA foreign_key_list("{table}")'):
+                columns[(table, row[0])] = row[3]
+        column = columns[(table, fk_id)]
+        value = connection.exec_driver_sql(
+            f'SELECT "{column}" FROM "{table}" WHERE rowid = ?', (rowid,)
+        ).scalar()
+        found.append((table, rowid, parent, value))
+    return found
+
+
+def _recreate_parents(session: Session, stamp: datetime) -> dict[str, int]:
+    """Recreate each profile, card or pack a learner's or a pack's row points at and that is
+    gone, under a name that says so (``recovered-ID``); how many, per table."""
+    from kvdrill.store.models import Card, Pack
+    from kvdrill.store.profiles import profile_for_reading
+
+    connection = session.connection()
+    recreated: Counter[str] = Counter()
+    while True:
+        wanted = {
+            (parent, value)
+            for table, _rowid, parent, value in _violations(connection)
+            if table not in _DERIVED_TABLES and value is not None
+        }
+        if not wanted:
+            return dict(recreated)
+        for parent, value in sorted(wanted, key=str):
+            name = f"recovered-{value}"
+            if parent == "profiles":
+                row: Any = profile_for_reading(session, name, stamp)
+                row.id = value
+            elif parent == "packs":
+                row = Pack(
+                    id=value,
+                    key=name,
+                    title="A pack lost from the database",
+                    version="0",
+                    imported_at=stamp,
+                )
+            elif parent == "cards":
+                row = Card(
+                    id=value,
+                    pack_id=_recovery_pack(session, stamp),
+                    key=name,
+                    kind="recall",
+                    title="A card lost from the database",
+                    status=None,
+                    retired=True,
+                    retired_at=stamp,
+                )
+            else:
+                continue
+            session.add(row)
+            recreated[parent] += 1
+        session.flush()
+
+
+def _recovery_pack(session: Session, stamp: datetime) -> int:
+    """The pack recreated cards go in (retired cards, so no drill shows them)."""
+    from kvdrill.store.models import Pack
+
+    pack = session.scalars(select(Pack).where(Pack.key == RECOVERY_PACK)).one_or_none()
+    if pack is None:
+        pack = Pack(
+            key=RECOVERY_PACK, title="Cards lost from the database", version="0", imported_at=stamp
+        )
+        session.add(pack)
+        session.flush()
+    return pack.id
+
+
+def _remove_derived_orphans(connection: Connection) -> dict[str, int]:
+    """Delete the derived rows (topics, rollups) whose key points at nothing; per table."""
+    found = [
+        (table, rowid)
+        for table, rowid, _parent, _value in _violations(connection)
+        if table in _DERIVED_TABLES
+    ]
+    for table, rowid in found:
+        connection.exec_driver_sql(f'DELETE FROM "{table}" WHERE rowid = ?', (rowid,))
+    return dict(Counter(table for table, _rowid in found))
 
 
 def _rollup_rows(connection: Connection) -> list[list[tuple[Any, ...]]]:
-    """Every rollup row, in a stable order, to tell whether a rebuild changed anything
-    (sums of seconds rounded: adding floats in another order is no drift)."""
-    return [
-        sorted(
-            tuple(round(value, 6) if isinstance(value, float) else value for value in row)
-            for row in connection.exec_driver_sql(f"SELECT * FROM {table}")
+    """Every rollup row that holds more than zeros, in a stable order, to tell whether a
+    rebuild changed anything (sums of seconds rounded: adding floats in another order is no
+    drift; a row of zeros, left when a card's due day moves, counts nothing)."""
+    tables = []
+    for table, keys in _ROLLUP_KEYS.items():
+        result = connection.exec_driver_sql(f"SELECT * FROM {table}")
+        names = list(result.keys())
+        sums = [i for i, name in enumerate(names) if name not in keys]
+        tables.append(
+            sorted(
+                tuple(round(value, 6) if isinstance(value, float) else value for value in row)
+                for row in result
+                if any(row[i] for i in sums)
+            )
         )
-        for table in _ROLLUP_TABLES
-    ]
+    return tables

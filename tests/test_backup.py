@@ -4,7 +4,7 @@ the file before it replaces anything and keeps the current contents first."""
 from __future__ import annotations
 
 import sqlite3
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -183,3 +183,203 @@ def test_backup_and_restore_mistakes_are_one_line_and_change_nothing(
     assert err.startswith("kvdrill: ") and err.count("\n") == 1 and fragment in err, err
     assert card_count(db) == 30
     assert not (db.parent / "backups").exists()
+
+
+# --- a backup kvdrill did not write, or one damaged where only a full check looks -------------
+
+
+def changed_copy(database: Database, path: Path, *statements: str) -> Path:
+    """A backup of ``database`` at ``path``, then changed by another program."""
+    write_backup(database, path)
+    connection = sqlite3.connect(path)
+    try:
+        connection.executescript("".join(f"{statement};\n" for statement in statements))
+    finally:
+        connection.close()
+    return path
+
+
+@pytest.mark.parametrize(
+    ("statements", "message"),
+    [
+        (
+            ["CREATE TRIGGER wipe AFTER INSERT ON review_log BEGIN DELETE FROM review_log; END"],
+            "trigger wipe",
+        ),
+        (
+            [
+                "ALTER TABLE review_log RENAME TO old_log",
+                "CREATE VIEW review_log AS SELECT * FROM old_log",
+            ],
+            "review_log",
+        ),
+        (["CREATE INDEX sneaky ON cards (title)"], "index sneaky"),
+        (["DROP INDEX ix_review_log_card"], "index ix_review_log_card"),
+        (["CREATE TABLE extra (x)"], "table extra"),
+        (["DELETE FROM alembic_version"], "no schema revision"),
+        (["UPDATE alembic_version SET version_num = 'abc'"], "schema revision 'abc'"),
+    ],
+)
+def test_restore_accepts_only_a_schema_kvdrill_wrote(
+    database: Database, tmp_path: Path, statements: list[str], message: str
+) -> None:
+    assert database.path is not None
+    trapped = changed_copy(database, tmp_path / "trapped.db", *statements)
+    with pytest.raises(UserError, match="not one kvdrill wrote|not a kvdrill") as refusal:
+        restore_backup(database, trapped, tmp_path / "before.db")
+    assert message in str(refusal.value)
+    assert "newer kvdrill" not in str(refusal.value)
+    assert card_count(database.path) == 30
+    assert not (tmp_path / "before.db").exists()
+
+
+def test_an_older_revisions_backup_is_compared_with_that_revisions_schema(
+    database: Database, tmp_path: Path
+) -> None:
+    from kvdrill.store.backup import expected_schema
+
+    older = expected_schema("0008")
+    assert older and older != expected_schema(HEAD_REVISION)
+
+
+def test_restore_refuses_a_fifo_at_once(database: Database, tmp_path: Path) -> None:
+    import os
+
+    fifo = tmp_path / "pipe.db"
+    os.mkfifo(fifo)
+    with pytest.raises(UserError, match="not a regular file"):
+        restore_backup(database, fifo, tmp_path / "before.db")
+
+
+def damage_an_index(path: Path) -> None:
+    """Put back an old page of the index on cards' retired flag after the flags changed: every
+    page is well formed, so SQLite's quick check passes; only the full integrity_check
+    compares the index with its table."""
+    connection = sqlite3.connect(path, isolation_level=None)
+    try:
+        connection.execute("PRAGMA journal_mode=DELETE")
+        page = connection.execute(
+            "SELECT rootpage FROM sqlite_master WHERE name = 'ix_cards_retired'"
+        ).fetchone()[0]
+        size = connection.execute("PRAGMA page_size").fetchone()[0]
+        with path.open("rb") as handle:
+            handle.seek((page - 1) * size)
+            old = handle.read(size)
+        connection.execute("UPDATE cards SET retired = 1 WHERE id % 2 = 0")
+    finally:
+        connection.close()
+    with path.open("r+b") as handle:
+        handle.seek((page - 1) * size)
+        handle.write(old)
+
+
+def test_a_backup_of_a_damaged_index_does_not_count(database: Database, tmp_path: Path) -> None:
+    source = tmp_path / "source.db"
+    write_backup(database, source)
+    damage_an_index(source)
+    connection = sqlite3.connect(source)
+    quick = connection.execute("PRAGMA quick_check").fetchall()
+    connection.close()
+    assert quick == [("ok",)]  # the damage this test is about: a quick check misses it
+    damaged = open_database(f"sqlite:///{source}", check=False)
+    try:
+        with pytest.raises(UserError, match="is damaged"):
+            write_backup(damaged, tmp_path / "copy.db")
+        assert not (tmp_path / "copy.db").exists()
+    finally:
+        damaged.close()
+
+
+def test_restoring_twice_in_a_second_keeps_both_earlier_contents(
+    database: Database, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch
+) -> None:
+    monkeypatch.setenv("KVDRILL_NOW", "2026-03-10T09:00")
+    db = database.path
+    assert db is not None
+    assert cli(capsys, db, "backup", str(tmp_path / "mine.db"))[0] == 0
+    code, first, _ = cli(capsys, db, "restore", str(tmp_path / "mine.db"))
+    assert code == 0
+    kept = Path(first.splitlines()[1].removeprefix("What was there before is kept in ")[:-1])
+    code, second, err = cli(capsys, db, "restore", str(kept))  # the copy made a moment ago
+    assert code == 0, err
+    assert second.splitlines()[1].endswith("kvdrill-before-restore-20260310T090000-2.db.")
+    chosen = tmp_path / "as-i-had-it.db"
+    code, third, _ = cli(capsys, db, "restore", str(kept), "--keep-as", str(chosen))
+    assert code == 0 and third.splitlines()[1] == f"What was there before is kept in {chosen}."
+    assert card_count(chosen) == 30
+
+
+def test_keep_prunes_at_once_and_the_daily_copy_prunes_before_writing(
+    database: Database, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = database.path
+    assert db is not None
+    for offset in range(4):
+        daily_backup(database, DAY + timedelta(days=offset))
+    code, out, _ = cli(capsys, db, "backup", "--keep", "2")
+    assert (code, out) == (0, "Keeping the newest 2 daily backups (removed 2 older ones).\n")
+    assert [p.name for p in daily_backups(db)] == ["kvdrill-2026-03-12.db", "kvdrill-2026-03-13.db"]
+    # The disk is too full for one more copy: the oldest is removed first, so it can be made.
+    written: list[list[str]] = []
+    import kvdrill.store.backup as backup_module
+
+    real = backup_module.write_backup
+
+    def seeing_what_is_left(source, target):
+        written.append([p.name for p in daily_backups(db)])
+        return real(source, target)
+
+    backup_module.write_backup = seeing_what_is_left
+    try:
+        daily_backup(database, DAY + timedelta(days=4))
+    finally:
+        backup_module.write_backup = real
+    assert written == [["kvdrill-2026-03-13.db"]]
+    assert len(daily_backups(db)) == 2
+
+
+def test_another_kvdrill_writing_todays_copy_first_is_no_warning(
+    database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kvdrill.app.services.maintenance import daily_backup as service_backup
+
+    assert database.path is not None
+    today = database.path.parent / "backups" / f"kvdrill-{DAY.isoformat()}.db"
+    real_exists = Path.exists
+
+    def not_yet(path: Path) -> bool:  # the other process links it in after this one looked
+        return False if path == today else real_exists(path)
+
+    daily_backup(database, DAY)
+    monkeypatch.setattr(Path, "exists", not_yet)
+    assert service_backup(database, datetime(2026, 3, 10, 9)) is None
+
+
+def test_a_drill_stops_before_writing_when_todays_copy_finds_the_database_damaged(
+    database: Database, tmp_path: Path
+) -> None:
+    import subprocess
+    import sys
+
+    source = tmp_path / "source.db"
+    write_backup(database, source)
+    damage_an_index(source)
+    result = subprocess.run(
+        [sys.executable, "-m", "kvdrill.app", "--db", f"sqlite:///{source}", "drill", "--plain"],
+        input="\n4\n" * 3,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**__import__("os").environ, "KVDRILL_NOW": "2026-03-10T09:00"},
+    )
+    assert result.returncode == 1
+    assert result.stderr.count("\n") == 1 and "is damaged (integrity_check" in result.stderr
+    assert "run kvdrill doctor" in result.stderr
+    connection = sqlite3.connect(source)
+    try:
+        written = connection.execute(
+            "SELECT (SELECT count(*) FROM profiles) + (SELECT count(*) FROM review_log)"
+        ).fetchone()[0]
+    finally:
+        connection.close()
+    assert written == 0  # no learner, no answer

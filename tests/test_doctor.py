@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import sqlite3
 import sys
 from pathlib import Path
@@ -60,32 +61,93 @@ def test_a_sound_database_needs_nothing(studied: Path, capsys) -> None:
     assert "Integrity: ok" in out and "Nothing to repair." in out
 
 
-def test_orphans_and_states_that_disagree_with_the_log_are_repaired(studied: Path, capsys) -> None:
+def backups_before_doctor(db: Path) -> list[Path]:
+    return sorted((db.parent / "backups").glob("kvdrill-before-doctor-*.db"))
+
+
+def test_what_is_missing_is_recreated_and_no_learners_row_is_deleted(studied: Path, capsys) -> None:
     capsys.readouterr()
     states = rows(studied, "SELECT card_id, repetitions, interval_days, reviews FROM card_states")
-    first, second = states[0][0], states[1][0]
+    answers = rows(studied, "SELECT count(*) FROM review_log")
+    lost_state = states[1][0]
     edit(
         studied,
-        # a state that lost its log's count, and a log that lost its state
-        f"UPDATE card_states SET reviews = 7, repetitions = 9 WHERE card_id = {first}",
-        f"DELETE FROM card_states WHERE card_id = {second}",
-        # rows pointing at a card that does not exist
+        "DELETE FROM profiles",  # the row every review, state and note points at
+        f"DELETE FROM card_states WHERE card_id = {lost_state}",  # a log that lost its state
+        # a note on a card that is gone
         "INSERT INTO notes (profile_id, card_id, text, updated_at) "
-        "VALUES (1, 99999, 'lost', '2026-03-10 09:00:00')",
+        "VALUES (1, 99999, 'my own words', '2026-03-10 09:00:00')",
         "DELETE FROM topic_days WHERE rowid IN (SELECT rowid FROM topic_days LIMIT 1)",
     )
     code, out = doctor(studied, capsys, "--json")
-    assert code == 0
     report = json.loads(out)
-    assert report["orphans"] == {"notes": 1}
-    assert report["states_rebuilt"] == 2
-    assert report["rollups_rebuilt"] is True
-    assert report["repaired"] is True
+    assert code == 0 and report["sound"] and report["repaired"]
+    assert report["recreated"] == {"profiles": 1, "cards": 1}
+    assert report["orphans"] == {}
+    assert report["states_rebuilt"] == 1 and report["rollups_rebuilt"] is True
+    assert rows(studied, "SELECT count(*) FROM review_log") == answers  # every answer kept
+    assert rows(studied, "SELECT id, name FROM profiles") == [(1, "recovered-1")]
+    assert rows(studied, "SELECT text FROM notes WHERE card_id = 99999") == [("my own words",)]
     assert sorted(
         rows(studied, "SELECT card_id, repetitions, interval_days, reviews FROM card_states")
     ) == sorted(states)
+    # The copy written before the repairs holds the database as it was, and passes the check.
+    (copy,) = backups_before_doctor(studied)
+    assert report["backup"] == str(copy)
+    assert rows(copy, "SELECT count(*) FROM profiles") == [(0,)]
+    assert rows(copy, "PRAGMA integrity_check") == [("ok",)]
     code, out = doctor(studied, capsys)
-    assert "Nothing to repair." in out
+    assert code == 0 and "Nothing to repair." in out
+    assert len(backups_before_doctor(studied)) == 1  # nothing repaired, no copy
+
+
+def logical_dump(db: Path) -> list[str]:
+    connection = sqlite3.connect(db)
+    try:
+        return list(connection.iterdump())
+    finally:
+        connection.close()
+
+
+@pytest.mark.parametrize(
+    ("statement", "finding"),
+    [
+        ("UPDATE card_states SET easiness_milli = 9999000 WHERE rowid = 1", "an easiness"),
+        ("UPDATE card_states SET interval_days = 3650 WHERE rowid = 1", "an interval"),
+        ("UPDATE review_log SET quality = 9 WHERE id = 1", "a quality outside 0-5"),
+        ("UPDATE review_log SET prev_state = '{not json' WHERE id = 2", "is not a JSON object"),
+        ("UPDATE review_log SET reviewed_at = 'wiped' WHERE id = 1", "without a readable time"),
+        ("DELETE FROM review_log WHERE id IN (1, 2)", "count other answers than their review"),
+        ("UPDATE review_log SET reviewed_at = '2026-03-01 09:00:00'", "count other answers"),
+    ],
+)
+def test_what_kvdrill_cannot_have_written_is_reported_and_left_alone(
+    studied: Path, capsys, statement: str, finding: str
+) -> None:
+    capsys.readouterr()
+    edit(studied, statement)
+    before = logical_dump(studied)
+    code, out = doctor(studied, capsys)
+    assert code == 1
+    assert "Cannot explain, so left as they are" in out and finding in out
+    assert "Repaired." not in out
+    assert f"kvdrill restore {studied.parent / 'backups' / f'kvdrill-{NOW[:10]}.db'}" in out
+    assert logical_dump(studied) == before
+
+
+def test_a_normal_week_of_drills_needs_no_repair(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """Due days move every day: the rollups keep rows of zeros behind, which are no drift."""
+    db = tmp_path / "kvdrill.db"
+    for day in range(10, 17):
+        monkeypatch.setenv("KVDRILL_NOW", f"2026-03-{day}T09:00")
+        monkeypatch.setattr(sys, "stdin", io.StringIO("\n4\n" * 8))
+        assert main(["--db", f"sqlite:///{db}", "drill", "--plain", "--new", "3"]) == 0
+    assert rows(db, "SELECT count(*) FROM topic_states WHERE cards = 0")[0][0] > 0
+    capsys.readouterr()
+    code, out = doctor(db, capsys)
+    assert code == 0 and "Stats rollups: ok" in out and "Nothing to repair." in out
 
 
 def test_a_damaged_database_is_reported_and_left_alone(studied: Path, capsys) -> None:
@@ -103,8 +165,25 @@ def test_a_damaged_database_is_reported_and_left_alone(studied: Path, capsys) ->
     assert studied.read_bytes() == before
     # The first drill of the day kept a copy: doctor names it, restore puts it back.
     backup = studied.parent / "backups" / f"kvdrill-{NOW[:10]}.db"
-    assert f"Restore the newest backup: kvdrill restore {backup}" in out
+    assert f"The newest backup that passes the full check: kvdrill restore {backup}" in out
     assert main(["--db", f"sqlite:///{studied}", "restore", str(backup)]) == 0
     assert "Restored" in capsys.readouterr().out
     code, out = doctor(studied, capsys)
     assert code == 0 and "Integrity: ok" in out
+
+
+def test_the_newest_backup_that_passes_is_named_not_a_damaged_newer_one(
+    studied: Path, capsys
+) -> None:
+    capsys.readouterr()
+    good = studied.parent / "backups" / f"kvdrill-{NOW[:10]}.db"
+    newer = studied.parent / "backups" / "kvdrill-2026-03-11.db"
+    newer.write_bytes(good.read_bytes())
+    with newer.open("r+b") as handle:
+        handle.seek(4096 * 3 + 8)
+        handle.write(bytes(range(256)) * 15)
+    os.utime(newer, (good.stat().st_mtime + 86400,) * 2)
+    edit(studied, "UPDATE review_log SET quality = 9 WHERE id = 1")
+    code, out = doctor(studied, capsys)
+    assert code == 1
+    assert f"kvdrill restore {good}" in out and str(newer) not in out

@@ -8,12 +8,16 @@ import argparse
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "doctor",
-        help="check the database in full, repair stray rows, states and stats; report",
+        help="check the database in full, repair what it can explain, report the rest",
         description=(
-            "Check every page of the database (integrity_check); remove rows that point at "
-            "nothing; rebuild card states that disagree with the review log; recompute the "
-            "stats rollups. A damaged file is reported and left alone, with the newest backup "
-            "to restore. Exits 0 when the database is sound (after any repairs), 1 when not."
+            "Check every page of the database (integrity_check). Report, and leave as they "
+            "are, values kvdrill never writes and card states that disagree with the review "
+            "log. Repair the rest after writing a checked copy to backups/: recreate a "
+            "profile, card or pack that a learner's rows point at (no review is ever deleted), "
+            "remove derived rows pointing at nothing, rebuild a missing card state from its "
+            "log, recompute the stats rollups. A damaged file is reported and left alone, with "
+            "the newest backup that passes the full check. Exits 0 when the database is sound "
+            "(after any repairs), 1 when not."
         ),
     )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")

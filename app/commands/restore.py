@@ -10,18 +10,25 @@ def register(subparsers) -> None:
         "restore",
         help="replace the database's contents with a backup (checked first)",
         description=(
-            "Check PATH in full (SQLite integrity_check, a kvdrill schema this version can "
-            "open); save the current database to backups/ beside it; then copy the backup in. "
-            "Nothing is replaced if the check fails."
+            "Check PATH in full (SQLite integrity_check, and a schema exactly as kvdrill "
+            "writes it for its revision: every table, index, trigger and view); save the "
+            "current database to backups/ beside it (or --keep-as FILE); then copy the backup "
+            "in. Nothing is replaced if the check fails."
         ),
     )
     parser.add_argument("path", metavar="PATH", help="the backup file to restore")
+    parser.add_argument(
+        "--keep-as",
+        metavar="FILE",
+        help="where to save the current database first (default: "
+        "backups/NAME-before-restore-TIME.db beside it)",
+    )
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from kvdrill.app.services.maintenance import restore
 
-    for line in restore(args.db, args.path):
+    for line in restore(args.db, args.path, args.keep_as):
         print(line)
     return 0

@@ -6,12 +6,14 @@ The store does the work (store/backup.py, store/doctor.py); this module picks th
 
 from __future__ import annotations
 
+import contextlib
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kvdrill.app.services import environment
 from kvdrill.engine.errors import UserError
+from kvdrill.engine.wording import plural
 
 if TYPE_CHECKING:
     from kvdrill.store.db import Database
@@ -36,10 +38,13 @@ def open_for_maintenance(cli_url: str | None, check: bool = True) -> Database:
 def daily_backup(database: Database, now: datetime) -> str | None:
     """Today's automatic backup (store/backup.py), if not written yet; a one-line warning when
     it cannot be written (the drill goes on: a missing backup puts no answer at risk)."""
+    from kvdrill.engine.errors import DatabaseUnusable
     from kvdrill.store.backup import daily_backup as write_daily
 
     try:
         write_daily(database, now.date())
+    except DatabaseUnusable:
+        raise  # the database itself is damaged: nothing may be written into it
     except UserError as exc:
         return f"today's backup was not written: {exc}"
     return None
@@ -48,7 +53,12 @@ def daily_backup(database: Database, now: datetime) -> str | None:
 def backup(cli_url: str | None, path: str | None, keep: int | None) -> list[str]:
     """``kvdrill backup``: a copy now (to ``path``, else backups/ beside the database), and/or
     the number of daily backups to keep; the lines to print."""
-    from kvdrill.store.backup import backup_folder, set_backup_keep, write_backup
+    from kvdrill.store.backup import (
+        backup_folder,
+        prune_daily_backups,
+        set_backup_keep,
+        write_backup,
+    )
     from kvdrill.store.db import begin_write
 
     if path is not None and not path.strip():
@@ -61,7 +71,11 @@ def backup(cli_url: str | None, path: str | None, keep: int | None) -> list[str]
             with database.session() as session:
                 begin_write(session)
                 set_backup_keep(session, keep)
-            lines.append(f"Keeping the newest {keep} daily backups.")
+            removed = prune_daily_backups(database.path, keep)
+            lines.append(
+                f"Keeping the newest {keep} daily backups"
+                + (f" (removed {plural(removed, 'older one')})." if removed else ".")
+            )
             if path is None:
                 return lines
         if path is not None:
@@ -76,17 +90,23 @@ def backup(cli_url: str | None, path: str | None, keep: int | None) -> list[str]
     return [*lines, f"Backed up to {info.summary()}."]
 
 
-def restore(cli_url: str | None, path: str) -> list[str]:
-    """``kvdrill restore``: check ``path``, keep the current database, copy the backup in."""
+def restore(cli_url: str | None, path: str, keep_as: str | None = None) -> list[str]:
+    """``kvdrill restore``: check ``path``, keep the current database (in ``keep_as``, else a
+    new name in backups/), copy the backup in."""
     from kvdrill.store.backup import backup_folder, restore_backup
 
-    if not path.strip():
+    if not path.strip() or (keep_as is not None and not keep_as.strip()):
         raise UserError("an empty PATH was given (an unset shell variable?); nothing restored")
     # Not quick-checked on open: restoring is the way out of a damaged database.
     database = open_for_maintenance(cli_url, check=False)
     try:
         assert database.path is not None
-        safety = backup_folder(database.path) / f"{database.path.stem}-before-restore-{_stamp()}.db"
+        if keep_as is not None:
+            safety = Path(keep_as).expanduser()
+        else:
+            safety = _free_name(
+                backup_folder(database.path), f"{database.path.stem}-before-restore"
+            )
         info = restore_backup(database, Path(path).expanduser(), safety)
     finally:
         database.close()
@@ -96,17 +116,38 @@ def restore(cli_url: str | None, path: str) -> list[str]:
 
 
 def doctor(cli_url: str | None) -> Any:
-    """``kvdrill doctor``: the ``DoctorReport`` of a full check and repair."""
-    from kvdrill.store.backup import daily_backups
+    """``kvdrill doctor``: the ``DoctorReport`` of a full check and repair; a checked copy is
+    written to backups/ before any repair."""
+    from kvdrill.store.backup import backup_folder, newest_sound_backup
     from kvdrill.store.doctor import examine
 
     database = open_for_maintenance(cli_url, check=False)
     try:
         assert database.path is not None
-        backups = daily_backups(database.path)
-        return examine(database, newest_backup=str(backups[-1]) if backups else None)
+        folder = backup_folder(database.path)
+        with contextlib.suppress(OSError):
+            folder.mkdir(exist_ok=True)
+        newest = newest_sound_backup(database.path)
+        return examine(
+            database,
+            backup_to=_free_name(folder, f"{database.path.stem}-before-doctor"),
+            newest_backup=str(newest) if newest else None,
+            now=environment.now(),
+        )
     finally:
         database.close()
+
+
+def _free_name(folder: Path, prefix: str) -> Path:
+    """``folder/prefix-STAMP.db``, or ``-2``, ``-3``... after it when that name is taken (two
+    runs in the same second)."""
+    stamp = _stamp()
+    candidate = folder / f"{prefix}-{stamp}.db"
+    number = 1
+    while candidate.exists() or candidate.is_symlink():
+        number += 1
+        candidate = folder / f"{prefix}-{stamp}-{number}.db"
+    return candidate
 
 
 def _stamp() -> str:
