@@ -7,6 +7,7 @@ import importlib
 import os
 import re
 import sys
+from collections.abc import Mapping
 from typing import NoReturn
 
 from kvdrill.app.commands import COMMAND_MODULES
@@ -93,12 +94,15 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     module = next((m for m in (command, f"{command}_") if m in COMMAND_MODULES), None)
     if command is not None and module is not None:
         parser, commands = _parser((module,))
-        if command in commands.choices:
+        if command in commands:
             return parser
     return _parser(COMMAND_MODULES)[0]
 
 
-def _parser(modules: tuple[str, ...]) -> tuple[argparse.ArgumentParser, argparse.Action]:
+def _parser(
+    modules: tuple[str, ...],
+) -> tuple[argparse.ArgumentParser, Mapping[str, argparse.ArgumentParser]]:
+    """The parser of ``modules``' commands, and each command's own parser by name."""
     parser = OneLineErrorParser(
         prog="kvdrill",
         description="Drill the memory and capacity math of LLM inference serving.",
@@ -113,7 +117,7 @@ def _parser(modules: tuple[str, ...]) -> tuple[argparse.ArgumentParser, argparse
         module.register(subparsers)
     for command in dict.fromkeys(subparsers.choices.values()):
         _global_options(command, argparse.SUPPRESS)
-    return parser, subparsers
+    return parser, subparsers.choices
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -25,6 +25,7 @@ maps it to a function taking those inputs in that order.
 """
 
 import math
+from collections.abc import Callable
 
 '''
 
@@ -38,13 +39,15 @@ def formula_code() -> str:
     printer = PythonCodePrinter({"standard": "python3", "fully_qualified_modules": True})
     parts = [HEADER]
     for name, formula in FORMULAS.items():
-        arguments = ", ".join(formula.symbols)
-        parts.append(f"\ndef {name}({arguments}):\n    return {printer.doprint(formula.expr)}\n\n")
+        arguments = ", ".join(f"{symbol}: float" for symbol in formula.symbols)
+        parts.append(
+            f"\ndef {name}({arguments}) -> float:\n    return {printer.doprint(formula.expr)}\n\n"
+        )
     parts.append("\nSIGNATURES = {\n")
     for name, formula in FORMULAS.items():
         symbols = "".join(f"{symbol!r}, " for symbol in formula.symbols)
         parts.append(f"    {name!r}: ({formula.output!r}, ({symbols.rstrip()})),\n")
-    parts.append("}\n\nFUNCTIONS = {\n")
+    parts.append("}\n\nFUNCTIONS: dict[str, Callable[..., float]] = {\n")
     parts.extend(f"    {name!r}: {name},\n" for name in FORMULAS)
     parts.append("}\n")
     return "".join(parts)

@@ -280,7 +280,7 @@ class DrillSession:
         if row["kind"] in _SEEDED_KINDS:
             seed = presentation_seed(self.profile_id, card_id, self.today, showing)
         variant = None
-        if row["kind"] == "problem":
+        if row["kind"] == "problem" and seed is not None:  # a problem's kind is seeded
             variant = self._make_variant(row, seed)
             if variant is None:
                 return None

@@ -10,7 +10,7 @@ take a bundled pack's id).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -75,7 +75,7 @@ def find_pack_files(paths: list[Path]) -> tuple[list[Path], list[Located]]:
 
 
 def read_files(
-    files: list[Path], missing: list[Located] = (), progress: Progress | None = None
+    files: list[Path], missing: Sequence[Located] = (), progress: Progress | None = None
 ) -> ReadPacks:
     """Parse and check ``files`` (found once by ``find_pack_files``)."""
     from kvdrill.app.services.pack_files import check_files
@@ -314,7 +314,7 @@ def store_packs(
     packs: list[Any],
     now: datetime,
     progress: Progress | None = None,
-    unchanged: list[Any] = (),
+    unchanged: Sequence[Any] = (),
     replace: bool = False,
     then: Callable[[Any], None] | None = None,
 ) -> Any:

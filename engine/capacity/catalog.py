@@ -299,7 +299,7 @@ def load_entries(path: Path, spec: type[_Entry]) -> dict:
     entries: dict = {}
     for index, item in enumerate(raw):
         try:
-            entry = adapter.validate_python(item)
+            entry: Any = adapter.validate_python(item)  # a ModelSpec or GpuSpec: has an id
         except ValidationError as exc:
             first = exc.errors()[0]
             where = "".join(f" {'.'.join(str(p) for p in first['loc'])}" if first["loc"] else "")

@@ -6,125 +6,126 @@ maps it to a function taking those inputs in that order.
 """
 
 import math
+from collections.abc import Callable
 
 
-def attention_params(heads, kv_heads, head_dim, hidden, qkv_bias):
+def attention_params(heads: float, kv_heads: float, head_dim: float, hidden: float, qkv_bias: float) -> float:
     return 2*head_dim*heads*hidden + 2*head_dim*hidden*kv_heads + head_dim*qkv_bias*(heads + 2*kv_heads)
 
 
-def attention_params_mla(heads, hidden, kv_lora_rank, rope_dim, q_lora_rank, qk_nope_dim, v_head_dim):
+def attention_params_mla(heads: float, hidden: float, kv_lora_rank: float, rope_dim: float, q_lora_rank: float, qk_nope_dim: float, v_head_dim: float) -> float:
     return heads*hidden*v_head_dim + heads*kv_lora_rank*(qk_nope_dim + v_head_dim) + heads*q_lora_rank*(qk_nope_dim + rope_dim) + hidden*q_lora_rank + hidden*(kv_lora_rank + rope_dim) + kv_lora_rank + q_lora_rank
 
 
-def model_params(layers, hidden, intermediate, vocab, tied, experts, shared_experts, expert_intermediate, dense_layers, attention_params):
+def model_params(layers: float, hidden: float, intermediate: float, vocab: float, tied: float, experts: float, shared_experts: float, expert_intermediate: float, dense_layers: float, attention_params: float) -> float:
     return 3*dense_layers*hidden*intermediate + hidden*vocab*(2 - tied) + hidden + layers*(attention_params + 2*hidden) + (-dense_layers + layers)*(3*expert_intermediate*hidden*(experts + shared_experts) + experts*hidden)
 
 
-def active_params(layers, hidden, intermediate, vocab, tied, experts, active_experts, shared_experts, expert_intermediate, dense_layers, attention_params):
+def active_params(layers: float, hidden: float, intermediate: float, vocab: float, tied: float, experts: float, active_experts: float, shared_experts: float, expert_intermediate: float, dense_layers: float, attention_params: float) -> float:
     return 3*dense_layers*hidden*intermediate + hidden*vocab*(2 - tied) + hidden + layers*(attention_params + 2*hidden) + (-dense_layers + layers)*(3*expert_intermediate*hidden*(active_experts + shared_experts) + experts*hidden)
 
 
-def unquantized_params(layers, hidden, vocab, tied):
+def unquantized_params(layers: float, hidden: float, vocab: float, tied: float) -> float:
     return 2*hidden*layers + hidden*vocab*(2 - tied) + hidden
 
 
-def weight_bytes(weight_bits, scale_bits, model_params):
+def weight_bytes(weight_bits: float, scale_bits: float, model_params: float) -> float:
     return (1/8)*model_params*(scale_bits + weight_bits)
 
 
-def weight_bytes_mixed(weight_bits, scale_bits, unquantized_bits, model_params, unquantized_params):
+def weight_bytes_mixed(weight_bits: float, scale_bits: float, unquantized_bits: float, model_params: float, unquantized_params: float) -> float:
     return (1/8)*unquantized_bits*unquantized_params + (1/8)*(model_params - unquantized_params)*(scale_bits + weight_bits)
 
 
-def kv_bytes_per_token(layers, kv_heads, head_dim, kv_dtype_bytes, tp):
+def kv_bytes_per_token(layers: float, kv_heads: float, head_dim: float, kv_dtype_bytes: float, tp: float) -> float:
     return 2*head_dim*kv_dtype_bytes*layers*max(1, math.floor(kv_heads/tp))
 
 
-def kv_bytes_per_token_mla(layers, kv_lora_rank, rope_dim, kv_dtype_bytes):
+def kv_bytes_per_token_mla(layers: float, kv_lora_rank: float, rope_dim: float, kv_dtype_bytes: float) -> float:
     return kv_dtype_bytes*layers*(kv_lora_rank + rope_dim)
 
 
-def kv_bytes_per_sequence(seq_tokens, kv_bytes_per_token):
+def kv_bytes_per_sequence(seq_tokens: float, kv_bytes_per_token: float) -> float:
     return kv_bytes_per_token*seq_tokens
 
 
-def kv_bytes_per_sequence_swa(layers, kv_heads, head_dim, window, sliding_layers, kv_dtype_bytes, tp, seq_tokens):
+def kv_bytes_per_sequence_swa(layers: float, kv_heads: float, head_dim: float, window: float, sliding_layers: float, kv_dtype_bytes: float, tp: float, seq_tokens: float) -> float:
     return 2*head_dim*kv_dtype_bytes*(seq_tokens*(layers - sliding_layers) + sliding_layers*min(seq_tokens, window))*max(1, math.floor(kv_heads/tp))
 
 
-def decode_floor_time(tp, hbm_bandwidth, weight_bytes):
+def decode_floor_time(tp: float, hbm_bandwidth: float, weight_bytes: float) -> float:
     return weight_bytes/(hbm_bandwidth*tp)
 
 
-def kv_pool_bytes(tp, gpu_mem, gpu_util, overhead_bytes, weight_bytes):
+def kv_pool_bytes(tp: float, gpu_mem: float, gpu_util: float, overhead_bytes: float, weight_bytes: float) -> float:
     return gpu_mem*gpu_util - overhead_bytes - weight_bytes/tp
 
 
-def kv_pool_tokens(kv_bytes_per_token, kv_pool_bytes):
+def kv_pool_tokens(kv_bytes_per_token: float, kv_pool_bytes: float) -> float:
     return kv_pool_bytes/kv_bytes_per_token
 
 
-def max_concurrency(block_size, max_model_len, kv_bytes_per_token, kv_pool_bytes):
+def max_concurrency(block_size: float, max_model_len: float, kv_bytes_per_token: float, kv_pool_bytes: float) -> float:
     return math.floor(kv_pool_bytes/(block_size*kv_bytes_per_token))/math.ceil(max_model_len/block_size)
 
 
-def max_concurrency_swa(layers, window, sliding_layers, block_size, max_model_len, max_num_batched_tokens, kv_bytes_per_token, kv_pool_bytes):
+def max_concurrency_swa(layers: float, window: float, sliding_layers: float, block_size: float, max_model_len: float, max_num_batched_tokens: float, kv_bytes_per_token: float, kv_pool_bytes: float) -> float:
     return math.floor(kv_pool_bytes*layers/(block_size*kv_bytes_per_token*max(sliding_layers, layers - sliding_layers)))/math.ceil((sliding_layers*(math.ceil(min(max_model_len, max_num_batched_tokens + window - 1)/block_size) + 1) + (layers - sliding_layers)*math.ceil(max_model_len/block_size))/max(sliding_layers, layers - sliding_layers))
 
 
-def requests_that_fit(request_tokens, kv_pool_tokens):
+def requests_that_fit(request_tokens: float, kv_pool_tokens: float) -> float:
     return math.floor(kv_pool_tokens/request_tokens)
 
 
-def extra_kv_tokens(gpu_mem, gpu_util, new_gpu_util, kv_bytes_per_token):
+def extra_kv_tokens(gpu_mem: float, gpu_util: float, new_gpu_util: float, kv_bytes_per_token: float) -> float:
     return gpu_mem*(-gpu_util + new_gpu_util)/kv_bytes_per_token
 
 
-def sessions_that_fit(tp, gpu_mem, gpu_util, overhead_bytes, seq_tokens, weight_bytes, kv_bytes_per_token):
+def sessions_that_fit(tp: float, gpu_mem: float, gpu_util: float, overhead_bytes: float, seq_tokens: float, weight_bytes: float, kv_bytes_per_token: float) -> float:
     return math.floor((tp*(gpu_mem*gpu_util - overhead_bytes) - weight_bytes)/(kv_bytes_per_token*seq_tokens*tp))
 
 
-def kv_dtype_gain_tokens(kv_dtype_bytes, new_kv_dtype_bytes, kv_bytes_per_token, kv_pool_bytes):
+def kv_dtype_gain_tokens(kv_dtype_bytes: float, new_kv_dtype_bytes: float, kv_bytes_per_token: float, kv_pool_bytes: float) -> float:
     return kv_pool_bytes*(kv_dtype_bytes/new_kv_dtype_bytes - 1)/kv_bytes_per_token
 
 
-def weight_quant_gain_tokens(weight_bits, new_weight_bits, tp, weight_bytes, kv_bytes_per_token):
+def weight_quant_gain_tokens(weight_bits: float, new_weight_bits: float, tp: float, weight_bytes: float, kv_bytes_per_token: float) -> float:
     return weight_bytes*(-new_weight_bits/weight_bits + 1)/(kv_bytes_per_token*tp)
 
 
-def prefill_flops(prompt_tokens, active_params):
+def prefill_flops(prompt_tokens: float, active_params: float) -> float:
     return 2*active_params*prompt_tokens
 
 
-def decode_flops_per_token(active_params):
+def decode_flops_per_token(active_params: float) -> float:
     return 2*active_params
 
 
-def ridge_point(hbm_bandwidth, peak_flops):
+def ridge_point(hbm_bandwidth: float, peak_flops: float) -> float:
     return peak_flops/hbm_bandwidth
 
 
-def prefill_time_floor(tp, peak_flops, prefill_flops):
+def prefill_time_floor(tp: float, peak_flops: float, prefill_flops: float) -> float:
     return prefill_flops/(peak_flops*tp)
 
 
-def critical_batch(weight_bits, scale_bits, ridge_point):
+def critical_batch(weight_bits: float, scale_bits: float, ridge_point: float) -> float:
     return (ridge_point*((scale_bits + weight_bits)/8))/2
 
 
-def speculative_expected_tokens(draft_tokens, acceptance_rate):
+def speculative_expected_tokens(draft_tokens: float, acceptance_rate: float) -> float:
     return (1 - acceptance_rate**(draft_tokens + 1))/(1 - acceptance_rate)
 
 
-def littles_law_concurrency(arrival_rate, latency):
+def littles_law_concurrency(arrival_rate: float, latency: float) -> float:
     return arrival_rate*latency
 
 
-def cost_per_million_tokens(gpus, price_per_gpu_hour, tokens_per_second):
+def cost_per_million_tokens(gpus: float, price_per_gpu_hour: float, tokens_per_second: float) -> float:
     return 1000000*gpus*price_per_gpu_hour*(1/((3600*tokens_per_second)))
 
 
-def tp_allreduce_bytes_per_token(layers, hidden, tp, activation_bytes):
+def tp_allreduce_bytes_per_token(layers: float, hidden: float, tp: float, activation_bytes: float) -> float:
     return 2*2*activation_bytes*hidden*layers*((tp - 1)/tp)
 
 
@@ -161,7 +162,7 @@ SIGNATURES = {
     'tp_allreduce_bytes_per_token': ('tp_allreduce_bytes_per_token', ('layers', 'hidden', 'tp', 'activation_bytes',)),
 }
 
-FUNCTIONS = {
+FUNCTIONS: dict[str, Callable[..., float]] = {
     'attention_params': attention_params,
     'attention_params_mla': attention_params_mla,
     'model_params': model_params,

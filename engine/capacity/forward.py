@@ -432,8 +432,8 @@ def humanize(value: float, unit: str) -> str:
         return f"{format_number(value / 1e12)} TB/s"
     if unit in ("FLOP", "FLOP/s"):
         prefixes = (("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6))
-        prefix, size = next(((p, n) for p, n in prefixes if abs(value) >= n), ("", 1.0))
-        return f"{format_number(value / size)} {prefix}{unit}"
+        prefix, scale = next(((p, n) for p, n in prefixes if abs(value) >= n), ("", 1.0))
+        return f"{format_number(value / scale)} {prefix}{unit}"
     if unit == "FLOP/byte":
         return f"{format_number(value)} FLOP/byte"
     if unit in ("request/s", "token/s"):

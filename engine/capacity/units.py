@@ -30,7 +30,7 @@ import math
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from kvdrill.engine.capacity.data_files import UNITS_PATH, data_text
 from kvdrill.engine.errors import UserError
@@ -134,7 +134,7 @@ def registry() -> pint.UnitRegistry:
     """The project's unit registry, built once from units.txt."""
     import pint
 
-    ureg = pint.UnitRegistry(None, autoconvert_offset_to_baseunit=False)
+    ureg: pint.UnitRegistry = pint.UnitRegistry(None, autoconvert_offset_to_baseunit=False)
     ureg.load_definitions(data_text(UNITS_PATH).splitlines())
     return ureg
 
@@ -331,7 +331,7 @@ def unit_scale(text: str) -> tuple[float, Dimension]:
         return basic
     unit = parse_unit(text)
     factor = registry().Quantity(1.0, unit).to_root_units().magnitude
-    return float(factor), frozenset(dict(unit.dimensionality).items())
+    return float(factor), cast(Dimension, frozenset(dict(unit.dimensionality).items()))
 
 
 def convert(value: float, from_unit: str, to_unit: str) -> float:

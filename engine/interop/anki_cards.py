@@ -154,7 +154,7 @@ def anki_notes(
         note = _html(own.note)
         if card.kind == "choice":
             choices, correct = _choice_fields(card)
-            fields = (
+            fields: tuple[str, ...] = (
                 _html(card.prompt),
                 choices,
                 correct,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from kvdrill.engine.interop.notes import (
@@ -103,7 +104,7 @@ def _separator_name(separator: str) -> str:
     return names.get(separator, f'"{separator}"')
 
 
-def _rows(body: str, separator: str, first_line: int, path: str):
+def _rows(body: str, separator: str, first_line: int, path: str) -> Iterator[tuple[int, list[str]]]:
     """(line, cells) for each row; csv's own errors become one located line."""
     reader = csv.reader(io.StringIO(body, newline=""), delimiter=separator, strict=True)
     start = first_line

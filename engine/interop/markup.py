@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import re
+from typing import Any
 
 from bs4 import BeautifulSoup
 from markdown_it import MarkdownIt
@@ -27,11 +28,11 @@ MAX_TITLE_CHARS = 80
 class _PackMarkdown(MarkdownConverter):
     """markdownify's converter, made safe for a card section of a pack."""
 
-    def convert_hN(self, n, el, text, parent_tags):  # noqa: N802 (markdownify's name)
+    def convert_hN(self, n: int, el: Any, text: str, parent_tags: set[str]) -> str:  # noqa: N802
         text = " ".join(text.split())
         return f"\n\n**{text}**\n\n" if text else ""
 
-    def convert_pre(self, el, text, parent_tags):
+    def convert_pre(self, el: Any, text: str, parent_tags: set[str]) -> str:
         if not text:
             return ""
         # The fence is longer than any run of backticks inside, so the block cannot end early.
@@ -39,7 +40,7 @@ class _PackMarkdown(MarkdownConverter):
         fence = "`" * max(3, longest + 1)
         return f"\n\n{fence}\n{text.strip(chr(10))}\n{fence}\n\n"
 
-    def convert_img(self, el, text, parent_tags):
+    def convert_img(self, el: Any, text: str, parent_tags: set[str]) -> str:
         # Media files are not carried over; the alt text, if any, is.
         alt = " ".join((el.get("alt") or "").split())
         return self.escape(f"[image: {alt}]", parent_tags) if alt else ""

@@ -81,13 +81,19 @@ def parse_card_heading(content: str) -> CardHeading:
     # Without "{#" there is no id span, and no regex to run.
     spans = list(_ID_SPAN_RE.finditer(content)) if "{#" in content else []
     if not spans:
-        title_end = _TRAILER_RE.search(content).start()
+        trailer = _TRAILER_RE.search(content)  # it matches any text, at the end at least
+        title_end = trailer.start() if trailer else len(content)
         title = content[:title_end].strip()
         words = content[title_end:].split()
-        status = next((w for w in words if w in STATUS_WORDS), None)
-        tags = tuple(normalize_tag(w) for w in words if w.startswith("#"))
         # The missing id itself is reported by the parser, which knows the file's path.
-        return CardHeading(title, None, status, tags, title_end, tuple(_title_problems(title)))
+        return CardHeading(
+            title,
+            None,
+            next((w for w in words if w in STATUS_WORDS), None),
+            tuple(normalize_tag(w) for w in words if w.startswith("#")),
+            title_end,
+            tuple(_title_problems(title)),
+        )
 
     span = spans[-1]
     before = content[: span.start()]

@@ -40,29 +40,26 @@ class _FlatRecord(_Record):
         return dict(self.__dict__)
 
 
-_record = dataclass(frozen=True, kw_only=True)
-
-
-@_record
+@dataclass(frozen=True, kw_only=True)
 class Choice(_FlatRecord):
     text: str
     correct: bool
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class Related(_FlatRecord):
     prompt: str
     card: str | None = None  # key of a card in the same pack, when linked
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class KeyNumber(_FlatRecord):
     text: str  # the item's Markdown, without the claim span
     claim: str | None = None  # the claim's text after ``claim:``, if any
     line: int  # 1-based line in the file
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class ParsedCard(_Record):
     key: str
     kind: CardKind
@@ -84,7 +81,7 @@ class ParsedCard(_Record):
     line: int  # line of the ``##`` heading (for a follow-up: of its ``### Follow-up``)
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class PackMeta(_Record):
     pack: str
     title: str
@@ -95,7 +92,7 @@ class PackMeta(_Record):
     description: str = ""
 
 
-@_record
+@dataclass(frozen=True, kw_only=True)
 class ParsedPack(_Record):
     meta: PackMeta
     intro: str = ""

@@ -273,7 +273,9 @@ class _PlainPack:
             if not line.strip(" \t"):
                 continue
             match = FIELD_RE.match(line.rstrip()) if line[0] in _ASCII_LETTERS else None
-            name = match.group(1).strip().capitalize() if match else None
+            if match is None:
+                raise _Unusual
+            name = match.group(1).strip().capitalize()
             if name not in FIELDS or name in seen:
                 raise _Unusual
             seen.add(name)

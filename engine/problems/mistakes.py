@@ -126,7 +126,7 @@ def _prefix_ratios(step: int, units: Sequence[str]) -> Callable[[Facts], list[fl
     return ratios
 
 
-def _kv_worked_out(facts: Facts) -> int:
+def _kv_worked_out(facts: Facts) -> float:
     """How the answer scales with the KV per token, when the learner works that out; 0 when the
     prompt states it (then K-and-V and head-count slips cannot happen, whatever the checker
     would call the same number)."""

@@ -111,10 +111,10 @@ def expression_dimension(expr: sympy.Basic, units: Mapping[str, str]) -> frozens
     dims = [(arg, expression_dimension(arg, units)) for arg in expr.args]
     dimensioned = [(a, d) for a, d in dims if not is_zero(a)]
     first = dimensioned[0][1] if dimensioned else frozenset()
-    for _arg, dim in dimensioned[1:]:
-        if dim != first:
+    for _arg, other in dimensioned[1:]:
+        if other != first:
             raise ValueError(
-                f"`{_show(expr)}` mixes {dimension_words(first)} and {dimension_words(dim)}: "
+                f"`{_show(expr)}` mixes {dimension_words(first)} and {dimension_words(other)}: "
                 "give every input a unit that fits"
             )
     return first
@@ -136,10 +136,9 @@ def unit_of_dimension(dimension: frozenset[tuple[str, int]] | None) -> str:
     """A unit text with this dimension ('B', 's', 'B/s', 'token/B'); ValueError if none fits."""
     if not dimension:
         return ""
-    above = [_BASE_UNITS.get(d) for d, p in dimension if p == 1]
-    below = [_BASE_UNITS.get(d) for d, p in dimension if p == -1]
+    # A dimension without a base unit here is left out of both, so the lengths disagree.
+    above = [_BASE_UNITS[d] for d, p in dimension if p == 1 and d in _BASE_UNITS]
+    below = [_BASE_UNITS[d] for d, p in dimension if p == -1 and d in _BASE_UNITS]
     if len(above) + len(below) != len(dimension) or len(above) > 1 or len(below) > 1:
-        raise ValueError("the formula's result has a dimension no answer unit can have")
-    if None in above or None in below:
         raise ValueError("the formula's result has a dimension no answer unit can have")
     return (above[0] if above else "token") + (f"/{below[0]}" if below else "")

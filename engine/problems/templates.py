@@ -417,7 +417,9 @@ class _Compiler:
             values = raw if isinstance(raw, list) else [raw]
             if not values:
                 raise ValueError("give at least one value")
-            choices = tuple(_in_domain(name, read_value(v, unit, where)) for v in values)
+            choices: tuple[Any, ...] = tuple(
+                _in_domain(name, read_value(v, unit, where)) for v in values
+            )
             if kind == "tp":
                 choices = tuple(_whole(q.value, where) for q in choices)
             return Axis(name, kind, choices)

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from kvdrill.engine.study.schedule import Schedule
 from kvdrill.engine.study.settings import DEFAULT_DESIRED_RETENTION
@@ -69,11 +69,11 @@ def _card(memory: dict[str, Any] | None) -> fsrs.Card:
 
     if memory is None:
         return fsrs.Card(card_id=0)
-    return fsrs.Card.from_dict({"card_id": 0, **memory})
+    return fsrs.Card.from_dict(cast(Any, {"card_id": 0, **memory}))
 
 
 def _memory(card: fsrs.Card) -> dict[str, Any]:
-    data = card.to_dict()
+    data: dict[str, Any] = dict(card.to_dict())
     del data["card_id"]
     return data
 

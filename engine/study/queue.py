@@ -38,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from typing import NamedTuple
+from typing import Any, NamedTuple, cast
 
 from kvdrill.engine.study.schedule import NEW_CARD_EASINESS_MILLI, Schedule
 from kvdrill.engine.study.settings import DEFAULT_NEW_PER_DAY, DEFAULT_REVIEWS_PER_DAY
@@ -342,5 +342,6 @@ class SessionQueue:
         return tuple(self._front), self._next, self._held, self._missed, self._set_aside
 
     def restore(self, snapshot: object) -> None:
-        front, self._next, self._held, self._missed, self._set_aside = snapshot  # type: ignore[misc]
+        parts = cast("tuple[Any, ...]", snapshot)  # what snapshot() made
+        front, self._next, self._held, self._missed, self._set_aside = parts
         self._front = list(front)

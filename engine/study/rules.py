@@ -122,10 +122,6 @@ def replay(
     after them all, rebuilt under ``scheduler`` from a new card. What the log does not hold
     (suspended, buried) is kept from ``current``; a card with no answers and nothing kept stays
     without a schedule (None)."""
-    kept = {
-        "suspended": current.suspended if current else False,
-        "buried_until": current.buried_until if current else None,
-    }
     schedule: Schedule | None = None
     states: list[Schedule | None] = []
     for quality, moment in answers:
@@ -134,6 +130,8 @@ def replay(
             schedule, quality, moment, rollover_hour, scheduler, desired_retention, parameters
         ).schedule
     if current is not None:
-        schedule = replace(schedule or Schedule(), **kept)
+        schedule = replace(
+            schedule or Schedule(), suspended=current.suspended, buried_until=current.buried_until
+        )
     states.append(schedule)
     return states

@@ -27,6 +27,7 @@ no learner's name, notes or answers.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import date, timedelta
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -259,7 +260,7 @@ KIND_PREFERENCE = {"pack": 0, "lesson": 1, "tag": 2}
 
 
 def mark_same_cards(
-    topics: list[TopicStats], card_sets: dict[tuple[str, str], object]
+    topics: list[TopicStats], card_sets: Mapping[tuple[str, str], object]
 ) -> list[TopicStats]:
     """Topics whose card set (``card_sets``: any value equal for equal sets) is another's get
     ``same_cards_as`` naming the one that keeps the row; order is kept."""

@@ -7,10 +7,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from kvdrill.app.tui.messages import CallFailed, OverviewLoaded, failures_reported
+from kvdrill.app.tui.screens.base import KvdrillScreen
 from kvdrill.app.tui.widgets.tables import fill_table
 from kvdrill.engine.errors import printable
 
@@ -27,7 +27,7 @@ KEYS = [
 PACK_COLUMNS = [("Pack", "pack"), ("Due", "due"), ("Unseen", "new"), ("Cards", "total")]
 
 
-class HomeScreen(Screen[None]):
+class HomeScreen(KvdrillScreen[None]):
     """Due and new counts per pack, today's reviews and the streak."""
 
     KEYS = KEYS

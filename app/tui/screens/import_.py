@@ -13,7 +13,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, ProgressBar, Static
 
 from kvdrill.app.tui.messages import (
@@ -23,6 +22,7 @@ from kvdrill.app.tui.messages import (
     ImportScanned,
     failures_reported,
 )
+from kvdrill.app.tui.screens.base import KvdrillScreen
 from kvdrill.app.tui.widgets.tables import fill_table
 from kvdrill.engine.errors import printable
 
@@ -43,7 +43,7 @@ DIFF_COLUMNS = [
 ]
 
 
-class ImportScreen(Screen[None]):
+class ImportScreen(KvdrillScreen[None]):
     """Import Markdown packs from a file or a directory."""
 
     KEYS = KEYS
@@ -243,7 +243,7 @@ class ImportScreen(Screen[None]):
 
 def change_lines(scan: ImportScan) -> list[str]:
     """The dry run card by card: what each pack adds, changes and retires, by title."""
-    lines = []
+    lines: list[str] = []
     for diff in scan.diffs:
         for label, titles in (
             ("added", diff.added_titles),

@@ -96,7 +96,7 @@ class PathPickerScreen(ModalScreen[str | None]):
         self.query_one(PackTree).focus()
 
     def show_where(self) -> None:
-        where = shown_path(self.query_one(PackTree).path)
+        where = shown_path(Path(self.query_one(PackTree).path))
         self.query_one("#picker-where", Static).update(
             Content.from_markup("[b]Choose a pack file or a directory[/b] in $w", w=where)
         )

@@ -11,10 +11,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
 from kvdrill.app.tui.messages import CallFailed, SettingsLoaded, failures_reported
+from kvdrill.app.tui.screens.base import KvdrillScreen
 from kvdrill.engine.study.settings import describe_setting, setting_names
 
 KEYS = [
@@ -24,7 +24,7 @@ KEYS = [
 ]
 
 
-class SettingsScreen(Screen[None]):
+class SettingsScreen(KvdrillScreen[None]):
     """Every profile setting with what it means and the values it takes."""
 
     KEYS = KEYS

@@ -15,7 +15,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from kvdrill.app.stats_render import (
@@ -39,6 +38,7 @@ from kvdrill.app.tui.messages import (
     ReportLoaded,
     failures_reported,
 )
+from kvdrill.app.tui.screens.base import KvdrillScreen
 from kvdrill.app.tui.widgets.tables import fill_table
 from kvdrill.engine.study.stats_report import topic_order
 from kvdrill.engine.wording import plural
@@ -56,7 +56,7 @@ SORT_KEYS = {
 }
 
 
-class StatsScreen(Screen[tuple[str, str] | None]):
+class StatsScreen(KvdrillScreen[tuple[str, str] | None]):
     """Where the learner is weak, and a way to drill exactly that."""
 
     CSS_PATH = "../stats.tcss"

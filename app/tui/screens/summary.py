@@ -8,9 +8,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from kvdrill.app.tui.screens.base import KvdrillScreen
 from kvdrill.engine.errors import printable
 from kvdrill.engine.study.rules import LEECH_LAPSES
 
@@ -106,7 +106,7 @@ def summary_lines(summary: SessionSummary | None) -> list[Content]:
     return lines
 
 
-class SummaryScreen(Screen[None]):
+class SummaryScreen(KvdrillScreen[None]):
     """Shown when the queue is empty."""
 
     KEYS = KEYS

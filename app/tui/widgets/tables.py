@@ -30,9 +30,9 @@ def fill_table(
     """
     literal_rows = [([_literal(cell) for cell in cells], key) for cells, key in rows]
     table.clear(columns=True)
-    for index, (label, key) in enumerate(columns):
+    for index, (label, column_key) in enumerate(columns):
         width = max([cell_len(label), *(cells[index].cell_len for cells, _ in literal_rows)])
-        table.add_column(label, key=key, width=width)
+        table.add_column(label, key=column_key, width=width)
     for cells, key in literal_rows:
         table.add_row(*cells, key=key)
 
