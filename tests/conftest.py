@@ -145,6 +145,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="run the fault-injection tests at full size (many kills, damaged files, hostile "
         "packs and typed answers; minutes, not seconds). Also: KVDRILL_FAULT_CAMPAIGN=1",
     )
+    parser.addoption(
+        "--mistake-seeds",
+        type=int,
+        default=8,
+        help="seeds per problem template for the no-known-mistake-accepted property test",
+    )
 
 
 @pytest.fixture

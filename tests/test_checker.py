@@ -137,6 +137,12 @@ def test_zero_truth() -> None:
         # MLA: one latent per layer, no factor 2
         (variant(70_272, "B", formula="kv_bytes_per_token_mla"), "140544", "mla_factor_2"),
         (variant(70_272, "B", formula="kv_bytes_per_token", mla=True), "140544", "mla_factor_2"),
+        # The GPU count left out of a time summed over every GPU
+        (
+            variant(2.0, "h", formula="custom", gpus=4, exponents={"gpus": 1}),
+            "0.5 h",
+            "gpus_missing",
+        ),
         # Attention heads instead of KV heads
         (KV_PER_TOKEN, "512 KiB", "attention_heads"),
         (
@@ -211,6 +217,7 @@ def test_every_rule_in_the_table_is_exercised() -> None:
         "attention_heads",
         "tp_missing",
         "tp_wrong",
+        "gpus_missing",
         "dtype_bytes",
         "factor_1000",
         "factor_1024",

@@ -109,11 +109,24 @@ def test_expected_value_and_checker_agree_on_a_known_case() -> None:
     assert "**Answer: 128 KiB**" in variant.context["worked_solution"]
 
 
-def test_attention_heads_mistake_is_named() -> None:
-    template = {"ask": "kv_bytes_per_token", "given": {"model": "llama-3.1-8b"}, "unit": "KiB"}
+def test_attention_heads_mistake_is_named_where_the_learner_has_the_head_count() -> None:
+    template = {
+        "ask": "kv_bytes_per_token",
+        "given": {"model": "llama-3.1-8b"},
+        "prompt": "{model} in BF16 ({heads} attention heads): KV bytes per token?",
+        "unit": "KiB",
+    }
     variant = make_variant(template, "p/h", 0)
     assert variant.expected_value == 128
     assert check_answer(variant, "512 KiB").mistake == "attention_heads"
+
+
+def test_no_attention_heads_where_the_learner_has_only_the_kv_heads() -> None:
+    # The default prompt lists the formula's inputs: layers, KV heads, head dim, bytes.
+    template = {"ask": "kv_bytes_per_token", "given": {"model": "llama-3.1-8b"}, "unit": "KiB"}
+    variant = make_variant(template, "p/h", 0)
+    assert "kv_heads: 8" in variant.prompt and "heads: 32" not in variant.prompt
+    assert check_answer(variant, "512 KiB").mistake != "attention_heads"
 
 
 def test_worked_solution_uses_the_variant_numbers() -> None:

@@ -10,8 +10,8 @@ import math
 from pathlib import Path
 
 import pytest
+from template_helpers import bundled_templates as all_templates
 
-from kvdrill.app.services.pack_files import parse_paths
 from kvdrill.engine.problems.answers import read_typed_answer
 from kvdrill.engine.problems.checker import SENTENCES, check_answer, expected_text
 from kvdrill.engine.problems.mistakes import (
@@ -38,19 +38,21 @@ POOL_IN_GB = {
     "given": {"kv_pool_bytes": "20 GB"},
     "unit": "tokens",
 }
-EXTRA = [("extra/pool-from-gpu", POOL_FROM_THE_GPU), ("extra/pool-in-gb", POOL_IN_GB)]
+# MLA's KV per token worked out from the latent's width (the default prompt lists the inputs).
+MLA_FROM_THE_LATENT = {
+    "ask": "kv_bytes_per_token",
+    "vary": {"model": ["deepseek-v3"], "kv_dtype": ["bf16", "fp8"]},
+    "unit": "KiB",
+}
+EXTRA = [
+    ("extra/pool-from-gpu", POOL_FROM_THE_GPU),
+    ("extra/pool-in-gb", POOL_IN_GB),
+    ("extra/mla-from-the-latent", MLA_FROM_THE_LATENT),
+]
 
 
 def bundled_templates(lang: str = "en") -> list[tuple[str, dict]]:
-    packs, problems = parse_paths([DECKS])
-    assert problems == []
-    return [
-        (f"{pack.meta.pack}/{card.key}", card.problem)
-        for pack in packs
-        if pack.meta.lang == lang
-        for card in pack.cards
-        if card.kind == "problem"
-    ]
+    return all_templates(lang)
 
 
 @pytest.fixture(scope="module")
@@ -179,4 +181,5 @@ def test_kv_structure_mistakes_are_practised_only_where_the_kv_per_token_is_work
     chosen = exercises(code, templates, seed=11, count=10)
     assert chosen
     for exercise in chosen:
-        assert "kv_bytes_per_token" not in exercise.variant.params, exercise.template_id
+        assert "kv_bytes_per_token" not in exercise.variant.prompt, exercise.template_id
+        assert exercise.variant.context["kv_stated"] is False

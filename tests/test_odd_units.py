@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from template_helpers import bundled_templates
 
-from kvdrill.app.services.pack_files import parse_paths
 from kvdrill.engine.capacity.units import format_number, unit_scale
 from kvdrill.engine.errors import UserError
 from kvdrill.engine.problems.checker import check_answer
@@ -20,17 +20,6 @@ ODD_UNITS = [
     "dimensionless/s", "B/dimensionless", "ppm", "radian",
 ]  # fmt: skip
 SEEDS = range(6)
-
-
-def bundled_templates() -> list[tuple[str, dict]]:
-    packs, problems = parse_paths([DECKS])
-    assert problems == []
-    return [
-        (f"{pack.meta.pack}/{card.key}", card.problem)
-        for pack in packs
-        for card in pack.cards
-        if card.kind == "problem"
-    ]
 
 
 TEMPLATES = bundled_templates()

@@ -43,9 +43,13 @@ Diagnosis names the mistake in one sentence with a stable code; the first match 
 3. the generator's ``alternatives`` (context, below), in their order;
 4. ``RULES`` in order: ``kb_vs_kib``, ``mb_vs_mib``, ``gb_vs_gib``, ``tb_vs_tib`` (off by
    1.024**k), ``kv_factor_2``, ``mla_factor_2``, ``attention_heads``, ``tp_missing``,
-   ``tp_wrong``, ``dtype_bytes``, ``bits_vs_bytes`` (x8, after the rules that use the
-   context: 64 heads / 8 KV heads is also 8), ``factor_1000`` (also 10**6), ``factor_1024``,
-   and last ``near_miss`` (within 5 %, outside the tolerance).
+   ``tp_wrong``, ``gpus_missing``, ``dtype_bytes``, ``bits_vs_bytes`` (x8, after the rules
+   that use the context: 64 heads / 8 KV heads is also 8), ``factor_1000`` (also 10**6),
+   ``factor_1024``, and last ``near_miss`` (within 5 %, outside the tolerance; never on a
+   whole answer under SMALL_COUNT, which has no digits to keep).
+
+A diagnosis names only a mistake the prompt makes possible: with ``kv_stated`` (the prompt
+gives the KV bytes per token) no K-and-V, MLA or head-count rule applies.
 
 A mistake matches when the answer (in the variant's unit) is within ``DIAGNOSIS_TOLERANCE`` (1 %,
 widened to the rounding of the digits typed, at most 2 %) of the value the mistake produces.
@@ -68,9 +72,13 @@ Variant.context keys read here (all optional; the generator fills what it knows)
   the answer scales with (the KV dtype for KV questions, the weight dtype for weights); without
   ``dtype_bytes``, ``kv_dtype_bytes`` (KV formulas) or ``weight_bits`` / 8 is used.
 - ``mla`` (bool): the model caches one latent per layer (no factor 2).
+- ``kv_stated`` (bool): the prompt states the KV bytes per token (see above).
+- ``heads_possible`` (bool): False when the prompt gives the KV heads but not the attention
+  heads, so no head count can be misused.
+- ``gpus`` (number): GPUs the answer is summed over, for ``gpus_missing``.
 - ``whole_count`` (bool): the answer is a floor (requests or sessions that fit); see above.
 - ``exponents`` (dict[str, float]): how the answer scales with ``kv`` (KV bytes per token),
-  ``tp`` and ``dtype_bytes``: answer ~ x**e. Each key given overrides ``DEFAULT_EXPONENTS``
+  ``tp``, ``gpus`` and ``dtype_bytes``: answer ~ x**e. Each key given overrides ``DEFAULT_EXPONENTS``
   for the formula (e.g. kv_bytes_per_token: kv 1, tp -1, dtype_bytes 1; kv_pool_tokens: kv -1);
   0 disables the rules for that input; a formula without defaults has none.
 - ``alternatives`` (dict[str, float]): mistake code -> the value, in ``variant.unit``, that
@@ -87,7 +95,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from kvdrill.engine.capacity.units import (
@@ -117,6 +125,7 @@ TRAP_TOLERANCE = 0.005  # the typed number equals the truth in the sibling unit
 DIAGNOSIS_TOLERANCE = 0.01
 MAX_DIAGNOSIS_TOLERANCE = 0.02
 NEAR_MISS = 0.05
+SMALL_COUNT = 100  # a whole answer below this (GPUs, replicas) has no digits to keep
 
 _KV_FORMULAS = {"kv_bytes_per_token", "kv_bytes_per_sequence"}
 
@@ -130,6 +139,9 @@ DEFAULT_EXPONENTS: dict[str, dict[str, float]] = {
     "requests_that_fit": {"kv": -1},
     "sessions_that_fit": {"kv": -1},
     "extra_kv_tokens": {"kv": -1},
+    "prefill_time_floor": {"tp": -1},
+    "weight_quant_gain_tokens": {"kv": -1, "tp": -1},
+    "cost_per_million_tokens": {"gpus": 1},
 }
 
 # Decimal/binary pairs, one per prefix step: (code, decimal unit, binary unit).
@@ -196,6 +208,11 @@ SENTENCES = {
     "sliding_window": "Sliding-window layers keep only the window's tokens, not the whole context.",
     "active_vs_total": "You mixed up active and total parameters of the MoE model.",
     "rounded_up": "You rounded up: a request that does not fit is not served.",
+    "rounded_down": (
+        "You are one short: a part still needs a whole one (a partly filled block, a fraction "
+        "of a GPU or replica), and keep whatever the question adds on top, such as a spare."
+    ),
+    "gpus_missing": "You left out the GPU count: the answer is for all the GPUs, not one.",
     "scales_missing": (
         "You left out the quantization scales: a 4-bit checkpoint stores them on top of the "
         "4 bits (one 16-bit scale per 128 weights is 0.125 bit more per weight)."
@@ -263,6 +280,11 @@ class Facts:
             return split if split > 1 else None
         return tp
 
+    def kv_worked_out(self) -> float:
+        """How the answer scales with the KV bytes per token when the learner derives them; 0
+        when the prompt states them (then no K-and-V or head-count slip is possible)."""
+        return 0.0 if self.context.get("kv_stated") is True else self.exponent("kv")
+
     def exponent(self, name: str) -> float:
         given = self.context.get("exponents")
         if isinstance(given, Mapping) and name in given:
@@ -288,17 +310,26 @@ def _first_near(facts: Facts, ratios: Iterable[float]) -> float | None:
     return None
 
 
-# A rule returns its one-sentence diagnosis when the answer matches the mistake, else None.
-Match = Callable[[Facts], "str | None"]
+# What a mistake does to the answer: the ratios of the mistaken answer to the truth that it can
+# produce on these facts, none where the prompt leaves no room for it. engine/problems/
+# mistake_answers.py builds a learner's mistaken answers from the same functions.
+Ratios = Callable[[Facts], Sequence[float]]
+# The one-sentence diagnosis, given the ratio the answer matched.
+Sentence = Callable[[Facts, float], str]
 
 
 @dataclass(frozen=True)
 class Rule:
     code: str
-    match: Match
+    ratios: Ratios
+    sentence: Sentence
     # Ratios a few percent apart (1.024, 1.049, 1.074) cannot be told apart from an answer typed
     # with two figures: such rules only look at answers precise to DIAGNOSIS_TOLERANCE.
     needs_precision: bool = False
+
+    def match(self, facts: Facts) -> str | None:
+        found = _first_near(facts, self.ratios(facts))
+        return None if found is None else self.sentence(facts, found)
 
 
 def _formula_base(context: Mapping[str, object]) -> str:
@@ -321,114 +352,151 @@ def _times(ratio: float) -> str:
 def _prefix_ratio_rule(code: str, step: int) -> Rule:
     ratio = 1.024**step
 
-    def match(facts: Facts) -> str | None:
-        if not facts.information or _first_near(facts, (ratio, 1 / ratio)) is None:
-            return None
+    def ratios(facts: Facts) -> list[float]:
+        return [ratio, 1 / ratio] if facts.information else []
+
+    def sentence(facts: Facts, found: float) -> str:
         return (
             f"Your answer is off by {format_number(ratio, 4)}, the gap between decimal and "
             f"binary units ({_UNIT_DEFINITIONS[code]})."
         )
 
-    return Rule(code, match, needs_precision=True)
+    return Rule(code, ratios, sentence, needs_precision=True)
 
 
-def _bits_vs_bytes(facts: Facts) -> str | None:
-    found = _first_near(facts, (8.0, 1 / 8)) if facts.information else None
-    if found is None:
-        return None
+def bits_vs_bytes_ratios(facts: Facts) -> list[float]:
+    return [8.0, 1 / 8] if facts.information else []
+
+
+def _bits_vs_bytes(facts: Facts, found: float) -> str:
     return f"Your answer is {_times(found)}: you mixed bits and bytes (1 B = 8 bits)."
 
 
-def _kv_factor_2(facts: Facts) -> str | None:
-    e = facts.exponent("kv")
-    if e and not facts.is_mla() and facts.near(0.5**e):
-        return SENTENCES["kv_factor_2"]
-    return None
+def kv_factor_2_ratios(facts: Facts) -> list[float]:
+    e = facts.kv_worked_out()
+    return [0.5**e] if e and not facts.is_mla() else []
 
 
-def _mla_factor_2(facts: Facts) -> str | None:
-    e = facts.exponent("kv")
-    if e and facts.is_mla() and facts.near(2.0**e):
-        return SENTENCES["mla_factor_2"]
-    return None
+def mla_factor_2_ratios(facts: Facts) -> list[float]:
+    e = facts.kv_worked_out()
+    return [2.0**e] if e and facts.is_mla() else []
 
 
-def _attention_heads(facts: Facts) -> str | None:
-    e = facts.exponent("kv")
+def attention_heads_ratios(facts: Facts) -> list[float]:
+    e = facts.kv_worked_out()
     heads, kv_heads = facts.number("heads"), facts.number("kv_heads")
     if not e or not heads or not kv_heads or heads == kv_heads or facts.is_mla():
-        return None
+        return []
+    if facts.context.get("heads_possible") is False:
+        return []
     ratios = [(heads / kv_heads) ** e]
     tp = facts.number("tp")
     if tp and tp > 1:
         # Per GPU: heads split over TP, KV heads replicated once TP exceeds their count.
         ratios.append((max(1.0, heads // tp) / max(1.0, kv_heads // tp)) ** e)
-    if _first_near(facts, ratios) is None:
-        return None
+    return ratios
+
+
+def _attention_heads(facts: Facts, found: float) -> str:
     return (
-        f"You used the {format_number(heads)} attention heads; the KV cache holds only the "
-        f"{format_number(kv_heads)} KV heads."
+        f"You used the {format_number(facts.number('heads') or 0)} attention heads; the KV cache "
+        f"holds only the {format_number(facts.number('kv_heads') or 0)} KV heads."
     )
 
 
-def _tp_missing(facts: Facts) -> str | None:
+def tp_missing_ratios(facts: Facts) -> list[float]:
     k, split = facts.exponent("tp"), facts.tp_split()
-    if k and split and facts.near(split ** (-k)):
-        tp = facts.number("tp") or split
-        return f"You left out tensor parallelism: the work is split over {format_number(tp)} GPUs."
-    return None
+    return [split ** (-k)] if k and split else []
 
 
-def _tp_wrong(facts: Facts) -> str | None:
-    k, split = facts.exponent("tp"), facts.tp_split()
-    tp = facts.number("tp")
+def _tp_missing(facts: Facts, found: float) -> str:
+    tp = facts.number("tp") or facts.tp_split() or 1
+    return f"You left out tensor parallelism: the work is split over {format_number(tp)} GPUs."
+
+
+def tp_wrong_ratios(facts: Facts) -> list[float]:
+    k, split, tp = facts.exponent("tp"), facts.tp_split(), facts.number("tp")
     if not (k and split and tp):
-        return None
+        return []
     # Divided twice, multiplied instead of divided, or divided by tp where KV heads replicate.
-    ratios = {split**k, split ** (-2 * k), (tp / split) ** k}
-    if _first_near(facts, [r for r in ratios if r != 1]) is None:
-        return None
+    return [r for r in dict.fromkeys((split**k, split ** (-2 * k), (tp / split) ** k)) if r != 1]
+
+
+def _tp_wrong(facts: Facts, found: float) -> str:
     return (
-        f"You applied the tensor-parallel size {format_number(tp)} the wrong way "
-        "(twice, multiplied instead of divided, or past the KV head count)."
+        f"You applied the tensor-parallel size {format_number(facts.number('tp') or 0)} the "
+        "wrong way (twice, multiplied instead of divided, or past the KV head count)."
     )
 
 
-def _dtype_bytes(facts: Facts) -> str | None:
+def gpus_missing_ratios(facts: Facts) -> list[float]:
+    k, gpus = facts.exponent("gpus"), facts.number("gpus")
+    return [gpus ** (-k)] if k and gpus and gpus > 1 else []
+
+
+def _gpus_missing(facts: Facts, found: float) -> str:
+    gpus = format_number(facts.number("gpus") or 0)
+    return f"You left out the GPU count: the answer is for all {gpus} GPUs, not one."
+
+
+# The bytes per value a learner may take for a precision.
+GUESSED_BYTES = (2.0, 1.0, 4.0, 0.5)
+
+
+def _dtype_pairs(facts: Facts) -> list[tuple[float, float]]:
+    """(bytes guessed, ratio it gives) for each wrong guess."""
     d, size = facts.exponent("dtype_bytes"), facts.bytes_per_value()
     if not d or not size:
-        return None
-    for wrong in (2.0, 1.0, 4.0, 0.5):
-        if wrong != size and facts.near((wrong / size) ** d):
-            dtype = facts.context.get("dtype")
-            named = f"{dtype} takes" if isinstance(dtype, str) and dtype else "the precision takes"
-            return (
-                f"You used {plural(wrong, 'byte', format_number(wrong))} per value; "
-                f"{named} {format_number(size)}."
-            )
-    return None
+        return []
+    return [(wrong, (wrong / size) ** d) for wrong in GUESSED_BYTES if wrong != size]
 
 
-def _factor_1000(facts: Facts) -> str | None:
-    found = _first_near(facts, (1e3, 1e-3, 1e6, 1e-6))
-    if found is None:
-        return None
+def dtype_bytes_ratios(facts: Facts) -> list[float]:
+    return [ratio for _, ratio in _dtype_pairs(facts)]
+
+
+def _dtype_bytes(facts: Facts, found: float) -> str:
+    wrong = next(w for w, ratio in _dtype_pairs(facts) if ratio == found)
+    dtype = facts.context.get("dtype")
+    named = f"{dtype} takes" if isinstance(dtype, str) and dtype else "the precision takes"
+    size = facts.bytes_per_value() or 0
+    return (
+        f"You used {plural(wrong, 'byte', format_number(wrong))} per value; "
+        f"{named} {format_number(size)}."
+    )
+
+
+def _factor_1000_ratios(facts: Facts) -> list[float]:
+    return [1e3, 1e-3, 1e6, 1e-6]
+
+
+def _factor_1000(facts: Facts, found: float) -> str:
     return f"Your answer is {_times(found)}: check the prefixes (k, M, G; ms against s)."
 
 
-def _factor_1024(facts: Facts) -> str | None:
-    found = _first_near(facts, (1024.0, 1 / 1024))
-    if found is None:
-        return None
+def factor_1024_ratios(facts: Facts) -> list[float]:
+    return [1024.0, 1 / 1024]
+
+
+def _factor_1024(facts: Facts, found: float) -> str:
     return f"Your answer is {_times(found)}: one binary prefix step (KiB, MiB, GiB) is off."
 
 
-def _near_miss(facts: Facts) -> str | None:
+def small_count(value: float) -> bool:
+    """A whole number under SMALL_COUNT (GPUs, replicas, layers): no digits to keep."""
+    return value < SMALL_COUNT and value == round(value)
+
+
+def _near_miss_ratios(facts: Facts) -> list[float]:
     off = abs(facts.ratio - 1)
-    if off > NEAR_MISS:
-        return None
+    if off > NEAR_MISS or small_count(facts.truth):
+        return []
+    return [facts.ratio]
+
+
+def _near_miss(facts: Facts, found: float) -> str:
     return (
-        f"Your answer is {format_number(off * 100, 2)}% off, outside the "
+        f"Your answer is {format_number(abs(found - 1) * 100, 2)}% off, outside the "
         f"{format_number(facts.variant.rel_tolerance * 100, 2)}% tolerance: keep more digits "
         "until the last step."
     )
@@ -439,18 +507,20 @@ RULES: list[Rule] = [
     _prefix_ratio_rule("mb_vs_mib", 2),
     _prefix_ratio_rule("gb_vs_gib", 3),
     _prefix_ratio_rule("tb_vs_tib", 4),
-    Rule("kv_factor_2", _kv_factor_2),
-    Rule("mla_factor_2", _mla_factor_2),
-    Rule("attention_heads", _attention_heads),
-    Rule("tp_missing", _tp_missing),
-    Rule("tp_wrong", _tp_wrong),
-    Rule("dtype_bytes", _dtype_bytes),
+    Rule("kv_factor_2", kv_factor_2_ratios, lambda facts, _: SENTENCES["kv_factor_2"]),
+    Rule("mla_factor_2", mla_factor_2_ratios, lambda facts, _: SENTENCES["mla_factor_2"]),
+    Rule("attention_heads", attention_heads_ratios, _attention_heads),
+    Rule("tp_missing", tp_missing_ratios, _tp_missing),
+    Rule("tp_wrong", tp_wrong_ratios, _tp_wrong),
+    Rule("gpus_missing", gpus_missing_ratios, _gpus_missing),
+    Rule("dtype_bytes", dtype_bytes_ratios, _dtype_bytes),
     # After the context rules: a ratio of 8 is more often 64 heads / 8 KV heads or TP 8.
-    Rule("bits_vs_bytes", _bits_vs_bytes),
-    Rule("factor_1000", _factor_1000),
-    Rule("factor_1024", _factor_1024),
-    Rule("near_miss", _near_miss),
+    Rule("bits_vs_bytes", bits_vs_bytes_ratios, _bits_vs_bytes),
+    Rule("factor_1000", _factor_1000_ratios, _factor_1000),
+    Rule("factor_1024", factor_1024_ratios, _factor_1024),
+    Rule("near_miss", _near_miss_ratios, _near_miss),
 ]
+RULE_BY_CODE = {rule.code: rule for rule in RULES}
 
 
 # --- the answer's own unit: slips where the number is right and the unit a trap -------------
@@ -568,7 +638,7 @@ def diagnose(variant: Variant, answer: TypedAnswer) -> Diagnosis | None:
     if alternative is not None:
         return alternative
     if slip is not None:
-        heads = _attention_heads(facts)
+        heads = RULE_BY_CODE["attention_heads"].match(facts)
         return slip if heads is None else Diagnosis("attention_heads", heads)
     for rule in RULES:
         if rule.needs_precision and not facts.precise:

@@ -8,11 +8,13 @@ answer scales with KV bytes per token and TP when no catalog default describes i
 from __future__ import annotations
 
 import math
+from functools import lru_cache
+from typing import Any
 
 import sympy
 
 from kvdrill.engine.capacity.catalog import get_dtype
-from kvdrill.engine.capacity.formulas import FORMULAS, evaluate, inputs_from, solve_for
+from kvdrill.engine.capacity.formulas import SYMBOLS, evaluate, inputs_from, solve_for
 from kvdrill.engine.capacity.units import format_number
 from kvdrill.engine.problems.display import Draw, display_unit, show
 from kvdrill.engine.problems.drawing import evaluate_custom, solve_custom, solve_or_nan
@@ -28,16 +30,23 @@ def _alternatives(problem: Problem, draw: Draw) -> tuple[dict[str, float], dict[
     """Mistake code -> the answer that mistake gives (in the asked unit), for the checker, and
     the sentences of codes the checker does not know by itself.
 
-    Only for a catalog formula asked forwards, and only for inputs the learner had to derive or
-    read: a pool computed without subtracting the weights or without the utilization, an MoE's
-    weights counted from its active parameters, 4-bit weights without their scales, and a size
-    given in GiB read as GB (or the other way round).
+    A whole count rounded up by the formula, rounded down instead; and, for a formula asked
+    forwards, the inputs the learner had to derive or read: a pool computed without subtracting
+    the weights or without the utilization, an MoE's weights counted from its active
+    parameters, 4-bit weights without their scales, and a size the prompt shows in GiB read as
+    GB (or the other way round). Every value that differs from the answer is kept, also one
+    inside the tolerance: the generator then checks that variant exactly (or draws again).
     """
-    if problem.solving or problem.custom is not None:
-        return {}, {}
-    expr = catalog_expr(draw.formula)
+    found: dict[str, float] = {}
+    factor = unit_factor(problem.unit)
+    rounded_down = _rounded_down(problem, draw)
+    if rounded_down is not None:
+        found["rounded_down"] = rounded_down / factor
+    if problem.solving:
+        return found, {}
+    expr = problem.custom.expr if problem.custom else catalog_expr(draw.formula)
     chain = expr_names(expr) | {name for name, _ in earlier_steps(problem, draw, expr)}
-    chain |= {FORMULAS[draw.formula].output}
+    chain |= {problem.output}
     values = draw.values
     changes: dict[str, dict[str, float]] = {}
     sentences: dict[str, str] = {}
@@ -56,7 +65,7 @@ def _alternatives(problem: Problem, draw: Draw) -> tuple[dict[str, float], dict[
         and values.get("active_params", 0) < values.get("model_params", 0)
     ):
         changes["active_vs_total"] = {"model_params": values["active_params"]}
-    if "active_vs_total" in changes and FORMULAS[draw.formula].output == "weight_bytes":
+    if "active_vs_total" in changes and problem.output == "weight_bytes":
         sentences["active_vs_total"] = (
             f"Memory holds every expert: count all {format_number(values['model_params'] / 1e9, 3)}"
             f" B parameters, not the {format_number(values['active_params'] / 1e9, 3)} B active "
@@ -64,7 +73,9 @@ def _alternatives(problem: Problem, draw: Draw) -> tuple[dict[str, float], dict[
         )
     if weights_derived and values.get("scale_bits", 0) > 0 and "scale_bits" not in draw.overrides:
         changes["scales_missing"] = {"scale_bits": 0.0}
-    for name in sorted(chain & set(draw.overrides)):
+    for name in sorted(chain & (set(draw.overrides) | shown_names(problem, draw))):
+        if name == problem.output or name not in values:
+            continue
         shown = display_unit(problem, draw, name, values[name])
         if shown in _GB_SIBLINGS:
             misread = _GB_SIBLINGS[shown]
@@ -75,16 +86,68 @@ def _alternatives(problem: Problem, draw: Draw) -> tuple[dict[str, float], dict[
             sentences[code] = (
                 f"You read {show(problem, draw, name)} as {misread}: 1 GiB = 2³⁰ B = 1.074 GB."
             )
-    found: dict[str, float] = {}
-    factor = unit_factor(problem.unit)
     for code, change in changes.items():
-        redone = inputs_from(
-            draw.model, draw.gpu, draw.dtype, draw.kv_dtype, draw.tp, {**draw.overrides, **change}
-        )
-        wrong = solve_or_nan(lambda v=redone: evaluate(draw.formula, v))
-        if math.isfinite(wrong) and wrong > 0 and abs(wrong / draw.answer - 1) > problem.tolerance:
+        wrong = _recomputed(problem, draw, change)
+        if math.isfinite(wrong) and wrong > 0 and abs(wrong / draw.answer - 1) > 1e-9:
             found[code] = wrong / factor
     return found, {code: sentences[code] for code in found if code in sentences}
+
+
+def _recomputed(problem: Problem, draw: Draw, change: dict[str, float]) -> float:
+    """The answer with some inputs changed, derived quantities worked out again."""
+    redone = inputs_from(
+        draw.model, draw.gpu, draw.dtype, draw.kv_dtype, draw.tp, {**draw.overrides, **change}
+    )
+    if problem.custom is None:
+        return solve_or_nan(lambda: evaluate(draw.formula, redone))
+    declared = {k: v for k, v in draw.values.items() if k not in SYMBOLS}
+    return evaluate_custom(problem, {**redone, **declared, **change})
+
+
+def shown_names(problem: Problem, draw: Draw) -> set[str]:
+    """The quantities the prompt prints: its placeholders, or every input for a default prompt."""
+    if problem.prompt.strip():
+        return {name for name, _ in problem.placeholders}
+    expr = problem.custom.expr if problem.custom else catalog_expr(draw.formula)
+    listed = {*draw.picks, *problem.given, *expr_names(expr)}  # as the default prompt lists them
+    if problem.solving:
+        listed.add(problem.output)
+    return listed - {problem.ask}
+
+
+def _whole_by_ceiling(expr: sympy.Expr) -> bool:
+    """The answer is a count the formula rounds up: ceil(...), perhaps plus a constant."""
+    if expr.func == sympy.ceiling:
+        return True
+    terms = expr.args if expr.is_Add else ()
+    return any(t.func == sympy.ceiling for t in terms) and all(
+        t.is_number or t.func == sympy.ceiling for t in terms
+    )
+
+
+@lru_cache(maxsize=256)
+def _floored(expr: sympy.Expr) -> tuple[tuple[str, ...], Any]:
+    """The expression rounded down where it rounds up, compiled; the names of its arguments."""
+    floored = expr.replace(sympy.ceiling, sympy.floor)
+    symbols = sorted(floored.free_symbols, key=lambda s: s.name)
+    return tuple(s.name for s in symbols), sympy.lambdify(symbols, floored, modules="math")
+
+
+def _rounded_down(problem: Problem, draw: Draw) -> float | None:
+    """A count rounded up by the formula, worked out rounding down instead (None if the same)."""
+    if problem.solving:
+        return None
+    expr = problem.custom.expr if problem.custom else catalog_expr(draw.formula)
+    if not _whole_by_ceiling(expr):
+        return None
+    names, floored = _floored(expr)
+    try:
+        wrong = float(floored(*(draw.values[n] for n in names)))
+    except (KeyError, ZeroDivisionError, OverflowError, ValueError):
+        return None
+    if expr.is_Add and not 0 < wrong < draw.answer:
+        wrong = draw.answer - 1  # the ceiling is exact here: one short is what the + 1 forgot
+    return wrong if 0 < wrong < draw.answer else None
 
 
 # A size shown in one of these may be read in the other: unit shown -> unit misread.
@@ -92,11 +155,11 @@ _GB_SIBLINGS = {"GiB": "GB", "GB": "GiB"}
 
 
 # Inputs whose scaling the checker's ratio rules use: checker name -> symbol.
-_SCALING_INPUTS = {"kv": "kv_bytes_per_token", "tp": "tp"}
+_SCALING_INPUTS = {"kv": "kv_bytes_per_token", "tp": "tp", "gpus": "gpus"}
 
 
 def _measured_exponents(problem: Problem, draw: Draw) -> dict[str, float]:
-    """answer ~ input**e for KV bytes per token and TP, measured by doubling each input."""
+    """answer ~ input**e for KV bytes per token, TP and GPUs, measured by doubling each."""
     exponents: dict[str, float] = {}
     inputs = problem.custom.inputs if problem.custom else expr_names(catalog_expr(draw.formula))
     for key, symbol in _SCALING_INPUTS.items():
@@ -139,9 +202,17 @@ def checker_context(
         "dtype_bytes": get_dtype(dtype).bytes,
         "mla": draw.model is not None and draw.model.attention_kind == "mla",
     }
-    for name in ("heads", "kv_heads", "tp"):
+    for name in ("heads", "kv_heads", "tp", "gpus"):
         if name in values:
             context[name] = values[name]
+    # A prompt that states the KV bytes per token leaves no K-and-V or head-count slip to make.
+    shown = shown_names(problem, draw)
+    context["kv_stated"] = "kv_bytes_per_token" in shown or "kv_bytes_per_token" in draw.overrides
+    # Attention heads can be mistaken for KV heads only by a learner who has the head count: a
+    # prompt that gives the KV heads and not the attention heads leaves none to misuse.
+    context["heads_possible"] = not context["kv_stated"] and (
+        "heads" in shown or "kv_heads" not in shown
+    )
     expr = problem.custom.expr if problem.custom else catalog_expr(draw.formula)
     if not problem.solving and expr.func == sympy.floor:
         context["whole_count"] = True  # requests or sessions that fit: never round up

@@ -38,6 +38,7 @@ from kvdrill.engine.problems.drawing import (
     mixed_seed,
     refused_by_vllm,
 )
+from kvdrill.engine.problems.exactness import INDISTINGUISHABLE, refusing_known_mistakes
 from kvdrill.engine.problems.placeholders import fill_placeholders
 from kvdrill.engine.problems.quantities import unit_factor
 from kvdrill.engine.problems.templates import (
@@ -97,7 +98,10 @@ def draw_variant(problem: Problem, template_id: str, seed: int) -> Variant:
         compute_answer(problem, draw)
         broken = broken_constraint(problem, draw)
         if broken is None:
-            return _variant(problem, template_id, seed, draw)
+            variant = refusing_known_mistakes(_variant(problem, template_id, seed, draw))
+            if variant is not None:
+                return variant
+            broken = INDISTINGUISHABLE
         failed[broken] = failed.get(broken, 0) + 1
     worst = max(failed, key=failed.__getitem__)
     raise UserError(
