@@ -70,7 +70,12 @@ _BAD_PREV_STATE = (
 )
 _STATES = (
     "SELECT profile_id, card_id, repetitions, easiness_milli, interval_days, reviews, "
-    "julianday(due_day) - julianday(date(last_review_at)), fsrs IS NOT NULL FROM card_states"
+    "julianday(due_day) - julianday(date(last_review_at)), fsrs IS NOT NULL FROM card_states "
+    # A schedule brought from another tool (an Anki history) follows that tool's rules, not
+    # kvdrill's: its bounds are not kvdrill's to check.
+    "WHERE NOT EXISTS (SELECT 1 FROM review_log WHERE review_log.imported_id IS NOT NULL "
+    "AND review_log.profile_id = card_states.profile_id "
+    "AND review_log.card_id = card_states.card_id)"
 )
 
 # The tables kvdrill derives from the packs and the learners' rows: their strays may go.
