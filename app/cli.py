@@ -13,6 +13,7 @@ from typing import NoReturn
 from kvdrill.app.commands import COMMAND_MODULES
 from kvdrill.app.error_line import error_line
 from kvdrill.app.services import environment
+from kvdrill.engine.capacity.units import shorten
 from kvdrill.engine.errors import UserError, did_you_mean
 
 _INVALID_CHOICE = re.compile(r"argument (\S+): invalid choice: '([^']*)' \(choose from (.*)\)$")
@@ -144,6 +145,11 @@ def main(argv: list[str] | None = None) -> int:
         # Output piped into `head` and the like: stop quietly, as other Unix tools do.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as exc:
+        # A path the system refuses where no command words it (a name too long, say): one line.
+        where = f"{shorten(str(exc.filename), 80)}: " if exc.filename else ""
+        print(f"kvdrill: {error_line(where + (exc.strerror or str(exc)))}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ from kvdrill.engine.study.stats_report import (
     may_share_cards,
     streak,
 )
+from kvdrill.store.guard import check_on_open
 from kvdrill.store.location import HEAD_REVISION, sqlite_file
 from kvdrill.store.queries_sql import stored_day, stored_json
 from kvdrill.store.stats_rows import (
@@ -200,6 +201,9 @@ def read_report(
         return None  # a path the store reports in one clear line
     connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=5)
     try:
+        # The store's open checks the file; a read that bypasses the store checks it too, or a
+        # damaged file would be reported from whatever its readable pages hold.
+        check_on_open(connection, path)
         revision = connection.execute("SELECT version_num FROM alembic_version").fetchone()
         if revision is None or revision[0] != HEAD_REVISION:
             return None  # the store migrates it first

@@ -272,6 +272,21 @@ def test_a_damaged_page_is_refused_before_anything_is_written(studied, tmp_path:
     assert digest(db) == before
 
 
+@pytest.mark.parametrize("table", ["card_states", "topic_states", "ix_card_states_due"])
+@pytest.mark.parametrize("options", [["stats", "--json"], ["stats"]])
+def test_stats_on_a_damaged_page_is_one_line_and_exit_1(
+    studied, tmp_path: Path, table: str, options: list[str]
+) -> None:
+    db = studied(tmp_path / "damaged")
+    page = page_of(db, table)
+    with db.open("r+b") as handle:
+        handle.seek((page - 1) * 4096 + 8)
+        handle.write(bytes(range(256)) * 15)
+    done = kvdrill(db, *options)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert_one_line(done.stderr, " is damaged (")
+
+
 def test_a_truncated_database_is_refused_before_anything_is_written(
     studied, tmp_path: Path
 ) -> None:

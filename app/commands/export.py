@@ -38,6 +38,8 @@ def run(args: argparse.Namespace) -> int:
     from kvdrill.engine.errors import UserError, printable
     from kvdrill.engine.wording import plural
 
+    if not args.target.strip():
+        raise UserError("an empty path was given (an unset shell variable?); nothing written")
     target = Path(args.target)
     if args.format == "apkg":
         result = export_apkg(

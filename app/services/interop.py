@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import shutil
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -265,6 +266,8 @@ def export_apkg(
 
     if not output.parent.is_dir():
         raise UserError(f"cannot write {output}: no directory {output.parent}")
+    if output.exists() and not output.is_file():  # a device or a pipe is never replaced
+        raise UserError(f"{output} is not a regular file: export writes a file of its own")
     now = environment.now()
     database = _open(db)
     try:
@@ -340,9 +343,15 @@ def _table_bytes(rows: list[dict[str, Any]], columns: tuple[str, ...], fmt: str)
     return buffer.getvalue().encode("utf-8")
 
 
+def _missing_folders(directory: Path) -> list[Path]:
+    """The folders of ``directory`` that do not exist yet, outermost first."""
+    missing = [folder for folder in (directory, *directory.parents) if not folder.exists()]
+    return missing[-1:]  # removing the outermost removes the rest
+
+
 def export_data(db: str | None, profile: str, fmt: str, directory: Path) -> DataResult:
     """cards, schedules and reviews of ``profile`` as three files in ``directory``."""
-    from kvdrill.app.services.pack_files import write_atomically
+    from kvdrill.app.services import pack_files
     from kvdrill.store.export_rows import (
         CARD_COLUMNS,
         REVIEW_COLUMNS,
@@ -368,11 +377,14 @@ def export_data(db: str | None, profile: str, fmt: str, directory: Path) -> Data
         directory / f"{name}.{fmt}": _table_bytes(rows, columns, fmt)
         for name, (rows, columns) in tables.items()
     }
+    created = _missing_folders(directory)
     try:
         directory.mkdir(parents=True, exist_ok=True)
         for path, data in contents.items():
-            write_atomically(path, data)
+            pack_files.write_atomically(path, data)
     except OSError as exc:
+        for folder in created:  # what this export made goes with it: no half-written folder
+            shutil.rmtree(folder, ignore_errors=True)
         raise UserError(f"cannot write to {directory}: {exc.strerror or exc}") from None
     return DataResult(
         files=list(contents),

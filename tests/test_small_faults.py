@@ -1,0 +1,81 @@
+"""Small faults a user can cause on the command line: each one clear line, exit 1, nothing
+written where it should not be (issue 28's smaller ones)."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from kvdrill.app.cli import main
+
+LONG = "x" * 100_000
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["check", LONG],
+        ["import", LONG],
+        ["export", "--format", "json", LONG],
+        ["export", "--format", "apkg", LONG],
+        ["backup", LONG],
+        ["restore", LONG],
+    ],
+)
+def test_a_path_too_long_for_the_file_system_is_one_line(
+    capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    code, out, err = run(capsys, *argv)
+    assert code == 1 and out == ""
+    assert err.startswith("kvdrill: ") and err.count("\n") == 1 and len(err) < 400, err[:300]
+    assert "too long" in err
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv", "apkg"])
+def test_an_empty_export_path_writes_nothing_here(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch, fmt: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "export", "--format", fmt, "")
+    assert code == 1 and out == "" and "an empty path was given" in err
+    assert list(tmp_path.iterdir()) == [] or {p.name for p in tmp_path.iterdir()} == {"data"}
+
+
+def test_export_refuses_to_replace_what_is_not_a_regular_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    fifo = tmp_path / "pipe.apkg"
+    os.mkfifo(fifo)
+    code, out, err = run(capsys, "export", "--format", "apkg", str(fifo))
+    assert code == 1 and out == "" and "not a regular file" in err
+    assert stat.S_ISFIFO(fifo.stat().st_mode)  # still the pipe it was
+
+
+def test_a_data_export_that_fails_leaves_no_half_written_folder(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch
+) -> None:
+    import kvdrill.app.services.pack_files as pack_files
+
+    written = []
+
+    def full_disk(path, data):
+        if written:
+            raise OSError(28, "No space left on device")
+        written.append(path)
+        Path(path).write_bytes(data)
+
+    assert main(["settings", "new_per_day", "20"]) == 0  # a learner to export
+    monkeypatch.setattr(pack_files, "write_atomically", full_disk)
+    target = tmp_path / "out" / "mine"
+    code, out, err = run(capsys, "export", "--format", "csv", str(target))
+    assert code == 1 and "No space left on device" in err
+    assert not target.exists() and not (tmp_path / "out").exists()
