@@ -9,6 +9,7 @@ never at import time, so ``kvdrill --help`` and the TUI start stay fast.
 COMMAND_MODULES = (
     "drill",
     "due",
+    "cards",
     "flag",
     "check",
     "import_",

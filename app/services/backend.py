@@ -146,16 +146,28 @@ class Services:
 
     def flag(self, reference: str, colour: str | None) -> str:
         """Flag the card ``pack/card`` with ``colour`` (None: no flag); its title."""
-        from kvdrill.store import reviews
-        from kvdrill.store.db import begin_write
-        from kvdrill.store.profiles import get_or_create_profile
+        return self.act_on_card(reference, "flag", colour)
 
-        with self.database.session() as session:
-            begin_write(session)
-            profile = get_or_create_profile(session, self.profile, environment.now())
-            card = reviews.find_card(session, reference)
-            reviews.set_flag(session, profile.id, card.id, colour)
-            return card.title
+    def act_on_card(self, reference: str, action: str, colour: str | None = None) -> str:
+        """Suspend, unsuspend, bury, forget or flag the card ``pack/card``; its title
+        (app/services/browser.py)."""
+        from kvdrill.app.services.browser import act_on_card
+
+        return act_on_card(
+            self.database, self.profile, environment.now(), reference, action, colour
+        )
+
+    def list_cards(self, **filters: Any) -> Any:
+        """The study day and the browser's cards (app/services/browser.py ``list_cards``)."""
+        from kvdrill.app.services.browser import list_cards
+
+        return list_cards(self.database, self.profile, environment.now(), **filters)
+
+    def show_card(self, reference: str) -> Any:
+        """The study day and the ``CardPage`` of the card ``pack/card``."""
+        from kvdrill.app.services.browser import show_card
+
+        return show_card(self.database, self.profile, environment.now(), reference)
 
     def unsuspend(self, reference: str) -> str:
         """Bring the card ``pack/card`` back into the drills; its title."""

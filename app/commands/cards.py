@@ -1,0 +1,211 @@
+"""``kvdrill cards``: the card browser on the command line. A list of cards (pack/card, title,
+state, due day) narrowed by text, pack, tag and state and sorted; or one card's page with its
+schedule and whole history; and the actions on a card."""
+
+from __future__ import annotations
+
+import argparse
+import textwrap
+from typing import TYPE_CHECKING, Any
+
+from kvdrill.engine.errors import UserError
+
+if TYPE_CHECKING:
+    from datetime import date
+
+    from kvdrill.engine.study.browse import CardPage
+
+WIDTH = 80
+
+
+def _checked(check_name: str):
+    def parse(text: str) -> str:
+        from kvdrill.engine.study import browse
+
+        try:
+            return getattr(browse, check_name)(text)
+        except UserError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    return parse
+
+
+def register(subparsers) -> None:
+    from kvdrill.engine.study.browse import SORT_KEYS, STATES
+
+    parser = subparsers.add_parser(
+        "cards",
+        help="find cards, see one card's history, suspend/bury/flag/forget it",
+        description=(
+            "Without PACK/CARD: list the cards that match, one line each (card, title, "
+            "state, due day). With PACK/CARD: that card's schedule, whole review history, "
+            "mistakes and your note; with an action, do it to the card. States: "
+            + ", ".join(STATES)
+            + ". Sort keys: "
+            + ", ".join(SORT_KEYS)
+            + "."
+        ),
+    )
+    parser.add_argument("card", nargs="?", metavar="PACK/CARD", help="one card, as pack/card")
+    parser.add_argument(
+        "--search", metavar="TEXT", help="text in the title, prompt, answer or note"
+    )
+    parser.add_argument("--pack", metavar="P", help="only cards of the pack with this id")
+    parser.add_argument("--tag", metavar="T", help="only cards with this tag")
+    parser.add_argument(
+        "--state", metavar="S", type=_checked("check_state"), help="only cards in this state"
+    )
+    parser.add_argument(
+        "--sort", metavar="KEY", type=_checked("check_sort"), help="order by this key"
+    )
+    parser.add_argument("--json", action="store_true", help="print the list or the card as JSON")
+    actions = parser.add_mutually_exclusive_group()
+    for action, meaning in (
+        ("suspend", "take the card out of every drill"),
+        ("unsuspend", "bring a suspended card back"),
+        ("bury", "hide the card until tomorrow"),
+        ("forget", "make the card new again (its history is kept)"),
+    ):
+        actions.add_argument(f"--{action}", action="store_true", help=meaning)
+    actions.add_argument("--flag", metavar="COLOUR", help="flag the card (none: take it off)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from kvdrill.app.plain import literal
+    from kvdrill.app.services.backend import Services
+
+    action = next(
+        (name for name in ("suspend", "unsuspend", "bury", "forget") if getattr(args, name)), None
+    )
+    colour = None
+    if args.flag is not None:
+        from kvdrill.engine.study.flags import flag_colour
+
+        action, colour = "flag", flag_colour(args.flag)
+    narrowing = [name for name in ("search", "pack", "tag", "state", "sort") if getattr(args, name)]
+    if args.card is None and action is not None:
+        raise UserError(f"--{action} needs a card: kvdrill cards PACK/CARD --{action}")
+    if args.card is not None and narrowing:
+        raise UserError(f"--{narrowing[0]} narrows a list: give it without PACK/CARD")
+    services = Services(args.db, args.profile, bundled=False)
+    try:
+        if action is not None:
+            title = services.act_on_card(args.card, action, colour)
+            done = {
+                "suspend": "Suspended",
+                "unsuspend": "Unsuspended",
+                "bury": "Buried until tomorrow",
+                "forget": "New again (its history kept)",
+                "flag": f"Flagged {colour}" if colour else "Flag removed",
+            }[action]
+            print(f"{done}: {args.card} ({literal(title)})")
+            return 0
+        if args.card is not None:
+            today, page = services.show_card(args.card)
+            print(_page_json(page, today) if args.json else "\n".join(page_lines(page, today)))
+            return 0
+        today, cards = services.list_cards(
+            pack=args.pack, tag=args.tag, search=args.search, state=args.state, sort=args.sort
+        )
+    finally:
+        services.close()
+    if args.json:
+        import json
+
+        print(json.dumps([_card_json(card, today) for card in cards], indent=2))
+    elif not cards:
+        print("No card matches.")
+    else:
+        from kvdrill.engine.study.browse import listing
+
+        print("\n".join(listing(cards, today, WIDTH)))
+        print(f"{len(cards)} card{'s' if len(cards) != 1 else ''}")
+    return 0
+
+
+def _card_json(card: Any, today: date) -> dict[str, Any]:
+    return {
+        "card": card.reference,
+        "title": card.title,
+        "kind": card.kind,
+        "state": card.main_state(today),
+        "states": sorted(card.states(today)),
+        "flag": card.flag,
+        "due_day": card.due_day.isoformat() if card.due_day and card.reviews else None,
+        "reviews": card.reviews,
+        "lapses": card.lapses,
+        "easiness": card.easiness_milli / 1000,
+        "last_review_at": card.last_review_at.isoformat() if card.last_review_at else None,
+    }
+
+
+def _page_json(page: CardPage, today: date) -> str:
+    import json
+
+    return json.dumps(
+        _card_json(page.card, today)
+        | {
+            "interval_days": page.interval_days,
+            "prompt": page.prompt,
+            "note": page.note,
+            "mistakes": page.mistakes,
+            "history": [
+                {
+                    "reviewed_at": entry.reviewed_at.isoformat(),
+                    "grade": entry.quality,
+                    "seconds": entry.seconds,
+                    "graded_by": entry.graded_by,
+                    "typed_answer": entry.typed_answer,
+                    "expected": entry.expected,
+                    "diagnosis": entry.diagnosis,
+                    "mistake": entry.mistake,
+                }
+                for entry in page.history
+            ],
+        },
+        indent=2,
+    )
+
+
+def page_lines(page: CardPage, today: date) -> list[str]:
+    """A card's page in lines of at most 80 columns."""
+    from kvdrill.app.plain import literal
+    from kvdrill.engine.study.browse import state_text
+
+    card = page.card
+
+    def wrapped(text: str, indent: str = "") -> list[str]:
+        return textwrap.wrap(
+            literal(text), WIDTH, initial_indent=indent, subsequent_indent=indent or "  "
+        ) or [indent.rstrip()]
+
+    due = card.due_day.isoformat() if card.due_day and card.reviews else "-"
+    facts = (
+        f"{card.kind} · {state_text(card, today)} · due {due} · interval "
+        f"{page.interval_days} d · ease {card.easiness_milli / 1000:.2f} · "
+        f"{card.reviews} reviews · {card.lapses} lapses"
+    )
+    lines = [*wrapped(f"{card.reference}  {card.title}"), *wrapped(facts)]
+    lines += wrapped(page.prompt.strip().splitlines()[0] if page.prompt.strip() else "", "Prompt: ")
+    lines.append("")
+    lines.append(f"History ({len(page.history)} answers):" if page.history else "Never answered.")
+    for entry in page.history:
+        head = (
+            f"  {entry.reviewed_at:%Y-%m-%d %H:%M}  grade {entry.quality}  "
+            f"{entry.seconds:.1f} s  {'checked' if entry.graded_by == 'auto' else 'self-graded'}"
+        )
+        lines.append(head)
+        if entry.typed_answer is not None:
+            expected = f" (expected {entry.expected})" if entry.expected else ""
+            lines += wrapped(f"typed {entry.typed_answer}{expected}", "    ")
+        if entry.diagnosis:
+            lines += wrapped(entry.diagnosis, "    ")
+    if page.mistakes:
+        lines.append("")
+        lines += wrapped(
+            "Mistakes: " + ", ".join(f"{code} x{times}" for code, times in page.mistakes.items())
+        )
+    lines.append("")
+    lines += wrapped(page.note, "Your note: ") if page.note else ["No note."]
+    return lines

@@ -1,0 +1,90 @@
+"""The card browser's use cases (``kvdrill cards``): list cards by pack, tag, text and state;
+show one card with its whole history; suspend, unsuspend, bury, flag or forget it. Listing
+and showing read only: no profile is created by them."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import TYPE_CHECKING
+
+from kvdrill.engine.errors import UserError
+from kvdrill.engine.study.browse import BrowsedCard, CardPage, browse
+from kvdrill.engine.study.clock import study_day
+
+if TYPE_CHECKING:
+    from kvdrill.store.db import Database
+
+ACTIONS = ("suspend", "unsuspend", "bury", "forget", "flag")
+
+
+def list_cards(
+    database: Database,
+    profile_name: str,
+    now: datetime,
+    *,
+    pack: str | None = None,
+    tag: str | None = None,
+    search: str | None = None,
+    state: str | None = None,
+    sort: str | None = None,
+) -> tuple[date, list[BrowsedCard]]:
+    """The study day and the cards that match, in ``sort`` order (engine/study/browse.py)."""
+    from kvdrill.store.browser import browsed_cards
+    from kvdrill.store.day_queue import check_filters
+    from kvdrill.store.profiles import profile_for_reading
+
+    with database.session() as session:
+        check_filters(session, pack, tag)
+        profile = profile_for_reading(session, profile_name, now)
+        today = study_day(now, profile.rollover_hour)
+        cards = browsed_cards(session, profile.id, pack=pack, tag=tag, search=search)
+    return today, browse(cards, today, state, sort)
+
+
+def show_card(
+    database: Database, profile_name: str, now: datetime, reference: str
+) -> tuple[date, CardPage]:
+    """The study day and the page of the card ``pack/card``."""
+    from kvdrill.store.browser import card_page
+    from kvdrill.store.profiles import profile_for_reading
+    from kvdrill.store.reviews import find_card
+
+    with database.session() as session:
+        profile = profile_for_reading(session, profile_name, now)
+        page = card_page(session, profile.id, find_card(session, reference))
+        return study_day(now, profile.rollover_hour), page
+
+
+def act_on_card(
+    database: Database,
+    profile_name: str,
+    now: datetime,
+    reference: str,
+    action: str,
+    colour: str | None = None,
+) -> str:
+    """Do ``action`` (one of ``ACTIONS``) to the card ``pack/card``; its title. ``forget``
+    makes it new again (suspension kept) while its review log stays; ``bury`` hides it for the
+    rest of today."""
+    from kvdrill.engine.study.schedule import Schedule
+    from kvdrill.store import reviews
+    from kvdrill.store.db import begin_write
+    from kvdrill.store.profiles import get_or_create_profile
+
+    if action not in ACTIONS:
+        raise UserError(f"'{action}' is not a card action: use one of {', '.join(ACTIONS)}")
+    with database.session() as session:
+        begin_write(session)
+        profile = get_or_create_profile(session, profile_name, now)
+        card = reviews.find_card(session, reference)
+        if action in ("suspend", "unsuspend"):
+            reviews.set_suspended(session, profile.id, card.id, suspended=action == "suspend")
+        elif action == "bury":
+            reviews.bury(session, profile.id, card.id, study_day(now, profile.rollover_hour))
+        elif action == "flag":
+            reviews.set_flag(session, profile.id, card.id, colour)
+        else:
+            before = reviews.load_schedule(session, profile.id, card.id)
+            kept = before.suspended if before is not None else False
+            reviews.restore_schedule(session, profile.id, card.id, Schedule(suspended=kept))
+        return card.title
