@@ -14,8 +14,15 @@ from typing import TYPE_CHECKING, Any
 from kvdrill.app.services import environment
 
 if TYPE_CHECKING:  # the UI imports this module on its start path; these load when called
+    from kvdrill.app.services.drill import DrillSession
     from kvdrill.app.services.importing import ImportScan
+    from kvdrill.app.services.mistakes import MistakeSession
     from kvdrill.app.services.overview import Overview
+    from kvdrill.app.services.problems import ProblemTemplate
+    from kvdrill.engine.study.fsrs_fit import Fit
+    from kvdrill.engine.study.settings import ProfileSettings
+    from kvdrill.engine.study.stats_report import GroupReport, StatsReport
+    from kvdrill.store.db import Database
 
 
 class Services:
@@ -25,12 +32,12 @@ class Services:
         self.database_url = database_url
         self.profile = profile
         self.bundled = bundled
-        self._database: Any = None
+        self._database: Database | None = None
         self._bundled_checked = not bundled
         self._lock = threading.Lock()
 
     @property
-    def database(self) -> Any:
+    def database(self) -> Database:
         """The open database. On first launch (no pack at all) the bundled decks go in first."""
         with self._lock:
             if self._database is None:
@@ -82,7 +89,7 @@ class Services:
                 return False
             return self._import_bundled(database)
 
-    def _import_bundled(self, database: Any) -> bool:
+    def _import_bundled(self, database: Database) -> bool:
         from kvdrill.app.services.importing import import_bundled
 
         self._bundled_checked = True
@@ -113,7 +120,7 @@ class Services:
         mistake: str | None = None,
         count: int | None = None,
         flag: str | None = None,
-    ) -> Any:
+    ) -> DrillSession:
         """A ``DrillSession`` (app/services/drill.py) on today's queue; with ``mistake``, a
         session of up to ``count`` variants exercising that mistake code instead
         (app/services/mistakes.py)."""
@@ -196,41 +203,41 @@ class Services:
 
         return load_overview(self.database, self.profile, environment.now())
 
-    def stats_report(self, window_days: int = 30) -> Any:
+    def stats_report(self, window_days: int = 30) -> StatsReport:
         """The ``StatsReport`` of today's study day over the last ``window_days`` days."""
         from kvdrill.app.services.stats import load_report
 
         return load_report(self.database, self.profile, environment.now(), window_days)
 
-    def group_report(self, window_days: int = 30) -> Any:
+    def group_report(self, window_days: int = 30) -> GroupReport:
         """The ``GroupReport``: weak topics across every profile in the database, as counts."""
         from kvdrill.app.services.stats import load_group_report
 
         return load_group_report(self.database, self.profile, environment.now(), window_days)
 
-    def settings(self) -> Any:
+    def settings(self) -> ProfileSettings:
         from kvdrill.app.services.settings import load_settings
 
         return load_settings(self.database, self.profile, environment.now())
 
-    def change_settings(self, **changes: Any) -> Any:
+    def change_settings(self, **changes: Any) -> ProfileSettings:
         from kvdrill.app.services.settings import change_settings
 
         return change_settings(self.database, self.profile, environment.now(), **changes)
 
-    def change_setting_text(self, name: str, text: str) -> Any:
+    def change_setting_text(self, name: str, text: str) -> ProfileSettings:
         """Set setting ``name`` to the value typed as ``text``; the new ``ProfileSettings``."""
         from kvdrill.app.services.settings import change_setting_text
 
         return change_setting_text(self.database, self.profile, environment.now(), name, text)
 
-    def fit_fsrs(self) -> Any:
+    def fit_fsrs(self) -> Fit:
         """FSRS's parameters fitted to the profile's log (app/services/optimize.py); reads only."""
         from kvdrill.app.services.optimize import fit_profile
 
         return fit_profile(self.database, self.profile, environment.now())
 
-    def keep_fsrs_fit(self, fit: Any) -> None:
+    def keep_fsrs_fit(self, fit: Fit) -> None:
         """Keep a fit's parameters for the profile (schedules replayed under FSRS)."""
         from kvdrill.app.services.optimize import keep_fit
 
@@ -248,20 +255,20 @@ class Services:
 
     # --- problems outside a drill --------------------------------------------------------------
 
-    def problem_templates(self) -> Any:
+    def problem_templates(self) -> list[ProblemTemplate]:
         """The ``ProblemTemplate`` list of the profile's packs (app/services/problems.py)."""
         from kvdrill.app.services.problems import list_templates
 
         return list_templates(self.database, self.profile, environment.now())
 
-    def problem_template(self, template_id: str) -> Any:
+    def problem_template(self, template_id: str) -> ProblemTemplate:
         from kvdrill.app.services.problems import find_template
 
         return find_template(self.database, template_id)
 
     # --- practising one mistake ----------------------------------------------------------------
 
-    def mistake_session(self, code: str, count: int | None = None) -> Any:
+    def mistake_session(self, code: str, count: int | None = None) -> MistakeSession:
         """A ``MistakeSession`` of variants exercising the mistake ``code``."""
         from kvdrill.app.services.mistakes import open_mistake_session
 
