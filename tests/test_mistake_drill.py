@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import io
 import sys
+from dataclasses import replace
 from datetime import datetime
 
 import pytest
 from sqlalchemy import select
 
+from kvdrill.app.app_options import AppOptions
 from kvdrill.app.cli import main
 from kvdrill.app.services.mistakes import MistakeSession
 from kvdrill.engine.problems.checker import SENTENCES, expected_text
@@ -214,10 +216,10 @@ async def test_drill_mistake_opens_the_tui_on_that_session(monkeypatch, bundled_
     monkeypatch.setattr(sys, "stdout", Terminal())
     assert main(["--db", bundled_db, "drill", "--mistake", "tp_missing", "--count", "4"]) == 0
     # No fast-start helper: it would read today's first card, not this session's.
-    assert launched == [{"mistake": "tp_missing", "count": 4}]
+    assert launched == [AppOptions(mistake="tp_missing", count=4)]
 
     exercises = peek(bundled_db, "tp_missing", 4)
-    app = create_app(bundled_db, start="drill", options={"bundled": False, **launched[0]})
+    app = create_app(bundled_db, start="drill", options=replace(launched[0], bundled=False))
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
         screen = app.screen

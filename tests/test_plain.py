@@ -7,12 +7,14 @@ import os
 import re
 import subprocess
 import sys
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
 import pytest
 from sqlalchemy import select
 
+from kvdrill.app.app_options import AppOptions
 from kvdrill.app.cli import main
 from kvdrill.app.plain import literal
 from kvdrill.app.plain_text import markdown_to_plain
@@ -279,24 +281,21 @@ def test_drill_without_plain_opens_the_ui_on_the_drill_with_the_options(
     assert main(["--db", db_url, "--profile", "ana", "drill", "--tag", "t", "--new", "3"]) == 0
     assert main([]) == 0
     (drill_args, drill_kwargs), (home_args, home_kwargs) = FakeApp.calls
-    helper = drill_kwargs["options"].pop("first_card", None)  # the UI's fast-start helper
+    helper = drill_kwargs["options"].first_card  # the UI's fast-start helper
     if helper is not None:
         helper.cancel()
+        drill_kwargs["options"] = replace(drill_kwargs["options"], first_card=None)
     assert (drill_args, drill_kwargs) == (
         (db_url, "ana"),
         {
             "start": "drill",
-            "options": {
-                "pack": None,
-                "tag": "t",
-                "lesson": None,
-                "new_limit": 3,
-                "limit": None,
-                "flag": None,
-            },
+            "options": AppOptions(tag="t", new_limit=3),
         },
     )
-    assert (home_args, home_kwargs) == ((None, "default"), {"start": "home", "options": {}})
+    assert (home_args, home_kwargs) == (
+        (None, "default"),
+        {"start": "home", "options": AppOptions()},
+    )
 
 
 def test_without_a_terminal_drill_suggests_plain(monkeypatch, capsys) -> None:

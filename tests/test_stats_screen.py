@@ -74,9 +74,10 @@ async def test_g_shows_the_groups_weak_topics_and_back(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("KVDRILL_NOW", "2026-03-20T12:00:00")
+    from kvdrill.app.app_options import AppOptions
     from kvdrill.app.tui import create_app
 
-    app = create_app(group_db, profile="ana", start="home", options={"bundled": False})
+    app = create_app(group_db, profile="ana", start="home", options=AppOptions(bundled=False))
     async with app.run_test(size=(120, 40)) as pilot:
         await open_stats(pilot)
         screen = app.screen

@@ -623,6 +623,7 @@ def test_a_drill_paints_its_first_card_before_any_heavy_library_loads(
     code = f"""
 import sys
 from kvdrill.app.services.first_card import start
+from kvdrill.app.app_options import AppOptions
 from kvdrill.app.tui import create_app
 from kvdrill.app.tui.screens.drill import DrillScreen
 
@@ -636,7 +637,7 @@ def probe(self, source):
 
 DrillScreen._first_card_painted = probe
 helper = start({drill_db!r}, "default", {{}})
-create_app({drill_db!r}, start="drill", options={{"bundled": False, "first_card": helper}}).run(
+create_app({drill_db!r}, start="drill", options=AppOptions(bundled=False, first_card=helper)).run(
     headless=True
 )
 print(loaded)

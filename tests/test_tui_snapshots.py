@@ -26,7 +26,7 @@ def frozen(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KVDRILL_NOW", NOW)
     monkeypatch.chdir(ROOT)
     start = environment.now()
-    monkeypatch.setattr(drill, "_make_clock", lambda now: lambda: start)
+    monkeypatch.setattr(drill, "make_clock", lambda now: lambda: start)
 
 
 def make_app(db_url: str, **options):

@@ -34,9 +34,10 @@ def import_fixture(db_url: str, folder: str) -> str:
 
 
 def make_app(db_url: str, start: str = "drill", **options):
+    from kvdrill.app.app_options import AppOptions
     from kvdrill.app.tui import create_app
 
-    return create_app(db_url, start=start, options={"bundled": False, **options})
+    return create_app(db_url, start=start, options=AppOptions(bundled=False, **options))
 
 
 async def settle(pilot) -> None:

@@ -7,9 +7,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from kvdrill.engine.errors import UserError
 from kvdrill.engine.study.settings import DEFAULT_NEW_PER_DAY
+
+if TYPE_CHECKING:
+    from kvdrill.app.app_options import AppOptions
 
 
 def _count(text: str, least: int = 0) -> int:
@@ -112,16 +117,19 @@ def run(args) -> int:
         from kvdrill.app.plain import run_plain
 
         return run_plain(args, sys.stdin, sys.stdout)
-    options = {
-        "pack": args.pack,
-        "tag": args.tag,
-        "lesson": args.lesson,
-        "new_limit": args.new,
-        "limit": args.limit,
-        "flag": args.flag,
-    }
+    from kvdrill.app.app_options import AppOptions
+
     if args.mistake is not None:
-        options = {"mistake": args.mistake, "count": args.count}
+        options = AppOptions(mistake=args.mistake, count=args.count)
+    else:
+        options = AppOptions(
+            pack=args.pack,
+            tag=args.tag,
+            lesson=args.lesson,
+            new_limit=args.new,
+            limit=args.limit,
+            flag=args.flag,
+        )
     return launch_tui(args, "drill", options)
 
 
@@ -181,10 +189,12 @@ def manage_suspended(args) -> int:
 
 def run_home(args) -> int:
     """Plain ``kvdrill``: the UI's home screen."""
-    return launch_tui(args, "home", {})
+    from kvdrill.app.app_options import AppOptions
+
+    return launch_tui(args, "home", AppOptions())
 
 
-def launch_tui(args, start: str, options: dict) -> int:
+def launch_tui(args, start: str, options: AppOptions) -> int:
     # textual-serve (``kvdrill serve``) runs the app with its web driver, a browser for terminal.
     from kvdrill.app.services.environment import served_in_a_browser
 
@@ -194,11 +204,12 @@ def launch_tui(args, start: str, options: dict) -> int:
         raise UserError(
             "the full-screen app needs a terminal; for pipes and scripts use `kvdrill drill --plain`"
         )
-    if start == "drill" and not options.get("mistake") and not options.get("flag"):
+    if start == "drill" and not options.mistake and not options.flag:
         # Before Textual is imported: a helper process reads the first card meanwhile.
         from kvdrill.app.services.first_card import start as start_first_card
 
-        options = {**options, "first_card": start_first_card(args.db, args.profile, options)}
+        helper = start_first_card(args.db, args.profile, options.drill_filters())
+        options = replace(options, first_card=helper)
     from kvdrill.app.tui import create_app
 
     create_app(args.db, args.profile, start=start, options=options).run()

@@ -9,18 +9,22 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
+from kvdrill.app.app_options import AppOptions
 from kvdrill.app.services import environment
 from kvdrill.app.services.backend import Services
 from kvdrill.app.tui.messages import ThemeLoaded, ThemeNotSaved
 from kvdrill.app.tui.screens.drill import DrillScreen
 from kvdrill.gc_pause import resume_collector
+
+if TYPE_CHECKING:
+    from kvdrill.app.services.first_card import FirstCard
 
 LIGHT_THEME = "textual-light"
 DARK_THEME = "textual-dark"
@@ -41,22 +45,24 @@ class KvdrillApp(App[None]):
         database_url: str | None = None,
         profile: str = "default",
         start: str = "home",
-        options: dict[str, Any] | None = None,
+        options: AppOptions | None = None,
     ) -> None:
         super().__init__()
-        self.options = dict(options or {})
+        self.options = options or AppOptions()
+        # Taken by the first drill screen (take_first_card); later drills open their own.
+        self.first_card = self.options.first_card
         self.profile = profile
         self.database_url = database_url
         self.start = start
-        self.backend = Services(database_url, profile, bundled=self.options.get("bundled", True))
+        self.backend = Services(database_url, profile, bundled=self.options.bundled)
         # Set by scripts/bench_start.py: once the first card has painted, the app writes the
         # wall clock and its own CPU time to this file, then exits.
         self.first_card_file = environment.first_card_file()
         self.first_card_source: str | None = None
-        self.theme = LIGHT_THEME if self.options.get("theme") == "light" else DARK_THEME
+        self.theme = LIGHT_THEME if self.options.theme == "light" else DARK_THEME
         # The profile's saved theme applies once, when the data first loads, unless the
         # command line chose one or the learner has toggled already.
-        self.theme_settled = "theme" in self.options
+        self.theme_settled = self.options.theme is not None
         self._theme_write_lock = threading.Lock()
         self.start_done = False
 
@@ -99,10 +105,13 @@ class KvdrillApp(App[None]):
 
     def drill_options(self, **narrow: Any) -> dict[str, Any]:
         """The session filters: command-line options, overridden by ``narrow``."""
-        keys = ("pack", "tag", "lesson", "new_limit", "limit", "mistake", "count", "flag")
-        chosen = {key: self.options.get(key) for key in keys}
-        chosen.update(narrow)
-        return chosen
+        return {**self.options.drill_filters(), **narrow}
+
+    def take_first_card(self) -> FirstCard | None:
+        """The fast-start helper, for the first drill screen only (it read today's first card
+        at launch; a later drill opens its session itself)."""
+        first_card, self.first_card = self.first_card, None
+        return first_card
 
     # Actions available from every screen (and from the command palette).
 
@@ -115,7 +124,7 @@ class KvdrillApp(App[None]):
         from kvdrill.app.tui.screens.import_ import ImportScreen
 
         if not isinstance(self.screen, ImportScreen):
-            self.push_screen(ImportScreen(self.options.get("import_path", "")))
+            self.push_screen(ImportScreen(self.options.import_path))
 
     def action_open_stats(self) -> None:
         # Imported here: the stats report loads pydantic, which the first screen does without.
@@ -235,17 +244,13 @@ def create_app(
     database_url: str | None = None,
     profile: str = "default",
     start: str = "home",
-    options: dict[str, Any] | None = None,
+    options: AppOptions | None = None,
 ) -> KvdrillApp:
     """The kvdrill TUI.
 
     ``start`` is ``"home"``, ``"drill"`` (straight into today's session) or ``"import"``.
-    ``options`` may hold ``pack``, ``tag``, ``lesson``, ``new_limit``, ``limit`` (narrow the
-    session), ``mistake`` and ``count`` (a session practising that mistake code instead),
-    ``theme`` (``"light"`` or ``"dark"``), ``import_path`` (prefilled on the import screen),
-    ``answer_seconds`` (the countdown length; default: the profile's setting) and ``bundled``
-    (``False``: do not import the bundled decks on first use; tests use it), ``first_card``
-    (an ``app.services.first_card.FirstCard`` started before Textual was imported: fast start).
+    ``options`` (app/app_options.py): the session's filters, the theme, the import path, the
+    countdown, whether the bundled decks go in on first use, and the fast-start helper.
     """
     if start not in ("home", "drill", "import"):
         raise ValueError(f"unknown start screen {start!r}")

@@ -142,7 +142,7 @@ class DrillScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         # Snapshot tests freeze the countdown; KVDRILL_NOW only moves the wall date.
-        frozen = bool(self.app.options.get("frozen_countdown"))
+        frozen = self.app.options.frozen_countdown
         with Horizontal(id="drill-top"):
             yield Static(Content("Loading today's cards…"), id="drill-where")
             yield Static(Content(""), id="drill-left")
@@ -173,7 +173,7 @@ class DrillScreen(Screen[None]):
         )
         for selector in hidden + ("#drill-context",):
             self.query_one(selector).display = False
-        first_card = self.app.options.pop("first_card", None)
+        first_card = self.app.take_first_card()
         if first_card is not None and first_card.has_answered():
             # Usually so by now: the card goes into the screen's first paint, not a second one.
             early = first_card.read_state()
@@ -208,7 +208,7 @@ class DrillScreen(Screen[None]):
         except Exception as error:  # noqa: BLE001 - shown to the learner, never a traceback
             self.post_message(SessionFailed(error))
             return
-        seconds = self.app.options.get("answer_seconds")
+        seconds = self.app.options.answer_seconds
         if seconds:
             state = dataclasses.replace(state, answer_seconds=int(seconds))
         self.post_message(SessionOpened(session, state))
