@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 import re
 from typing import Any
+from urllib.parse import quote
 
 from bs4 import BeautifulSoup
 from markdown_it import MarkdownIt
@@ -23,6 +24,8 @@ _SOUND_RE = re.compile(r"\[sound:[^\]]*\]")
 _BLANK_LINES_RE = re.compile(r"\n{3,}")
 _BACKTICKS_RE = re.compile(r"`+")
 MAX_TITLE_CHARS = 80
+_LINK_SCHEME_RE = re.compile(r"(?:https?://|mailto:)", re.IGNORECASE)
+_LINK_SAFE = ":/?#[]@!$&'*+,;=%~"
 
 
 class _PackMarkdown(MarkdownConverter):
@@ -39,6 +42,16 @@ class _PackMarkdown(MarkdownConverter):
         longest = max((len(run) for run in _BACKTICKS_RE.findall(text)), default=0)
         fence = "`" * max(3, longest + 1)
         return f"\n\n{fence}\n{text.strip(chr(10))}\n{fence}\n\n"
+
+    def convert_a(self, el: Any, text: str, parent_tags: set[str]) -> str:
+        # Only web and mail links stay links: the card widget and the browser app open them,
+        # and a javascript: or data:text/html target would run. Any other keeps its text.
+        href = (el.get("href") or "").strip()
+        if not _LINK_SCHEME_RE.match(href):
+            return text
+        el["href"] = quote(href, safe=_LINK_SAFE)  # no space or parenthesis ends it early
+        el.attrs.pop("title", None)
+        return str(super().convert_a(el, text, parent_tags))
 
     def convert_img(self, el: Any, text: str, parent_tags: set[str]) -> str:
         # Media files are not carried over; the alt text, if any, is.
