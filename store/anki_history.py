@@ -102,7 +102,8 @@ def _stored(session: Session, profile_id: int | None, pack: str) -> dict[str, _S
         for row in session.scalars(
             select(CardState).where(CardState.profile_id == profile_id, CardState.card_id.in_(ids))
         ):
-            states[row.card_id] = Schedule.from_row(row)
+            if (schedule := Schedule.from_row(row)) is not None:
+                states[row.card_id] = schedule
         for card_id, count in session.execute(
             select(ReviewLog.card_id, func.count())
             .where(
@@ -120,7 +121,8 @@ def _stored(session: Session, profile_id: int | None, pack: str) -> dict[str, _S
                 ReviewLog.imported_id.is_not(None),
             )
         ):
-            imported.setdefault(card_id, set()).add(imported_id)
+            if imported_id is not None:
+                imported.setdefault(card_id, set()).add(imported_id)
     return {
         key: _Stored(
             card_id,

@@ -22,6 +22,7 @@ import zlib
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import zstandard
 
@@ -147,10 +148,10 @@ def _read_tables(connection: sqlite3.Connection, path: str, title: str, media: i
         texts = str(fields if fields is not None else "").split(_FIELD_SEPARATOR)
         for text in texts:
             check_field_size(text, path, 1)
-        note_type = note_types.get(_int(type_id))
+        note_type = note_types.get(_int_or(type_id, _NO_ID))
         names = note_type.fields if note_type else []
-        note_cards = cards.get(_int(note_id), [])
-        deck = decks.get(note_cards[0][0]) if note_cards else None
+        note_cards = cards.get(_int_or(note_id, _NO_ID), [])
+        deck = decks.get(_int_or(note_cards[0][0], _NO_ID)) if note_cards else None
         if deck is not None:
             used[deck] += 1
         notes.append(
@@ -179,13 +180,23 @@ def _read_tables(connection: sqlite3.Connection, path: str, title: str, media: i
     )
 
 
-def _int(value: object, default: int | None = None) -> int | None:
-    """A stored integer; ``default`` for NULL, text that is no integer, or a float."""
+def _int(value: object) -> int | None:
+    """A stored integer; None for NULL, text that is no integer, or a float."""
     if isinstance(value, int) and not isinstance(value, bool):
         return value
     if isinstance(value, str) and value.strip().lstrip("-").isdigit() and len(value) < 20:
         return int(value)
-    return default
+    return None
+
+
+# Looked up where a stored id is missing or no integer: no row has it (Anki's ids are positive).
+_NO_ID = -(1 << 63)
+
+
+def _int_or(value: object, default: int) -> int:
+    """A stored integer, or ``default`` where ``_int`` finds none."""
+    found = _int(value)
+    return default if found is None else found
 
 
 def _object_type(connection: sqlite3.Connection, name: str) -> str | None:
@@ -236,7 +247,12 @@ def _front_fields(question: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(name for name in names if name and name != "FrontSide"))
 
 
-def _ordered(entries: list[tuple[object, object]]) -> list[object]:
+def _dicts(value: object) -> list[dict[str, Any]]:
+    """The objects in a JSON list (nothing, when it is no list)."""
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+def _ordered(entries: list[tuple[object, Any]]) -> list[Any]:
     """Values in the order of their integer ``ord``; an ord that is no integer goes last."""
     indexed = [(_int(order), index, value) for index, (order, value) in enumerate(entries)]
     return [
@@ -252,18 +268,19 @@ def _note_types(connection: sqlite3.Connection) -> dict[int, _NoteType]:
         for type_id, order, name in connection.execute("SELECT ntid, ord, name FROM fields"):
             if (key := _int(type_id)) is not None:
                 fields.setdefault(key, []).append((order, str(name)))
-        kinds = {}
+        kinds: dict[int, bool] = {}
         if _has_table(connection, "notetypes"):
             for type_id, config in connection.execute("SELECT id, config FROM notetypes"):
-                kinds[_int(type_id)] = _proto_varint(config, 1) == 1
+                kinds[_int_or(type_id, _NO_ID)] = _proto_varint(config, 1) == 1
         fronts: dict[int, dict[int, tuple[str, ...]]] = {}
         if _has_table(connection, "templates"):
             for type_id, order, config in connection.execute(
                 "SELECT ntid, ord, config FROM templates"
             ):
                 question = _proto_text(config, 1)
-                if _int(type_id) is not None and _int(order) is not None and question:
-                    fronts.setdefault(_int(type_id), {})[_int(order)] = _front_fields(question)
+                type_key, template = _int(type_id), _int(order)
+                if type_key is not None and template is not None and question:
+                    fronts.setdefault(type_key, {})[template] = _front_fields(question)
         for key, entries in fields.items():
             types[key] = _NoteType(
                 [str(name) for name in _ordered(entries)],
@@ -275,19 +292,14 @@ def _note_types(connection: sqlite3.Connection) -> dict[int, _NoteType]:
         key = _int(type_id)
         if key is None or not isinstance(model, dict):
             continue
-        listed = model.get("flds")
-        listed = [f for f in listed if isinstance(f, dict)] if isinstance(listed, list) else []
+        listed = _dicts(model.get("flds"))
         names = [str(f.get("name", "")) for f in _ordered([(f.get("ord"), f) for f in listed])]
-        templates = model.get("tmpls")
-        templates = (
-            [t for t in templates if isinstance(t, dict)] if isinstance(templates, list) else []
-        )
-        fronts = {
-            _int(t.get("ord")): _front_fields(str(t.get("qfmt") or ""))
-            for t in templates
-            if _int(t.get("ord")) is not None
+        questions = {
+            template: _front_fields(str(t.get("qfmt") or ""))
+            for t in _dicts(model.get("tmpls"))
+            if (template := _int(t.get("ord"))) is not None
         }
-        types[key] = _NoteType(names, model.get("type") == 1, fronts)
+        types[key] = _NoteType(names, model.get("type") == 1, questions)
     return types
 
 
@@ -368,11 +380,11 @@ def _reviews(connection: sqlite3.Connection) -> dict[int, list[AnkiReview]]:
         reviews.setdefault(card_id, []).append(
             AnkiReview(
                 id=review_id,
-                ease=_int(row[2], 0),
-                interval=_int(row[3], 0),
-                factor=_int(row[4], 0),
-                taken_ms=_int(row[5], 0),
-                kind=_int(row[6], 0),
+                ease=_int_or(row[2], 0),
+                interval=_int_or(row[3], 0),
+                factor=_int_or(row[4], 0),
+                taken_ms=_int_or(row[5], 0),
+                kind=_int_or(row[6], 0),
             )
         )
     return reviews
@@ -384,7 +396,7 @@ def _cards(
     """Note id -> (deck id, card) for each of its cards, in template order."""
     reviews = _reviews(connection)
     types_of_notes = {
-        _int(note_id): note_types.get(_int(type_id))
+        _int(note_id): note_types.get(_int_or(type_id, _NO_ID))
         for note_id, type_id in connection.execute("SELECT id, mid FROM notes")
     }
     cards: dict[int, list[tuple[int | None, AnkiCard]]] = {}
@@ -396,17 +408,17 @@ def _cards(
         card_id, note_id, order = _int(row[0]), _int(row[1]), _int(row[3])
         if note_id is None or order is None:
             continue
-        in_filtered = bool(_int(row[11], 0))
+        in_filtered = bool(_int_or(row[11], 0))
         note_type = types_of_notes.get(note_id)
         stability, difficulty = _memory(row[12])
         card = AnkiCard(
             ord=order,
-            type=_int(row[4], 0),
-            queue=_int(row[5], 0),
-            due=_int(row[10] if in_filtered else row[6], 0),
-            interval=_int(row[7], 0),
-            factor=_int(row[8], 0),
-            lapses=_int(row[9], 0),
+            type=_int_or(row[4], 0),
+            queue=_int_or(row[5], 0),
+            due=_int_or(row[10] if in_filtered else row[6], 0),
+            interval=_int_or(row[7], 0),
+            factor=_int_or(row[8], 0),
+            lapses=_int_or(row[9], 0),
             stability=stability,
             difficulty=difficulty,
             reviews=tuple(reviews.get(card_id, ())) if card_id is not None else (),
@@ -449,7 +461,7 @@ def write_anki_package(
     import genanki
 
     class ScheduledPackage(genanki.Package):
-        def write_to_db(self, cursor, timestamp, id_gen):
+        def write_to_db(self, cursor: sqlite3.Cursor, timestamp: float, id_gen: Any) -> None:
             super().write_to_db(cursor, timestamp, id_gen)
             _write_scheduling(cursor, notes, created)
 
@@ -499,15 +511,14 @@ _REVLOG_SQL = (
 )
 
 
-def _write_scheduling(cursor, notes: list[AnkiNote], created: int | None) -> None:
-    scheduled = [note for note in notes if note.scheduling is not None]
+def _write_scheduling(cursor: sqlite3.Cursor, notes: list[AnkiNote], created: int | None) -> None:
+    scheduled = [(note, note.scheduling) for note in notes if note.scheduling is not None]
     if not scheduled:
         return
     if created is not None:
         cursor.execute("UPDATE col SET crt = ?", (created,))
     used: set[int] = set()
-    for note in scheduled:
-        plan = note.scheduling
+    for note, plan in scheduled:
         cursor.execute(
             _REVIEW_CARD_SQL,
             (plan.queue, plan.due, plan.interval, plan.factor, plan.reps, plan.lapses, note.guid),

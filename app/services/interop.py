@@ -204,6 +204,7 @@ class HistoryStep:
                     session, profile.id if profile else None, history, self.replace_history
                 )
             else:
+                assert profile is not None  # created above
                 plan = apply_history(
                     session, profile.id, history, profile.rollover_hour, self.replace_history
                 )
