@@ -340,7 +340,7 @@ def raw_write_transaction(
                         raise UserError(locked_message) from None
                     continue
                 if guard is not None:
-                    guard.translate_raw_error(getattr(exc, "orig", exc))
+                    guard.translate_raw_error(getattr(exc, "orig", exc), connection)
                 raise
             except BaseException:
                 if connection.in_transaction:

@@ -12,6 +12,10 @@ Three guards, installed on the engine by store/db.py's ``open_database`` (``Guar
   or replaced while kvdrill runs would take every later answer with it (the open connection
   keeps writing into the unlinked file). The path's device and inode are compared with those
   seen when it was opened; a mismatch stops the commit, so nothing is confirmed that is lost.
+  The write-ahead log and its index (``-wal``, ``-shm``) are checked the same way: answers
+  committed since the last checkpoint live only in the log, so a log deleted or replaced would
+  lose them at the next crash. The session stops, and the log this connection still holds open
+  is checkpointed into the file first, so every answer confirmed before is kept.
 - **every SQLite error as one line** (``Guard.translate_error``): read-only file or folder, full
   disk, I/O error, damaged pages. The transaction is rolled back by the session; answers
   committed before are kept. "database is locked" is left alone: the callers retry it.
@@ -22,7 +26,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kvdrill.engine.errors import DatabaseUnusable, UserError
 
@@ -31,6 +35,8 @@ if TYPE_CHECKING:  # SQLAlchemy stays unloaded for store/sqlite_import.py, which
     from sqlalchemy.engine import Connection, ExceptionContext
 
 QUICK_CHECK_MAX_BYTES = 16 * 1024 * 1024
+# SQLite's write-ahead log and its shared-memory index, beside the database file.
+LOG_SUFFIXES = {"-wal": "write-ahead log", "-shm": "write-ahead log's index"}
 # Problems quoted from quick_check's report: the first is enough to recognise the damage.
 QUICK_CHECK_ROWS = 5
 
@@ -80,6 +86,8 @@ class Guard:
         self.path = path
         self.where = str(path) if path is not None else engine.url.render_as_string()
         self.seen: tuple[int, int] | None = None
+        # The write-ahead log and its index: suffix -> (device, inode) once seen.
+        self.seen_logs: dict[str, tuple[int, int]] = {}
         if engine is not None:
             from sqlalchemy import event
 
@@ -92,6 +100,7 @@ class Guard:
         if self.path is not None:
             info = os.stat(self.path)
             self.seen = (info.st_dev, info.st_ino)
+            self.log_problem()  # remembers the logs as they are now
         else:
             self.seen = (0, 0)
 
@@ -122,17 +131,55 @@ class Guard:
                 f"the database {self.path} was replaced by another file while kvdrill was "
                 "running; this change was not saved, and nothing more will be"
             )
+        problem = self.log_problem()
+        if problem:
+            _detach_log(raw)
+            raise DatabaseUnusable(problem)
+
+    def log_problem(self) -> str | None:
+        """What happened to the write-ahead log or its index since they were first seen (a
+        log not there yet is remembered once it is); None when nothing did."""
+        if self.path is None or self.seen is None:
+            return None
+        for suffix in LOG_SUFFIXES:
+            log = f"{self.where}{suffix}"
+            try:
+                info = os.stat(log)
+            except FileNotFoundError:
+                info = None
+            except OSError:
+                continue  # unreachable: the database's own check words that
+            seen = self.seen_logs.get(suffix)
+            if info is not None and seen is None:
+                self.seen_logs[suffix] = (info.st_dev, info.st_ino)
+            elif seen is not None and (info is None or (info.st_dev, info.st_ino) != seen):
+                return (
+                    f"{Path(log).name}, the {LOG_SUFFIXES[suffix]} of the database {self.path}, was "
+                    "deleted or replaced while kvdrill was running; this change was not saved, "
+                    "and nothing more will be (every answer confirmed before is kept)"
+                )
+        return None
 
     def translate_error(self, context: ExceptionContext) -> None:
         """Raise a one-line ``DatabaseUnusable`` for a SQLite failure (not for a busy lock)."""
-        self.translate_raw_error(context.original_exception)
+        connection = context.connection
+        raw = connection.connection.dbapi_connection if connection is not None else None
+        self.translate_raw_error(context.original_exception, raw)
 
-    def translate_raw_error(self, original: BaseException) -> None:
-        """``translate_error`` for an error raised by a DB-API connection itself."""
+    def translate_raw_error(
+        self, original: BaseException, raw: sqlite3.Connection | Any = None
+    ) -> None:
+        """``translate_error`` for an error raised by a DB-API connection itself (``raw``,
+        when known)."""
         if self.seen is None or not isinstance(original, sqlite3.Error):
             return
         if any(word in str(original).lower() for word in _RETRIED):
             return
+        problem = self.log_problem()
+        if problem:  # SQLite's own words for a missing log are "disk I/O error": not the disk
+            if isinstance(raw, sqlite3.Connection):
+                _detach_log(raw)
+            raise DatabaseUnusable(problem) from None
         if isinstance(original, sqlite3.IntegrityError):
             # A constraint refused this change (a race with another process, say): the
             # database itself is fine, so the session may go on.

@@ -252,6 +252,39 @@ def test_a_database_replaced_mid_session_stops_and_the_new_file_is_untouched(
     assert integrity(db) == "ok"
 
 
+@pytest.mark.parametrize("log", ["-wal", "-shm"])
+def test_a_deleted_write_ahead_log_stops_the_session_and_keeps_every_confirmed_answer(
+    studied, tmp_path: Path, log: str
+) -> None:
+    db = studied(tmp_path / "log")
+    drill_process = session_at_card(db, 4)  # three more answers confirmed, in the log
+    Path(f"{db}{log}").unlink()
+    drill_process.send(ANSWER * 5)
+    stderr = finish(drill_process)
+    assert_one_line(stderr, f"{db.name}{log}, the write-ahead log")
+    assert "was deleted or replaced while kvdrill was running" in stderr
+    assert drill_process.cards_shown() == 4  # nothing confirmed after the deletion
+    drill_process.process.wait(timeout=30)
+    assert stored_answers(db) == 3 + 3  # kill -9 now or not: every confirmed answer is kept
+    assert integrity(db) == "ok"
+
+
+def test_a_quit_after_the_log_was_deleted_keeps_the_answers_and_blames_no_disk(
+    studied, tmp_path: Path
+) -> None:
+    db = studied(tmp_path / "quit")
+    drill_process = session_at_card(db, 3)
+    Path(f"{db}-wal").unlink()
+    drill_process.send("q\n")
+    assert drill_process.process.wait(timeout=60) in (0, 1)
+    drill_process.reader.join(timeout=30)
+    assert drill_process.process.stderr is not None
+    stderr = drill_process.process.stderr.read().decode()
+    assert "disk" not in stderr and "Traceback" not in stderr, stderr
+    assert stored_answers(db) == 3 + 2
+    assert integrity(db) == "ok"
+
+
 # --- damaged files --------------------------------------------------------------------------------
 
 
