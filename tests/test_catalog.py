@@ -213,3 +213,16 @@ def test_an_instruct_checkpoint_keeps_its_own_context() -> None:
     assert base.published_params_b == 7.61  # the model card's figure
     with pytest.raises(UserError, match="above its context of 32,768"):
         inputs_from("qwen2.5-7b-instruct", overrides={"max_model_len": 131_072})
+
+
+def test_the_sources_page_lists_every_gpu_with_its_visible_memory() -> None:
+    page = (Path(__file__).resolve().parent.parent / "decks" / "sources" / "README.md").read_text(
+        encoding="utf-8"
+    )
+    rows = [line for line in page.splitlines() if line.startswith("| ")]
+    first_cells = {row.split("|")[1].strip(): row for row in rows}
+    for card in gpus().values():
+        # "H200 (SXM)" lists the H200; "L40S" does not list the L4.
+        row = next((r for cell, r in first_cells.items() if cell.split(" (")[0] == card.name), None)
+        assert row is not None, card.name
+        assert f"| {card.visible_memory_gib:g} |" in row, card.name

@@ -233,13 +233,13 @@ _DERIVED = (
 
 DEFAULTS: dict[str, float] = {
     "gpu_util": 0.9,  # vLLM's default in most releases; name it in a question
-    # vLLM's activation peak plus non-torch memory. Its logs for Llama 3.1 8B on one H100 show
-    # 1.2-1.3 GiB + 0.1-0.4 GiB, and its 3.43x at 131,072 tokens implies 1.5 GiB (79.22 GiB x
-    # 0.9 - 14.96 GiB weights - 54.8 GiB pool). Set it from your own profiling run.
+    # vLLM's activation peak plus non-torch memory per GPU: a round figure above single-GPU
+    # logs (1.25 and 1.31 GiB); NCCL raises it under TP. decks/sources/README.md cites them.
+    # Set it from your own profiling run.
     "overhead_bytes": 1.5 * 2**30,
     "block_size": 16,
     # `vllm serve` on a GPU of at least 70 GiB other than an A100, vLLM v0.8 to v0.27 (2,048
-    # below that; the offline LLM class 16,384): see decks/SOURCES.md. Name it in a question.
+    # below that; the offline LLM class 16,384): see decks/sources/README.md. Name it in a question.
     "max_num_batched_tokens": 8192,
     "new_kv_dtype_bytes": 1,  # FP8
     "new_weight_bits": 8,
