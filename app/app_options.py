@@ -6,6 +6,7 @@ Standard library only: the CLI makes it before Textual is imported (fast start).
 
 from __future__ import annotations
 
+from argparse import Namespace
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -39,3 +40,17 @@ class AppOptions:
     def drill_filters(self) -> dict[str, Any]:
         """The filters as ``Services.open_session`` takes them."""
         return {key: getattr(self, key) for key in DRILL_FILTERS}
+
+
+def drill_filters_of(args: Namespace) -> dict[str, Any]:
+    """The filters ``kvdrill drill``'s arguments give, for the TUI and plain mode alike."""
+    return {
+        "pack": args.pack,
+        "tag": args.tag,
+        "lesson": args.lesson,
+        "new_limit": args.new,
+        "limit": args.limit,
+        "mistake": args.mistake,
+        "count": args.count,
+        "flag": args.flag,
+    }

@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TextIO
 
+from kvdrill.app.app_options import drill_filters_of
 from kvdrill.app.plain_text import markdown_to_plain, terminal_width, wrap
 from kvdrill.engine.errors import DatabaseUnusable, PackErrors, UserError, printable
 from kvdrill.engine.study.grades import GRADE_KEYS_HELP, HARD_NOTE, parse_grade
@@ -395,16 +396,7 @@ def run_plain(args, stdin: TextIO, stdout: TextIO) -> int:
             # A broken bundled deck is a release bug, not the learner's: drill what is stored.
             first = exc.problems[0] if exc.problems else exc
             print(f"kvdrill: the bundled decks were not updated: {first}", file=sys.stderr)
-        session = services.open_session(
-            pack=args.pack,
-            tag=args.tag,
-            lesson=args.lesson,
-            new_limit=args.new,
-            limit=args.limit,
-            mistake=args.mistake,
-            count=args.count,
-            flag=args.flag,
-        )
+        session = services.open_session(**drill_filters_of(args))
         return PlainDrill(session, stdin, stdout, reviews_only=args.new == 0).run()
     finally:
         services.close()

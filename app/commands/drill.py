@@ -117,20 +117,9 @@ def run(args) -> int:
         from kvdrill.app.plain import run_plain
 
         return run_plain(args, sys.stdin, sys.stdout)
-    from kvdrill.app.app_options import AppOptions
+    from kvdrill.app.app_options import AppOptions, drill_filters_of
 
-    if args.mistake is not None:
-        options = AppOptions(mistake=args.mistake, count=args.count)
-    else:
-        options = AppOptions(
-            pack=args.pack,
-            tag=args.tag,
-            lesson=args.lesson,
-            new_limit=args.new,
-            limit=args.limit,
-            flag=args.flag,
-        )
-    return launch_tui(args, "drill", options)
+    return launch_tui(args, "drill", AppOptions(**drill_filters_of(args)))
 
 
 def check_mistake_options(args) -> str | None:
