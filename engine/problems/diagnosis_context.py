@@ -20,7 +20,12 @@ from kvdrill.engine.problems.display import Draw, display_unit, show
 from kvdrill.engine.problems.drawing import evaluate_custom, solve_custom, solve_or_nan
 from kvdrill.engine.problems.quantities import unit_factor
 from kvdrill.engine.problems.templates import Problem
-from kvdrill.engine.problems.worked import catalog_expr, earlier_steps, expr_names
+from kvdrill.engine.problems.worked import (
+    catalog_expr,
+    earlier_steps,
+    expr_names,
+    whole_by_ceiling,
+)
 
 # Formulas whose answer scales with the weights' precision (the rest: the KV cache's).
 WEIGHT_FORMULAS = {"weight_bytes", "decode_floor_time", "weight_quant_gain_tokens"}
@@ -115,16 +120,6 @@ def shown_names(problem: Problem, draw: Draw) -> set[str]:
     return listed - {problem.ask}
 
 
-def _whole_by_ceiling(expr: sympy.Expr) -> bool:
-    """The answer is a count the formula rounds up: ceil(...), perhaps plus a constant."""
-    if expr.func == sympy.ceiling:
-        return True
-    terms = expr.args if expr.is_Add else ()
-    return any(t.func == sympy.ceiling for t in terms) and all(
-        t.is_number or t.func == sympy.ceiling for t in terms
-    )
-
-
 @lru_cache(maxsize=256)
 def _floored(expr: sympy.Expr) -> tuple[tuple[str, ...], Any]:
     """The expression rounded down where it rounds up, compiled; the names of its arguments."""
@@ -138,7 +133,7 @@ def _rounded_down(problem: Problem, draw: Draw) -> float | None:
     if problem.solving:
         return None
     expr = problem.custom.expr if problem.custom else catalog_expr(draw.formula)
-    if not _whole_by_ceiling(expr):
+    if not whole_by_ceiling(expr):
         return None
     names, floored = _floored(expr)
     try:

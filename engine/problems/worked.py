@@ -198,11 +198,18 @@ def _forward_lines(
     names = expr_names(expr)
     texts = {n: show(problem, draw, n) for n in names if n in draw.values and n != problem.ask}
     pad = " " * len(name)
-    return [
+    lines = [
         f"{name} = {_symbolic(_marked(expr))}",
         f"{pad} = {_unmark(_marked(expr), texts)}",
-        f"{pad} = {result}",
     ]
+    if name == problem.output and problem.unit in _LONG_TIMES:
+        # The formula gives seconds: show them before the hours, so the ÷ 3,600 is visible.
+        lines.append(f"{pad} = {format_quantity(draw.values[name], 's')}")
+    return [*lines, f"{pad} = {result}"]
+
+
+# Time units an answer may be asked in that the formula's seconds must be converted to.
+_LONG_TIMES = ("min", "h", "hour", "hours", "day", "days")
 
 
 def worked_solution(problem: Problem, draw: Draw) -> tuple[str, str]:
@@ -234,14 +241,21 @@ def worked_solution(problem: Problem, draw: Draw) -> tuple[str, str]:
         else:
             lines.append(f"{problem.ask} = {answer_text}")
         blocks.append(lines)
-    if _rounds_down(expr) and not problem.solving:
+    note = ""
+    if not problem.solving and expr.func == sympy.floor:
         note = "\n\nRound down: a request or block that does not fit whole does not count."
-    else:
-        note = ""
+    elif not problem.solving and whole_by_ceiling(expr):
+        note = "\n\nRound up: a part still needs a whole one (a block, a GPU, a replica)."
     body = "\n\n".join("\n".join(lines) for lines in blocks)
     markdown = f"```text\n{body}\n```\n\n**Answer: {answer_text}**{note}"
     return formula_text, markdown
 
 
-def _rounds_down(expr: sympy.Expr) -> bool:
-    return expr.has(sympy.floor) and not expr.has(sympy.Max)
+def whole_by_ceiling(expr: sympy.Expr) -> bool:
+    """The answer is a count the formula rounds up: ceil(...), perhaps plus a constant."""
+    if expr.func == sympy.ceiling:
+        return True
+    terms = expr.args if expr.is_Add else ()
+    return any(t.func == sympy.ceiling for t in terms) and all(
+        t.is_number or t.func == sympy.ceiling for t in terms
+    )
