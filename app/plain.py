@@ -390,6 +390,7 @@ def run_plain(args, stdin: TextIO, stdout: TextIO) -> int:
         warning = services.daily_backup()
         if warning:
             print(f"kvdrill: {warning}", file=sys.stderr)
+        services.database.on_server_lost = lambda line: print(f"kvdrill: {line}", file=sys.stderr)
         try:
             services.sync_bundled()
         except PackErrors as exc:

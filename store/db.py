@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -46,6 +47,11 @@ WRITE_LOCK = 0x6B76_6472_696C_6C02
 # PostgreSQL's serialization failure and deadlock (SQLSTATE 40001, 40P01).
 _RETRYABLE_SQLSTATES = ("40001", "40P01")
 WRITE_ATTEMPTS = 3
+# A database server gone (stopped, restarted, the network down): the write is tried again after
+# each wait, about two minutes in all, then given up with one line. Nothing was committed.
+RECONNECT_WAITS_S = (0.2, 0.5, 1, 2, 3, 5, 5, 8, 10, 10, 15, 15, 15, 15)
+# PostgreSQL's "connection exception" class and its shutdown states (admin, crash, starting).
+_SERVER_GONE_SQLSTATES = ("57P01", "57P02", "57P03")
 _MIGRATION_LOCK = threading.Lock()
 
 
@@ -58,6 +64,9 @@ class Database:
     sessionmaker: sessionmaker[Session]
     path: Path | None  # the SQLite file, when there is one
     guard: Guard | None = None  # see store/guard.py
+    # Told, once per outage, that the database server is unreachable and the write waits for
+    # it (plain mode prints it; the store never prints).
+    on_server_lost: Callable[[str], None] | None = None
     # The answer path's own DB-API connection (SQLite only), opened on first use; see
     # ``raw_connection``.
     _raw: Any = field(default=None, repr=False)
@@ -299,18 +308,52 @@ def write_transaction(database: Database, action: Callable[[Session], T], locked
     """Run ``action`` in one write transaction; run it again if another process held the lock
     (SQLite) or won a conflict (PostgreSQL's deadlock or serialization failure).
 
-    Still failing after ``WRITE_ATTEMPTS``: a UserError with ``locked_message``, nothing written."""
-    for attempt in range(1, WRITE_ATTEMPTS + 1):
+    Still failing after ``WRITE_ATTEMPTS``: a UserError with ``locked_message``, nothing written.
+    A database server that went away is waited for (``RECONNECT_WAITS_S``; the pool reconnects)
+    and the transaction run again once it is back: nothing was committed, so nothing doubles."""
+    attempt, outage = 1, 0
+    while True:
         try:
             with database.session() as session:
                 begin_write(session)
                 return action(session)
         except OperationalError as exc:
+            if server_gone(database, exc):
+                if outage == len(RECONNECT_WAITS_S):
+                    raise DatabaseUnusable(
+                        mask_password(
+                            f"the database server of {database.url} has not come back "
+                            f"({describe(exc.orig)}); this answer was not saved, every one "
+                            "confirmed before is kept"
+                        )
+                    ) from None
+                if outage == 0 and database.on_server_lost is not None:
+                    database.on_server_lost(
+                        "the database server went away (stopped, restarted or unreachable); "
+                        "waiting for it to save this answer"
+                    )
+                time.sleep(RECONNECT_WAITS_S[outage])
+                outage += 1
+                continue
             if not is_retryable(exc):
                 raise
             if attempt == WRITE_ATTEMPTS:
                 raise UserError(locked_message) from None
-    raise AssertionError("unreachable")
+            attempt += 1
+
+
+def server_gone(database: Database, exc: OperationalError) -> bool:
+    """True when a PostgreSQL write failed because the server cannot be reached: the
+    connection was cut, or none could be made."""
+    if database.engine.dialect.name != "postgresql":
+        return False
+    sqlstate = getattr(exc.orig, "sqlstate", None)
+    return (
+        exc.connection_invalidated
+        or sqlstate is None
+        or sqlstate.startswith("08")
+        or sqlstate in _SERVER_GONE_SQLSTATES
+    )
 
 
 def raw_write_transaction(

@@ -77,6 +77,15 @@ class Cluster:
 
     _migrated_template: str | None = None
 
+    def stop(self) -> None:
+        """Stop the server as a crash or a restart would: every connection is cut."""
+        _run_as_server_user(
+            [str(PG_BIN / "pg_ctl"), "-D", str(self.directory / "data"), "-m", "fast", "stop"]
+        )
+
+    def start(self) -> None:
+        _start_server(self.directory, self.socket_dir)
+
     def new_database(self, template: str = "template1") -> str:
         """A new database, a copy of ``template`` (empty by default); its SQLAlchemy URL."""
         return self.url(self._create(template))
@@ -102,6 +111,24 @@ def _run_as_server_user(command: list[str], **options) -> subprocess.CompletedPr
     if os.geteuid() == 0:
         command = ["runuser", "-u", SERVER_USER, "--", *command]
     return subprocess.run(command, check=True, capture_output=True, text=True, **options)
+
+
+def _start_server(directory: Path, socket_dir: Path) -> None:
+    _run_as_server_user(
+        [
+            str(PG_BIN / "pg_ctl"),
+            "-D",
+            str(directory / "data"),
+            "-l",
+            str(directory / "server.log"),
+            "-w",
+            "-t",
+            str(START_TIMEOUT_S),
+            "-o",
+            f"-c listen_addresses='' -k {socket_dir} -F -c max_connections=60",
+            "start",
+        ]
+    )
 
 
 @pytest.fixture(scope="session")
@@ -144,21 +171,7 @@ def postgres_cluster() -> Iterator[Cluster]:
         (data / "pg_hba.conf").write_text(
             f"local all {LEARNER} scram-sha-256\nlocal all all trust\n"
         )
-        _run_as_server_user(
-            [
-                str(PG_BIN / "pg_ctl"),
-                "-D",
-                str(data),
-                "-l",
-                str(directory / "server.log"),
-                "-w",
-                "-t",
-                str(START_TIMEOUT_S),
-                "-o",
-                f"-c listen_addresses='' -k {socket_dir} -F -c max_connections=60",
-                "start",
-            ]
-        )
+        _start_server(directory, socket_dir)
     except subprocess.CalledProcessError as exc:
         log = directory / "server.log"
         detail = log.read_text() if log.exists() else ""
