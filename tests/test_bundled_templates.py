@@ -35,3 +35,21 @@ def test_choice_cards_explain_with_a_bold_takeaway(path: Path) -> None:
     (pack,) = packs
     for card in (c for c in pack.cards if c.kind == "choice"):
         assert card.explanation.count("**") >= 2, card.key
+
+
+@pytest.mark.parametrize("path", PACK_FILES, ids=lambda p: p.stem)
+def test_prompts_name_each_unit_once(path: Path) -> None:
+    # "{tokens_per_second} tokens per second" printed "6,000 tokens/s tokens per second".
+    packs, _ = parse_paths([path])
+    (pack,) = packs
+    for template in (c for c in pack.cards if c.kind == "problem"):
+        for seed in range(3):
+            prompt = make_variant(template.problem, f"{pack.meta.pack}/{template.key}", seed).prompt
+            for doubled in (
+                "/s per second",
+                "/s tokens per second",
+                "× GPU,",
+                "× GPU ",
+                " request/s",
+            ):
+                assert doubled not in prompt, (template.key, prompt)

@@ -84,8 +84,12 @@ def display_unit(problem: Problem, draw: Draw, name: str, value: float) -> str:
     if unit == "byte/s":
         return "TB/s"
     if problem.custom is not None and name in problem.custom.units and unit_dimension(unit):
-        return unit
+        return _PLURAL_RATES.get(unit, unit)
     return ""  # counts: tokens, requests, layers... shown as plain numbers
+
+
+# A rate is read aloud in the plural: "6 requests/s", not "6 request/s".
+_PLURAL_RATES = {"request/s": "requests/s", "token/s": "tokens/s"}
 
 
 def show(problem: Problem, draw: Draw, name: str, unit: str | None = None) -> str:
