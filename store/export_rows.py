@@ -7,17 +7,17 @@ write them as JSON or CSV without knowing the schema.
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session, aliased
 
 from kvdrill.engine.errors import UserError
 from kvdrill.engine.interop.anki_history import PastAnswer
-from kvdrill.engine.packs.model import Choice, KeyNumber, PackMeta, ParsedCard
+from kvdrill.engine.packs.model import CardKind, Choice, KeyNumber, PackMeta, ParsedCard, Status
 from kvdrill.engine.study.schedule import Schedule
-from kvdrill.store.models import Card, CardState, Note, Pack, ReviewLog
-from kvdrill.store.profiles import get_profile
+from kvdrill.store.models import Card, CardFlag, CardState, Note, Pack, ReviewLog
+from kvdrill.store.profiles import get_profile, profile_settings
 
 
 def _live_packs(session: Session, pack_keys: list[str]) -> list[Pack]:
@@ -35,9 +35,10 @@ def _live_packs(session: Session, pack_keys: list[str]) -> list[Pack]:
 def _parsed_card(card: Card) -> ParsedCard:
     return ParsedCard(
         key=card.key,
-        kind=card.kind,
+        # The importer stored them from a parsed card: they are the pack format's words.
+        kind=cast(CardKind, card.kind),
         title=card.title,
-        status=card.status,
+        status=cast(Status | None, card.status),
         tags=list(card.tags or []),
         lessons=[str(lesson) for lesson in card.lessons or []],
         prompt=card.prompt,
@@ -89,13 +90,16 @@ CARD_COLUMNS = (
 )  # fmt: skip
 SCHEDULE_COLUMNS = (
     "pack", "card", "repetitions", "easiness", "interval_days", "due_day", "lapses",
-    "reviews", "last_review_at", "suspended", "buried_until", "leech",
+    "reviews", "last_review_at", "suspended", "buried_until", "leech", "fsrs", "flag",
 )  # fmt: skip
 REVIEW_COLUMNS = (
-    "id", "pack", "card", "reviewed_at", "study_day", "quality", "seconds", "graded_by",
-    "moved_schedule", "typed_answer", "template_id", "seed", "params", "expected",
-    "diagnosis", "mistake", "choice_seed", "choice_order",
+    "id", "pack", "card", "reviewed_at", "study_day", "quality", "seconds", "reveal_seconds",
+    "grade_seconds", "graded_by", "moved_schedule", "typed_answer", "template_id", "seed",
+    "params", "expected", "diagnosis", "mistake", "choice_seed", "choice_order",
+    "schedule_before", "imported_id", "interval_after", "easiness_after",
 )  # fmt: skip
+NOTE_COLUMNS = ("pack", "card", "text", "updated_at")
+PROFILE_COLUMNS = ("name", "created_at", "settings")
 
 
 def card_rows(session: Session) -> list[dict[str, Any]]:
@@ -133,11 +137,16 @@ def card_rows(session: Session) -> list[dict[str, Any]]:
 
 def schedule_rows(session: Session, profile: str) -> list[dict[str, Any]]:
     """The profile's schedule of every card it has seen (a card never seen has none)."""
+    profile_id = _profile_id(session, profile)
     query = (
-        select(CardState, Card.key, Pack.key)
+        select(CardState, Card.key, Pack.key, CardFlag.colour)
         .join(Card, CardState.card_id == Card.id)
         .join(Pack, Card.pack_id == Pack.id)
-        .where(CardState.profile_id == _profile_id(session, profile))
+        .outerjoin(
+            CardFlag,
+            (CardFlag.card_id == CardState.card_id) & (CardFlag.profile_id == profile_id),
+        )
+        .where(CardState.profile_id == profile_id)
         .order_by(Pack.key, Card.position, Card.id)
     )
     return [
@@ -154,8 +163,10 @@ def schedule_rows(session: Session, profile: str) -> list[dict[str, Any]]:
             "suspended": state.suspended,
             "buried_until": _plain(state.buried_until),
             "leech": state.leech,
+            "fsrs": state.fsrs,
+            "flag": colour,
         }
-        for state, card_key, pack_key in session.execute(query)
+        for state, card_key, pack_key, colour in session.execute(query)
     ]
 
 
@@ -177,6 +188,8 @@ def review_rows(session: Session, profile: str) -> list[dict[str, Any]]:
             "study_day": _plain(log.study_day),
             "quality": log.quality,
             "seconds": log.seconds,
+            "reveal_seconds": log.reveal_seconds,
+            "grade_seconds": log.grade_seconds,
             "graded_by": log.graded_by,
             "moved_schedule": log.moved_schedule,
             "typed_answer": log.typed_answer,
@@ -190,8 +203,48 @@ def review_rows(session: Session, profile: str) -> list[dict[str, Any]]:
             # shown ("CADB": the learner's A was the pack's C), so typed_answer can be read back.
             "choice_seed": log.choice_seed,
             "choice_order": log.choice_order,
+            # The card's schedule before this answer (what undo puts back), and for an answer
+            # imported from Anki its id there and the interval and easiness Anki gave after it.
+            "schedule_before": log.prev_state,
+            "imported_id": log.imported_id,
+            "interval_after": log.interval_days,
+            "easiness_after": log.easiness_milli / 1000 if log.easiness_milli else None,
         }
         for log, card_key, pack_key in session.execute(query)
+    ]
+
+
+def note_rows(session: Session, profile: str) -> list[dict[str, Any]]:
+    """The profile's own notes on cards."""
+    query = (
+        select(Note, Card.key, Pack.key)
+        .join(Card, Note.card_id == Card.id)
+        .join(Pack, Card.pack_id == Pack.id)
+        .where(Note.profile_id == _profile_id(session, profile))
+        .order_by(Pack.key, Card.position, Card.id)
+    )
+    return [
+        {
+            "pack": pack_key,
+            "card": card_key,
+            "text": note.text,
+            "updated_at": _plain(note.updated_at),
+        }
+        for note, card_key, pack_key in session.execute(query)
+    ]
+
+
+def profile_rows(session: Session, profile: str) -> list[dict[str, Any]]:
+    """The profile itself: its name, when it was made, and every setting."""
+    row = get_profile(session, profile)
+    if row is None:
+        raise UserError(f"no profile {profile!r}: nothing studied under that name yet")
+    return [
+        {
+            "name": row.name,
+            "created_at": _plain(row.created_at),
+            "settings": profile_settings(row).to_dict(),
+        }
     ]
 
 

@@ -446,6 +446,22 @@ def test_export_of_an_unknown_pack_is_one_line(stored_pack: str, tmp_path, capsy
     assert not target.exists()
 
 
+def add_note(db_url: str, card_key: str, text: str) -> None:
+    from datetime import datetime
+
+    from sqlalchemy import select
+
+    from kvdrill.store.models import Card, Profile
+    from kvdrill.store.reviews import set_note
+
+    database = open_database(db_url)
+    with database.session() as session:
+        card_id = session.scalar(select(Card.id).where(Card.key == card_key))
+        profile_id = session.scalar(select(Profile.id).where(Profile.name == "default"))
+        set_note(session, profile_id, card_id, text, datetime(2026, 3, 2, 9, 30))
+    database.close()
+
+
 def study(monkeypatch: pytest.MonkeyPatch, db_url: str, lines: list[str]) -> None:
     monkeypatch.setenv("KVDRILL_NOW", "2026-03-02T09:00:00")
     monkeypatch.setattr(sys, "stdin", io.StringIO("".join(line + "\n" for line in lines)))
@@ -457,10 +473,12 @@ def test_export_data_writes_cards_schedules_and_the_review_log(
     stored_pack: str, tmp_path: Path, monkeypatch, capsys, fmt: str
 ) -> None:
     study(monkeypatch, stored_pack, ["", "again", "B", "", "good"])
+    add_note(stored_pack, "kv-bytes", "my own words")
     capsys.readouterr()
     target = tmp_path / "out"
     assert main(["--db", stored_pack, "export", "--format", fmt, str(target)]) == 0
-    assert "3 cards" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "3 cards" in out and "1 note" in out
 
     def table(name: str) -> list[dict]:
         text = (target / f"{name}.{fmt}").read_text(encoding="utf-8")
@@ -481,6 +499,18 @@ def test_export_data_writes_cards_schedules_and_the_review_log(
     assert set(schedules) == {"kv-bytes", "pool"}  # the problem card was never seen
     assert str(schedules["kv-bytes"]["reviews"]) == "2"
     assert schedules["pool"]["due_day"] > "2026-03-02"
+
+    # Everything the database holds about the learner: the schedule before each answer, the
+    # reveal and grade seconds, the note and the profile's settings.
+    first, _, again = reviews
+    before = json.loads(again["schedule_before"]) if fmt == "csv" else again["schedule_before"]
+    assert first["schedule_before"] in (None, "") and before["reviews"] == 1
+    assert {"reveal_seconds", "grade_seconds", "choice_seed", "choice_order"} <= set(first)
+    assert first["imported_id"] in (None, "")
+    (note,) = table("notes")
+    assert note["card"] == "kv-bytes" and note["text"] == "my own words"
+    (profile,) = table("profile")
+    assert profile["name"] == "default" and "rollover_hour" in str(profile["settings"])
 
 
 def test_export_data_for_an_unknown_profile_is_one_line(stored_pack, tmp_path, capsys) -> None:

@@ -9,11 +9,12 @@ import sys
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "export",
-        help="write packs as an Anki package, or cards, schedules and reviews as JSON/CSV",
+        help="write packs as an Anki package, or all your study data as JSON/CSV",
         description=(
             "--format apkg FILE writes the stored packs (or those given with --pack) as an "
             "Anki package; problem templates become a few fixed variants. --format json or "
-            "csv DIR writes cards, the profile's schedules and its full review log into DIR."
+            "csv DIR writes cards, the profile's schedules, its full review log (with the "
+            "schedule before each answer), its notes and its settings into DIR."
         ),
     )
     parser.add_argument("--format", required=True, choices=("apkg", "json", "csv"))
@@ -68,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
         printable(
             f"wrote {', '.join(str(path) for path in data.files)}: "
             f"{plural(data.cards, 'card')}, {plural(data.schedules, 'schedule')}, "
-            f"{plural(data.reviews, 'review')}"
+            f"{plural(data.reviews, 'review')}, {plural(data.notes, 'note')}"
         )
     )
     return 0

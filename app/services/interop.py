@@ -324,6 +324,7 @@ class DataResult:
     cards: int
     schedules: int
     reviews: int
+    notes: int = 0
 
 
 def _csv_cell(value: Any) -> Any:
@@ -351,13 +352,18 @@ def _missing_folders(directory: Path) -> list[Path]:
 
 
 def export_data(db: str | None, profile: str, fmt: str, directory: Path) -> DataResult:
-    """cards, schedules and reviews of ``profile`` as three files in ``directory``."""
+    """Everything the database holds about ``profile``, as files in ``directory``: cards,
+    schedules, reviews (each with the schedule before it), notes and the profile's settings."""
     from kvdrill.app.services import pack_files
     from kvdrill.store.export_rows import (
         CARD_COLUMNS,
+        NOTE_COLUMNS,
+        PROFILE_COLUMNS,
         REVIEW_COLUMNS,
         SCHEDULE_COLUMNS,
         card_rows,
+        note_rows,
+        profile_rows,
         review_rows,
         schedule_rows,
     )
@@ -371,6 +377,8 @@ def export_data(db: str | None, profile: str, fmt: str, directory: Path) -> Data
                 "cards": (card_rows(session), CARD_COLUMNS),
                 "schedules": (schedule_rows(session, profile), SCHEDULE_COLUMNS),
                 "reviews": (review_rows(session, profile), REVIEW_COLUMNS),
+                "notes": (note_rows(session, profile), NOTE_COLUMNS),
+                "profile": (profile_rows(session, profile), PROFILE_COLUMNS),
             }
     finally:
         database.close()
@@ -392,4 +400,5 @@ def export_data(db: str | None, profile: str, fmt: str, directory: Path) -> Data
         cards=len(tables["cards"][0]),
         schedules=len(tables["schedules"][0]),
         reviews=len(tables["reviews"][0]),
+        notes=len(tables["notes"][0]),
     )
