@@ -171,3 +171,18 @@ def test_q4_states_the_general_rule_for_requests_that_fit_with_a_claim() -> None
     assert rule.claim is not None and rule.claim.startswith("requests_that_fit ")
     assert claim_problem(rule.claim) is None
     assert claim_problem(rule.claim.replace("= 14", "= 15")) is not None
+
+
+def test_a_claim_carries_the_vllm_version_it_holds_for() -> None:
+    from kvdrill.engine.packs.claims import ClaimError, parse_claim, verify_key_numbers
+    from kvdrill.engine.packs.model import KeyNumber
+
+    claim = "max_concurrency model=llama-3.1-8b pool=54.8GiB max_model_len=131072 vllm=0.6.5+ = 3.43 ±0.5%"
+    assert parse_claim(claim).vllm == "0.6.5+"
+    assert parse_claim(claim.replace("0.6.5+", "0.8-0.27")).vllm == "0.8-0.27"
+    with pytest.raises(ClaimError, match="not a version"):
+        parse_claim(claim.replace("0.6.5+", "latest"))
+    named = KeyNumber(text="3.43, as vLLM v0.6.5 on sizes it", claim=claim, line=7)
+    unnamed = KeyNumber(text="3.43", claim=claim, line=9)
+    problems = verify_key_numbers([named, unnamed], "p.md")
+    assert [(p.line, "write v0.6.5" in p.message) for p in problems] == [(9, True)]

@@ -10,6 +10,10 @@ Syntax (the text after ``claim:`` in a key-numbers item; documented in decks/REA
 - ``model=``, ``gpu=``, ``dtype=``, ``kv_dtype=``, ``tp=`` pick catalog entries as ``--model``,
   ``--gpu``, ``--dtype``, ``--kv-dtype``, ``--tp`` do; any other ``name=value`` sets a symbol as
   ``--set`` does (``pool=54.8GiB``, ``request_tokens=1800``); values have no spaces.
+- ``vllm=VERSIONS`` records the vLLM versions a figure about vLLM's behaviour or defaults holds
+  for: ``vllm=0.21+`` (from 0.21 on), ``vllm=0.8-0.27`` (a range) or ``vllm=0.6.5`` (one
+  release). It takes no part in the computation; the key number's own text must name the
+  version too (``v0.21``), so the learner reads it.
 - VALUE is read like a typed answer (``128 KiB``, ``449k``, ``3.43x``, ``131,072 B``). It matches
   when the computed value, in VALUE's unit, rounds to it at the precision written (``449k`` covers
   448.5k to 449.5k), or lies within an explicit ``±N%`` (also written ``+-N%``).
@@ -31,6 +35,8 @@ MAX_CLAIM_CHARS = 500
 CATALOG_KEYS = ("model", "gpu", "dtype", "kv_dtype", "tp")
 
 _SYNTAX = "write `claim: QUANTITY name=value ... = VALUE UNIT`"
+VERSION_KEY = "vllm"
+_VERSION = re.compile(r"^(\d+(?:\.\d+){0,2})(?:\+|-(\d+(?:\.\d+){0,2}))?$")
 _TOLERANCE = re.compile(r"\s*(?:±|\+-|\+/-)\s*(\d+(?:\.\d+)?)\s*%\s*$")
 
 
@@ -45,6 +51,7 @@ class Claim:
     sets: dict[str, str] = field(default_factory=dict)  # symbol -> value text
     stated: str = ""  # the value as written, without the tolerance
     tolerance: float | None = None  # explicit relative tolerance, if written
+    vllm: str | None = None  # the vLLM versions the figure holds for ("0.21+", "0.8-0.27")
 
 
 @dataclass(frozen=True)
@@ -67,11 +74,22 @@ def parse_claim(text: str) -> Claim:
         raise ClaimError(f"claim names no quantity: {_SYNTAX}")
     settings: dict[str, str] = {}
     sets: dict[str, str] = {}
+    vllm = None
     for pair in left[1:]:
         name, sep, value = pair.partition("=")
         if not sep or not name or not value:
             raise ClaimError(f"claim input {pair!r} is not name=value")
         key = name.strip().lower().replace("-", "_")
+        if key == VERSION_KEY:
+            if vllm is not None:
+                raise ClaimError("claim sets vllm twice")
+            if not _VERSION.match(value):
+                raise ClaimError(
+                    f"claim vllm={value} is not a version: write vllm=0.21+, vllm=0.8-0.27 "
+                    "or vllm=0.6.5"
+                )
+            vllm = value
+            continue
         target = settings if key in CATALOG_KEYS else sets
         if key in target:
             raise ClaimError(f"claim sets {name} twice")
@@ -85,7 +103,7 @@ def parse_claim(text: str) -> Claim:
             raise ClaimError(f"claim tolerance ±{match.group(1)}% is outside (0, 50%]")
     if not right:
         raise ClaimError(f"claim states no value after `=`: {_SYNTAX}")
-    return Claim(left[0], settings, sets, right, tolerance)
+    return Claim(left[0], settings, sets, right, tolerance, vllm)
 
 
 def compute(claim: Claim) -> Computed:
@@ -164,10 +182,25 @@ def verify_key_numbers(items: Iterable[KeyNumber], path: str) -> list[Located]:
     for item in items:
         if not item.claim:  # none, or empty (the parser reports that)
             continue
-        message = claim_problem(item.claim)
+        message = claim_problem(item.claim) or _version_unnamed(item)
         if message:
             problems.append(Located(path, item.line, message))
     return problems
+
+
+def _version_unnamed(item: KeyNumber) -> str | None:
+    """A claim's vllm= versions that the key number's text does not tell the learner."""
+    try:
+        claim = parse_claim(item.claim or "")
+    except UserError:
+        return None
+    if claim.vllm is None:
+        return None
+    match = _VERSION.match(claim.vllm)
+    first = match.group(1) if match else claim.vllm
+    if f"v{first}" in item.text:
+        return None
+    return f"claim holds for vLLM {claim.vllm}: say so in the key number (write v{first})"
 
 
 def claim_problem(text: str) -> str | None:
