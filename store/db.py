@@ -138,7 +138,15 @@ def open_database(
         options = {"poolclass": StaticPool, "connect_args": {"check_same_thread": False}}
     try:
         engine = create_engine(sa_url, **options)
-    except (NoSuchModuleError, ImportError, ValueError, TypeError) as exc:
+    except ImportError as exc:
+        if sa_url.get_backend_name() == "postgresql":
+            raise UserError(
+                f"a PostgreSQL database needs its driver ({exc}): pip install 'kvdrill[postgres]'"
+            ) from None
+        raise UserError(
+            mask_password(f"cannot use database URL {resolved!r}{source}: {exc}")
+        ) from None
+    except (NoSuchModuleError, ValueError, TypeError) as exc:
         # ValueError/TypeError: a query option SQLAlchemy cannot read, such as ?timeout=abc.
         raise UserError(
             mask_password(f"cannot use database URL {resolved!r}{source}: {exc}")

@@ -315,15 +315,15 @@ def bundled_id_problems(
     keys = {pack.meta.pack for pack in packs}
     stored = {key for (key,) in _statements(target).rows("SELECT key FROM packs WHERE bundled")}
     taken = keys & (stored | set(bundled_keys))
-    return [
-        Located(
-            pack.path,
-            1,
-            f"pack id '{pack.meta.pack}' belongs to a bundled pack; give your pack its own id",
-        )
-        for pack in packs
-        if pack.meta.pack in taken
-    ]
+    return [bundled_id_problem(pack) for pack in packs if pack.meta.pack in taken]
+
+
+def bundled_id_problem(pack: ParsedPack) -> Located:
+    return Located(
+        pack.path,
+        1,
+        f"pack id '{pack.meta.pack}' belongs to a bundled pack; give your pack its own id",
+    )
 
 
 def parent_problems(packs: list[ParsedPack]) -> list[Located]:

@@ -79,3 +79,49 @@ def test_a_data_export_that_fails_leaves_no_half_written_folder(
     code, out, err = run(capsys, "export", "--format", "csv", str(target))
     assert code == 1 and "No space left on device" in err
     assert not target.exists() and not (tmp_path / "out").exists()
+
+
+def test_a_postgresql_url_without_its_driver_names_the_extra(
+    capsys: pytest.CaptureFixture[str], monkeypatch
+) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # as if it were not installed
+    code, out, err = run(capsys, "--db", "postgresql+psycopg://ana@/kvdrill", "stats")
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert "pip install 'kvdrill[postgres]'" in err
+
+
+def test_check_of_a_huge_folder_stops_soon_and_says_so(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch
+) -> None:
+    import kvdrill.app.services.pack_files as pack_files
+
+    deep = tmp_path.joinpath(*[f"d{level}" for level in range(14)])
+    deep.mkdir(parents=True)
+    (deep / "pack.md").write_text("---\npack: deep\n---\n", encoding="utf-8")
+    code, out, err = run(capsys, "check", str(tmp_path))
+    assert code == 1 and "stopped looking for packs after" in out + err
+    monkeypatch.setattr(pack_files, "MAX_SCAN_FOLDERS", 5)
+    code, out, err = run(capsys, "check", str(tmp_path))
+    assert code == 1 and "after 5 folders" in out + err
+
+
+def test_check_refuses_a_bundled_packs_id_as_import_does(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    pack = tmp_path / "mine.md"
+    pack.write_text(
+        "---\npack: capacity-problems\ntitle: Mine\nversion: 1\n---\n\n## A card {#a}\n\n"
+        "### Prompt\n\nQ?\n\n### Answer\n\nA.\n",
+        encoding="utf-8",
+    )
+    message = "pack id 'capacity-problems' belongs to a bundled pack"
+    code, out, _ = run(capsys, "check", str(pack))
+    assert code == 1 and message in out
+    code, out, err = run(capsys, "import", str(pack))
+    assert code == 1 and message in out + err
+    from kvdrill.app.services.importing import BUNDLED_DECKS
+
+    code, out, _ = run(capsys, "check", str(BUNDLED_DECKS))  # the bundled decks themselves pass
+    assert code == 0, out

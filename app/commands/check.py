@@ -31,7 +31,12 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from kvdrill.app.services.importing import check_report, find_pack_files, read_files
+    from kvdrill.app.services.importing import (
+        check_report,
+        find_pack_files,
+        read_files,
+        with_bundled_id_clashes,
+    )
     from kvdrill.app.services.pack_files import add_ids_to_file, paths_from_arguments
     from kvdrill.engine.errors import PackErrors, printable
     from kvdrill.engine.wording import plural
@@ -47,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
             for line, card_id in added:
                 print(printable(f"{file}:{line}: added id {{#{card_id}}}"))
 
-    read = read_files(files, missing)
+    read = with_bundled_id_clashes(read_files(files, missing))
     if args.json:
         import json
 

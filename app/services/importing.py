@@ -166,6 +166,26 @@ def _bundled_keys(decks: Path, digest: str) -> frozenset[str]:
     return frozenset(pack_id for pack_id in ids if pack_id is not None)
 
 
+def with_bundled_id_clashes(read: ReadPacks, decks: Path = BUNDLED_DECKS) -> ReadPacks:
+    """``read`` with a problem for each pack, not itself a bundled file, that takes a bundled
+    pack's id: ``kvdrill check`` says what import would refuse."""
+    from kvdrill.store.importer import bundled_id_problem
+
+    files = bundled_pack_files(decks)
+    if not files:
+        return read
+    bundled = {path.resolve() for path in files}
+    taken = _bundled_keys(decks, bundled_hash(files, decks))
+    clashes = [
+        bundled_id_problem(pack)
+        for pack in read.packs
+        if pack.meta.pack in taken and Path(pack.path).resolve() not in bundled
+    ]
+    if not clashes:
+        return read
+    return ReadPacks(read.files, read.packs, [*read.problems, *clashes], read.cards)
+
+
 def unstored_bundled_keys(session: Any, decks: Path = BUNDLED_DECKS) -> frozenset[str]:
     """The bundled decks' pack ids when this database has not stored the current bundled decks
     (then the files say which ids are taken); empty when it has (the packs table says)."""

@@ -104,6 +104,12 @@ def paths_from_arguments(arguments: list[str], outcome: str) -> list[Path]:
     return [Path(argument) for argument in arguments]
 
 
+# How far a folder given to check or import is searched for packs: `kvdrill check /` should
+# stop soon and say so, not walk the whole file system.
+MAX_SCAN_FOLDERS = 2000
+MAX_SCAN_DEPTH = 12
+
+
 def expand_pack_paths(paths: list[Path]) -> tuple[list[Path], list[Located]]:
     """Files given, plus every ``*.md`` under directories given (recursively, README.md skipped).
 
@@ -115,7 +121,22 @@ def expand_pack_paths(paths: list[Path]) -> tuple[list[Path], list[Located]]:
     for path in paths:
         if path.is_dir():
             found: list[Path] = []
-            for root, dirs, names in os.walk(path):
+            base_depth = len(path.parts)
+            for visited, (root, dirs, names) in enumerate(os.walk(path), start=1):
+                if (
+                    visited > MAX_SCAN_FOLDERS
+                    or len(Path(root).parts) - base_depth > MAX_SCAN_DEPTH
+                ):
+                    problems.append(
+                        Located(
+                            str(path),
+                            1,
+                            f"stopped looking for packs after {MAX_SCAN_FOLDERS:,} folders or "
+                            f"{MAX_SCAN_DEPTH} levels down ({root}): name the pack files, or "
+                            "a folder that holds only packs",
+                        )
+                    )
+                    break
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 found.extend(
                     Path(root) / name
