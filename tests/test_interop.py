@@ -557,3 +557,23 @@ def test_export_data_keeps_a_shuffled_choice_answer_s_seed_and_order(
     # A self-graded card has no shuffle.
     recall = next(row for row in reviews if row["card"] == "kv-bytes")
     assert recall["choice_seed"] in (None, "") and recall["choice_order"] in (None, "")
+
+
+def test_html_structure_survives_as_markdown(tmp_path: Path) -> None:
+    # Issue 24's fidelity gaps: x² was "x2", underline and the header row of a headless table
+    # were lost, a table's text ran into the card title, a CSV kept its HTML literally and
+    # &nbsp; came out as U+00A0.
+    source = write(
+        tmp_path / "cards.csv",
+        '"Sizes<table><tr><td>GPU</td><td>HBM</td></tr><tr><td>H100</td><td>80 GB</td></tr>'
+        '</table>","x<sup>2</sup> + H<sub>2</sub>O, <u>always</u> 80&nbsp;GB, e<sup>i pi</sup>"\n'
+        '"a < b and c > d","<b>bold</b> &amp; more"\n',
+    )
+    output = tmp_path / "html.md"
+    assert convert(source, output) == 0
+    first, second = parse_pack(output).cards
+    assert first.title == "Sizes"
+    assert "| GPU | HBM |\n| --- | --- |\n| H100 | 80 GB |" in first.prompt
+    assert first.answer == "x² \\+ H₂O, *always* 80 GB, e^(i pi)"
+    assert second.prompt == "a \\< b and c \\> d"  # shown as "a < b and c > d"
+    assert second.answer == "**bold** \\& more"

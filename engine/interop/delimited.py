@@ -35,6 +35,12 @@ SEPARATORS = {
 PLAIN_HEADER = ("front", "back", "tags")
 _HEADER_RE = re.compile(r"#([a-z][a-z ]*):(.*)\Z")
 _LINE_RE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n|\Z)")
+# What makes a plain CSV field HTML: a tag Anki's editor writes, or a character entity.
+_HTML_RE = re.compile(
+    r"</?(?:b|i|u|em|strong|br|p|div|span|sup|sub|ul|ol|li|img|a|table|tr|td|th|code|pre|"
+    r"hr|h[1-6]|font)\b[^<>]*>|&(?:amp|lt|gt|nbsp|quot|apos|#\d{1,7}|#x[0-9a-f]{1,6});",
+    re.IGNORECASE,
+)
 
 
 @dataclass
@@ -177,7 +183,10 @@ def _plain_note(cells: list[str], line: int) -> ForeignNote:
         ForeignField(name, text) for name, text in zip(("Front", "Back"), cells[:2], strict=False)
     )
     tags = tuple(cells[2].split()) if len(cells) > 2 else ()
-    return ForeignNote(fields=fields, tags=tags, html=False, line=line)
+    # A spreadsheet of cards often holds Anki's HTML: such a note is read as HTML (made
+    # Markdown), any other as text shown as written.
+    html = any(_HTML_RE.search(field.text) for field in fields)
+    return ForeignNote(fields=fields, tags=tags, html=html, line=line)
 
 
 def _anki_note(cells: list[str], header: _Header, special: set[int], line: int) -> ForeignNote:

@@ -53,10 +53,38 @@ class _PackMarkdown(MarkdownConverter):
         el.attrs.pop("title", None)
         return str(super().convert_a(el, text, parent_tags))
 
+    def convert_sup(self, el: Any, text: str, parent_tags: set[str]) -> str:
+        return _raised(text, _SUPERSCRIPTS, "^")
+
+    def convert_sub(self, el: Any, text: str, parent_tags: set[str]) -> str:
+        return _raised(text, _SUBSCRIPTS, "_")
+
+    def convert_u(self, el: Any, text: str, parent_tags: set[str]) -> str:
+        # Markdown has no underline; the stress it gives stays as emphasis.
+        return str(self.convert_em(el, text, parent_tags))
+
+    convert_ins = convert_u
+
     def convert_img(self, el: Any, text: str, parent_tags: set[str]) -> str:
         # Media files are not carried over; the alt text, if any, is.
         alt = " ".join((el.get("alt") or "").split())
         return self.escape(f"[image: {alt}]", parent_tags) if alt else ""
+
+
+_SUPERSCRIPTS = str.maketrans("0123456789+-=()n", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿ")
+_SUBSCRIPTS = str.maketrans("0123456789+-=()", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎")
+
+
+def _raised(text: str, table: dict[int, int], mark: str) -> str:
+    """Superscript or subscript text in Unicode's raised digits (x², H₂O) when it has only
+    such characters, else as ``^(...)`` or ``_(...)``: never run into the text before it."""
+    shown = text.strip()
+    if not shown:
+        return ""
+    if all(ord(char) in table for char in shown):
+        return shown.translate(table)
+    escaped_mark = "\\_" if mark == "_" else mark
+    return f"{escaped_mark}({shown})"
 
 
 def _converter() -> _PackMarkdown:
@@ -67,6 +95,7 @@ def _converter() -> _PackMarkdown:
         escape_asterisks=True,
         escape_underscores=True,
         newline_style="backslash",  # a <br> stays a line break: trailing spaces get trimmed
+        table_infer_header=True,  # a table without <th> keeps its first row as the header
     )
 
 
@@ -76,7 +105,8 @@ def _clean(text: str) -> str:
 
 def html_to_markdown(field: str) -> str:
     """An HTML field as pack Markdown (empty when the field shows nothing)."""
-    markdown = _converter().convert(_clean(field))
+    # &nbsp; becomes U+00A0 only once parsed: a plain space, as _clean makes a literal one.
+    markdown = _converter().convert(_clean(field)).replace("\xa0", " ")
     lines = [line.rstrip() for line in markdown.replace("\r\n", "\n").split("\n")]
     return _BLANK_LINES_RE.sub("\n\n", "\n".join(lines)).strip("\n")
 
@@ -96,10 +126,13 @@ def text_to_markdown(field: str) -> str:
 
 
 def visible_text(field: str, is_html: bool) -> str:
-    """What the field shows, on one line, without markup."""
+    """What the field shows, on one line, without markup (a title: tables left out)."""
     text = _clean(field)
     if is_html:
-        text = BeautifulSoup(text, "html.parser").get_text(" ")
+        soup = BeautifulSoup(text, "html.parser")
+        for table in soup.find_all("table"):
+            table.decompose()
+        text = soup.get_text(" ")
     return " ".join(text.split())
 
 
