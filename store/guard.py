@@ -88,6 +88,7 @@ class Guard:
         self.seen: tuple[int, int] | None = None
         # The write-ahead log and its index: suffix -> (device, inode) once seen.
         self.seen_logs: dict[str, tuple[int, int]] = {}
+        self.refused: str | None = None  # set by ``refuse``: no commit goes through
         if engine is not None:
             from sqlalchemy import event
 
@@ -108,8 +109,16 @@ class Guard:
         """Stop a commit into a file that is no longer the one at the path."""
         self.check_identity_raw(connection.connection.dbapi_connection)
 
+    def refuse(self, reason: str) -> None:
+        """Let no commit through from now on, saying ``reason`` (damage found after opening,
+        by the full check of today's backup)."""
+        self.refused = reason
+
     def check_identity_raw(self, raw: sqlite3.Connection) -> None:
         """``check_identity`` for a DB-API connection (the answer path's, store/reviews.py)."""
+        if self.refused is not None:
+            raw.rollback()
+            raise DatabaseUnusable(self.refused)
         if self.path is None or self.seen is None:
             return
         try:

@@ -383,3 +383,33 @@ def test_a_drill_stops_before_writing_when_todays_copy_finds_the_database_damage
     finally:
         connection.close()
     assert written == 0  # no learner, no answer
+
+
+def test_once_todays_copy_finds_damage_no_commit_goes_through(
+    database: Database, tmp_path: Path
+) -> None:
+    """The full-screen app writes today's copy while the first card is up: damage found there
+    stops every later commit, whichever screen makes it."""
+    from kvdrill.app.services.maintenance import daily_backup as service_backup
+    from kvdrill.engine.errors import DatabaseUnusable
+    from kvdrill.store.models import Setting
+
+    source = tmp_path / "source.db"
+    write_backup(database, source)
+    damage_an_index(source)
+    damaged = open_database(f"sqlite:///{source}")  # the quick check on open passes
+    try:
+        with pytest.raises(DatabaseUnusable, match="is damaged"):
+            service_backup(damaged, datetime(2026, 3, 10, 9))
+        with pytest.raises(DatabaseUnusable, match="is damaged"):
+            with damaged.session() as session:
+                session.add(Setting(key="later", value="1"))
+    finally:
+        damaged.close()
+    connection = sqlite3.connect(source)
+    try:
+        assert connection.execute(
+            "SELECT count(*) FROM settings WHERE key = 'later'"
+        ).fetchone() == (0,)
+    finally:
+        connection.close()

@@ -43,8 +43,11 @@ def daily_backup(database: Database, now: datetime) -> str | None:
 
     try:
         write_daily(database, now.date())
-    except DatabaseUnusable:
-        raise  # the database itself is damaged: nothing may be written into it
+    except DatabaseUnusable as exc:
+        # The database itself is damaged: nothing may be written into it, from now on either.
+        if database.guard is not None:
+            database.guard.refuse(str(exc))
+        raise
     except UserError as exc:
         return f"today's backup was not written: {exc}"
     return None

@@ -21,6 +21,7 @@ from kvdrill.app.services import environment
 from kvdrill.app.services.backend import Services
 from kvdrill.app.tui.messages import ThemeLoaded, ThemeNotSaved
 from kvdrill.app.tui.screens.drill import DrillScreen
+from kvdrill.engine.errors import DatabaseUnusable
 from kvdrill.gc_pause import resume_collector
 
 if TYPE_CHECKING:
@@ -98,6 +99,9 @@ class KvdrillApp(App[None]):
         a copy that cannot be written is a warning, never a reason to stop."""
         try:
             warning = self.backend.daily_backup()
+        except DatabaseUnusable as exc:  # damage a quick check misses: no answer is saved now
+            self.call_from_thread(self.notify, str(exc), title="Database", severity="error")
+            return
         except Exception:  # noqa: BLE001 - the screens report a database they cannot open
             return
         if warning:
