@@ -180,6 +180,10 @@ LOG_COLUMNS = (
     "choice_seed",
     "choice_order",
     "prev_state",
+    # An answer imported from Anki only (store/anki_history.py): NULL for one given here.
+    "imported_id",
+    "interval_days",
+    "easiness_milli",
 )
 
 
@@ -217,6 +221,9 @@ def _answer_rows(given: GivenAnswer, before: Schedule | None) -> tuple[Answered,
         given.choice_seed,
         given.choice_order,
         before.to_dict() if before is not None else None,
+        None,
+        None,
+        None,
     )
     return answered, log
 
