@@ -577,3 +577,26 @@ def test_html_structure_survives_as_markdown(tmp_path: Path) -> None:
     assert first.answer == "x² \\+ H₂O, *always* 80 GB, e^(i pi)"
     assert second.prompt == "a \\< b and c \\> d"  # shown as "a < b and c > d"
     assert second.answer == "**bold** \\& more"
+
+
+def test_notes_from_two_anki_decks_are_tagged_with_their_deck() -> None:
+    def note(text: str, deck: str) -> ForeignNote:
+        return ForeignNote(
+            fields=(ForeignField("Front", text), ForeignField("Back", "yes")),
+            tags=("kv",),
+            html=True,
+            source_id=text,
+            deck=deck,
+        )
+
+    deck = ForeignDeck(notes=(note("one", "Inference::KV"), note("two", "Serving")), title="mixed")
+    pack = parse_pack_text(build_pack_text(deck, "mixed", source_name="m.apkg").text, "m.md")
+    assert [sorted(card.tags) for card in pack.cards] == [
+        ["deck.inference.kv", "kv"],
+        ["deck.serving", "kv"],
+    ]
+    one_deck = ForeignDeck(notes=(note("one", "Serving"),), title="Serving")
+    (card,) = parse_pack_text(
+        build_pack_text(one_deck, "s", source_name="s.apkg").text, "s.md"
+    ).cards
+    assert card.tags == ["kv"]

@@ -29,6 +29,7 @@ from kvdrill.engine.packs.headings import MAX_ID_CHARS, normalize_tag, slugify, 
 from kvdrill.engine.packs.model import MAX_CARDS_PER_PACK
 
 GUID_ID_PREFIX = "anki-"
+DECK_TAG_PREFIX = "deck::"  # becomes the pack tag ``deck.<deck name>``
 _GUID_DIGEST_CHARS = 16
 _CLOZE_RE = re.compile(r"\{\{c(\d{1,4})::(.*?)(?:::(.*?))?\}\}", re.DOTALL)
 _CLOZE_NUMBER_RE = re.compile(r"\{\{c(\d{1,4})::")
@@ -173,8 +174,12 @@ def build_pack_text(
     taken: set[str] = set()
     anki_cards: dict[str, AnkiCard] = {}
     skipped = 0
+    # Several Anki decks in one package stay one pack (one file to check and import, one id
+    # for the history), each card tagged with its deck: drill one with --tag deck.NAME.
+    several_decks = len({note.deck for note in deck.notes if note.deck}) > 1
     for note in deck.notes:
-        tags = sorted({tag for tag in map(pack_tag, note.tags) if tag})
+        deck_tags = (DECK_TAG_PREFIX + note.deck,) if several_decks and note.deck else ()
+        tags = sorted({tag for tag in map(pack_tag, note.tags + deck_tags) if tag})
         tag_text = "".join(f" #{tag}" for tag in tags)
         sides = _note_sides(note)
         if not any(side.prompt and side.answer for side in sides):
