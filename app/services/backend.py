@@ -141,16 +141,6 @@ class Services:
             flag=flag,
         )
 
-    def set_note_on(self, profile_id: int, card_id: int, text: str) -> None:
-        """Save a note on a card already answered (the session's ``set_note`` covers the
-        current card only, and after an answer the session has moved on)."""
-        from kvdrill.store.db import begin_write
-        from kvdrill.store.reviews import set_note
-
-        with self.database.session() as session:
-            begin_write(session)
-            set_note(session, profile_id, card_id, text, environment.now())
-
     def flag(self, reference: str, colour: str | None) -> str:
         """Flag the card ``pack/card`` with ``colour`` (None: no flag); its title."""
         return self.act_on_card(reference, "flag", colour)

@@ -25,6 +25,7 @@ Interface::
                                              # (UndoRefused if another kvdrill changed the card)
     session.suspend() / session.bury()       # the current card; both can be undone
     session.note() -> str / session.set_note(text)  # the current card's personal note
+    session.set_note_on(card, text) -> CardView      # the note on a card answered (or current)
     session.summary() -> SessionSummary
 
 ``now`` is a datetime (the clock starts there and runs with real time, so ``KVDRILL_NOW`` can
@@ -497,12 +498,19 @@ class DrillSession:
     def set_note(self, text: str) -> None:
         """Save the learner's note on the current card (empty text deletes it)."""
         view = self.current
-        if view is None:
-            return
+        if view is not None:
+            self.set_note_on(view, text)
+
+    def set_note_on(self, card: CardView, text: str) -> CardView:
+        """Save the learner's note on ``card``, the current one or one answered in this session
+        (empty text deletes it); ``card`` with its new note."""
         self._write(
-            lambda s: reviews.set_note(s, self.profile_id, view.card_id, text, self._clock())
+            lambda s: reviews.set_note(s, self.profile_id, card.card_id, text, self._clock())
         )
-        self._view = replace(view, note=text if text.strip() else "")
+        note = text if text.strip() else ""
+        if self._view is not None and self._view.card_id == card.card_id:
+            self._view = replace(self._view, note=note)
+        return replace(card, note=note)
 
     # --- the end ---------------------------------------------------------------------------
 

@@ -20,11 +20,11 @@ from textual.message import Message
 from textual.message_pump import MessagePump
 
 if TYPE_CHECKING:
-    from kvdrill.app.services.drill import ChoiceResult, DrillSession, SessionSummary
+    from kvdrill.app.services.drill import DrillSession
+    from kvdrill.app.services.drill_steps import Done
     from kvdrill.app.services.importing import ImportScan
     from kvdrill.app.services.overview import Overview
-    from kvdrill.engine.packs.card_view import CardView, DrillState
-    from kvdrill.engine.problems.types import Verdict
+    from kvdrill.engine.packs.card_view import DrillState
     from kvdrill.engine.study.stats_report import GroupReport, StatsReport
 
 
@@ -105,53 +105,12 @@ class BundledDecksUpdated(WorkerResult):
 
 
 @dataclass
-class AnswerSaved(WorkerResult):
-    """A recall card was graded; ``state`` holds the next card."""
+class CallDone(WorkerResult):
+    """A drill session call (app/services/drill_steps.py) returned ``done``, or raised
+    ``error`` (then ``done`` is None): the screen shows it in one sentence."""
 
-    state: DrillState
-
-
-@dataclass
-class ChoiceChecked(WorkerResult):
-    result: ChoiceResult
-    state: DrillState
-
-
-@dataclass
-class ProblemChecked(WorkerResult):
-    """A typed answer was checked (or the learner gave up); unreadable answers are not graded."""
-
-    verdict: Verdict
-    state: DrillState
-
-
-@dataclass
-class AnswerUndone(WorkerResult):
-    undone: bool  # False: nothing to undo in this session
-    state: DrillState
-
-
-@dataclass
-class CardSetAside(WorkerResult):
-    """The card was suspended or buried."""
-
-    state: DrillState
-    buried: bool  # False: suspended
-
-
-@dataclass
-class NoteLoaded(WorkerResult):
-    text: str
-
-
-@dataclass
-class NoteSaved(WorkerResult):
-    card: CardView | None  # the card with its new note (None: keep the one shown)
-
-
-@dataclass
-class SummaryReady(WorkerResult):
-    summary: SessionSummary | None
+    done: Done | None
+    error: Exception | None
 
 
 # --- import ---------------------------------------------------------------------------------
