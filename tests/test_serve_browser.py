@@ -19,6 +19,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -83,13 +84,36 @@ def wait_for(condition: Callable[[], object], seconds: float, what: str) -> obje
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[str, str]]:
     """``kvdrill serve`` on a free loopback port and a temp database: (page URL, database URL)."""
+    yield from serve(tmp_path, {})
+
+
+@pytest.fixture
+def served_three_due(tmp_path: Path) -> Iterator[tuple[str, str]]:
+    """``kvdrill serve`` on a database whose first three cards of the day are recall cards:
+    three-recall's, answered Good ten days before the served app's KVDRILL_NOW (so due first,
+    ahead of the bundled decks' new cards)."""
+    from tui_helpers import import_fixture
+
+    from kvdrill.app.services.drill import DrillSession
+
+    db_url = import_fixture(f"sqlite:///{tmp_path / 'served.db'}", "../three-recall")
+    database = open_database(db_url)
+    session = DrillSession.open(database, now=datetime(2026, 3, 2, 9))
+    while session.current is not None:
+        session.grade(4)
+    database.close()
+    yield from serve(tmp_path, {"KVDRILL_NOW": "2026-03-12T09:00:00"})
+
+
+def serve(tmp_path: Path, extra_env: dict[str, str]) -> Iterator[tuple[str, str]]:
     try:
         import textual_serve  # noqa: F401
     except ImportError:
         missing("textual-serve is not installed (pip install 'kvdrill[serve]')")
     db_url = f"sqlite:///{tmp_path / 'served.db'}"
     port = free_loopback_port()
-    env = {**os.environ, "KVDRILL_DATA_DIR": str(tmp_path / "data"), "KVDRILL_DB": db_url}
+    data = str(tmp_path / "data")
+    env = {**os.environ, "KVDRILL_DATA_DIR": data, "KVDRILL_DB": db_url, **extra_env}
     server = subprocess.Popen(
         [sys.executable, "-m", "kvdrill.app", "serve", "--host", HOST, "--port", str(port)],
         env=env,
@@ -141,38 +165,65 @@ def browser(tmp_path: Path):
         driver.quit()
 
 
-def test_a_browser_drills_a_card_and_the_review_lands_in_the_database(served, browser) -> None:
-    page, db_url = served
-    browser.get(page)
+class Page:
+    """The served app as the browser shows it: its screen's text, and keys typed into it."""
 
-    def screen() -> str:
-        return browser.execute_script(SCREEN_TEXT) or ""
+    def __init__(self, browser) -> None:
+        self.browser = browser
 
-    def wait_to_see(*words: str, what: str) -> None:
+    def screen(self) -> str:
+        return self.browser.execute_script(SCREEN_TEXT) or ""
+
+    def wait_to_see(self, *words: str, what: str) -> None:
         try:
-            wait_for(lambda: all(word in screen() for word in words), SCREEN_WAIT_S, what)
+            wait_for(lambda: all(word in self.screen() for word in words), SCREEN_WAIT_S, what)
         except AssertionError as exc:
-            raise AssertionError(f"{exc}; the browser shows:\n{screen()}") from None
+            raise AssertionError(f"{exc}; the browser shows:\n{self.screen()}") from None
 
-    def press(keys: str) -> None:
-        browser.find_element("css selector", ".xterm-helper-textarea").send_keys(keys)
+    def press(self, keys: str) -> None:
+        """``keys`` typed in one go, as fast as the browser sends them."""
+        self.browser.find_element("css selector", ".xterm-helper-textarea").send_keys(keys)
 
-    wait_to_see("kvdrill", "Drill", "Stats", "due", what="the home screen with its packs")
-    press("d")
-    wait_to_see("Reveal", "left", what="the first card")
-    press(" ")
-    wait_to_see("Again", "Good", what="the grades")
-    press("3")  # Good: quality 4
 
-    def reviews() -> list[tuple[int, str]]:
-        database = open_database(db_url)
-        try:
-            with database.session() as session:
-                return session.execute(select(ReviewLog.quality, ReviewLog.graded_by)).all()
-        finally:
-            database.close()
+def reviews(db_url: str) -> list[tuple[int, str]]:
+    database = open_database(db_url)
+    try:
+        with database.session() as session:
+            return session.execute(select(ReviewLog.quality, ReviewLog.graded_by)).all()
+    finally:
+        database.close()
 
-    assert wait_for(reviews, SCREEN_WAIT_S, "the review in the database") == [(4, "self")]
+
+def test_a_browser_drills_a_card_and_the_review_lands_in_the_database(served, browser) -> None:
+    address, db_url = served
+    browser.get(address)
+    page = Page(browser)
+    page.wait_to_see("kvdrill", "Drill", "Stats", "due", what="the home screen with its packs")
+    page.press("d")
+    page.wait_to_see("Reveal", "left", what="the first card")
+    page.press(" ")
+    page.wait_to_see("Again", "Good", what="the grades")
+    page.press("3")  # Good: quality 4
+    logged = wait_for(lambda: reviews(db_url), SCREEN_WAIT_S, "the review in the database")
+    assert logged == [(4, "self")]
+
+
+def test_a_burst_of_keys_in_the_browser_logs_every_review(served_three_due, browser) -> None:
+    """ "space 4" three times in one burst of keystrokes: none is dropped while an answer commits."""
+    address, db_url = served_three_due
+    browser.get(address)
+    page = Page(browser)
+    page.wait_to_see("kvdrill", "Drill", what="the home screen")
+    page.press("d")
+    page.wait_to_see("Bytes of one", "Reveal", what="the first due card")
+    page.press(" 4 4 4")
+
+    def three_more() -> list[tuple[int, str]] | None:
+        logged = reviews(db_url)  # the first three are the day-one answers
+        return logged[3:] if len(logged) >= 6 else None
+
+    assert wait_for(three_more, SCREEN_WAIT_S, "three more reviews") == [(5, "self")] * 3
+    page.wait_to_see("Session done", "Cards done       3", what="the summary of the three")
 
 
 def test_only_loopback_addresses_are_served_without_a_warning() -> None:

@@ -30,7 +30,8 @@ def burst(app, *keys: str) -> None:
 def three_recall_db(db_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
     """Three recall cards and nothing else, the clock on a Monday morning."""
     monkeypatch.setenv("KVDRILL_NOW", NOW)
-    return import_fixture(db_url, "three-recall")
+    # Not under packs/tui/: the import picker's snapshot lists that folder.
+    return import_fixture(db_url, "../three-recall")
 
 
 async def test_a_burst_of_space_4_three_times_logs_three_reviews(three_recall_db: str) -> None:
