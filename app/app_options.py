@@ -14,7 +14,18 @@ if TYPE_CHECKING:
     from kvdrill.app.services.first_card import FirstCard
 
 # The options that narrow a drill session (``Services.open_session``'s keywords).
-DRILL_FILTERS = ("pack", "tag", "lesson", "new_limit", "limit", "mistake", "count", "flag")
+DRILL_FILTERS = (
+    "pack",
+    "tag",
+    "lesson",
+    "new_limit",
+    "limit",
+    "mistake",
+    "count",
+    "flag",
+    "cram",
+    "ahead",
+)
 
 
 @dataclass(frozen=True)
@@ -29,6 +40,8 @@ class AppOptions:
     mistake: str | None = None  # a session practising this mistake code instead
     count: int | None = None  # with mistake: how many problems
     flag: str | None = None
+    cram: bool = False  # practice outside the schedule
+    ahead: int | None = None  # reviews due in the next N days too
     theme: str | None = None  # "light" or "dark"; None: the profile's saved theme
     import_path: str = ""  # prefilled on the import screen
     answer_seconds: int | None = None  # the countdown length; None: the profile's setting
@@ -53,4 +66,6 @@ def drill_filters_of(args: Namespace) -> dict[str, Any]:
         "mistake": args.mistake,
         "count": args.count,
         "flag": args.flag,
+        "cram": args.cram,
+        "ahead": args.ahead,
     }

@@ -24,6 +24,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
     text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
@@ -221,6 +222,9 @@ class ReviewLog(Base):
     # An answer imported from another tool: its id there (``anki:<revlog id>``), and the
     # interval and easiness that tool gave after it. NULL for answers given in kvdrill.
     imported_id: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    # A practice answer (drill --cram): logged, but it moved no schedule and counts against
+    # no limit; replays and FSRS fits leave it out.
+    practice: Mapped[bool] = mapped_column(Boolean, server_default=false())
     interval_days: Mapped[int | None] = mapped_column(Integer, nullable=True)
     easiness_milli: Mapped[int | None] = mapped_column(Integer, nullable=True)
 

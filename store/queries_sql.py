@@ -54,7 +54,7 @@ WHERE name = :name
 TODAY_LOG_SQL = """
 SELECT card_id, quality, moved_schedule, prev_state
 FROM review_log
-WHERE profile_id = :profile_id AND study_day = :study_day
+WHERE profile_id = :profile_id AND study_day = :study_day AND NOT practice
 ORDER BY id
 """
 

@@ -108,6 +108,7 @@ class GivenAnswer:
     grade_seconds: float | None = None
     choice_seed: int | None = None
     choice_order: str | None = None
+    practice: bool = False  # drill --cram: logged, the schedule left as it is
 
     def __post_init__(self) -> None:
         if self.graded_by not in ("self", "auto"):
@@ -127,7 +128,9 @@ def record_answer(session: Session, **answer: Any) -> RecordedAnswer:
     before = Schedule.from_row(connection.execute(_STATE_BY_KEY, key).first())
     answered, log = _answer_rows(given, before)
     columns = answered.schedule.columns()
-    if before is None:
+    if given.practice:
+        pass  # the schedule stays as it was, row or no row
+    elif before is None:
         connection.execute(
             _STATES.insert(), {"profile_id": given.profile_id, "card_id": given.card_id} | columns
         )
@@ -180,6 +183,7 @@ LOG_COLUMNS = (
     "choice_seed",
     "choice_order",
     "prev_state",
+    "practice",
     # An answer imported from Anki only (store/anki_history.py): NULL for one given here.
     "imported_id",
     "interval_days",
@@ -189,16 +193,22 @@ LOG_COLUMNS = (
 
 def _answer_rows(given: GivenAnswer, before: Schedule | None) -> tuple[Answered, tuple[Any, ...]]:
     """The schedule after the answer, and its review-log row (values in ``LOG_COLUMNS``
-    order; None is SQL NULL, also for the JSON columns ``params`` and ``prev_state``)."""
-    answered = answer_schedule(
-        before,
-        given.quality,
-        given.now,
-        given.rollover_hour,
-        given.scheduler,
-        given.desired_retention,
-        given.fsrs_parameters,
-    )
+    order; None is SQL NULL, also for the JSON columns ``params`` and ``prev_state``). A
+    practice answer leaves the schedule as it was."""
+    if given.practice:
+        answered = Answered(
+            before or Schedule(), moved_schedule=False, lapsed=False, became_leech=False
+        )
+    else:
+        answered = answer_schedule(
+            before,
+            given.quality,
+            given.now,
+            given.rollover_hour,
+            given.scheduler,
+            given.desired_retention,
+            given.fsrs_parameters,
+        )
     variant, verdict = given.variant, given.verdict
     log = (
         given.profile_id,
@@ -221,6 +231,7 @@ def _answer_rows(given: GivenAnswer, before: Schedule | None) -> tuple[Answered,
         given.choice_seed,
         given.choice_order,
         before.to_dict() if before is not None else None,
+        given.practice,
         None,
         None,
         None,
@@ -276,7 +287,9 @@ class _RawAnswerStatements:
             before = unchecked(Schedule, dict(zip(self.fields, self._decoded(row), strict=True)))
         answered, log = _answer_rows(given, before)
         state = _converted(self.schedule_values(answered.schedule), self.encode_state)
-        if before is None:
+        if given.practice:
+            pass  # the schedule stays as it was, row or no row
+        elif before is None:
             self.insert_state.run(cursor, (*key, *state))
         else:
             self.update_state.run(cursor, (*state, *key))

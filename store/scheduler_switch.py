@@ -37,7 +37,7 @@ def replay_profile(
     }
     logs = session.scalars(
         select(ReviewLog)
-        .where(ReviewLog.profile_id == profile_id)
+        .where(ReviewLog.profile_id == profile_id, ReviewLog.practice.is_(False))
         .order_by(ReviewLog.card_id, ReviewLog.reviewed_at, ReviewLog.id)
     )
     rebuilt = 0
@@ -76,7 +76,7 @@ def answer_histories(session: Session, profile_id: int) -> list[list[tuple[int, 
     """Per card the profile answered, its answers (quality, time), oldest first."""
     rows = session.execute(
         select(ReviewLog.card_id, ReviewLog.quality, ReviewLog.reviewed_at)
-        .where(ReviewLog.profile_id == profile_id)
+        .where(ReviewLog.profile_id == profile_id, ReviewLog.practice.is_(False))
         .order_by(ReviewLog.card_id, ReviewLog.reviewed_at, ReviewLog.id)
     )
     return [

@@ -65,6 +65,18 @@ def register(subparsers) -> None:
         help="only the cards you flagged with this colour (kvdrill flag)",
     )
     parser.add_argument(
+        "--cram",
+        action="store_true",
+        help="practise outside the schedule: every card the filters leave (--pack, --tag, "
+        "--lesson, --flag), seen or new; answers are logged as practice and move no schedule",
+    )
+    parser.add_argument(
+        "--ahead",
+        metavar="N",
+        type=_session_limit,
+        help="review the cards due in the next N days too, as early reviews (their schedules move)",
+    )
+    parser.add_argument(
         "--new", metavar="N", type=_count, help="up to N new cards this session; 0 for reviews "
         f"only (default: the profile's daily limit, {DEFAULT_NEW_PER_DAY} by default, minus "
         "those already started today)",
@@ -128,7 +140,9 @@ def check_mistake_options(args) -> str | None:
     if args.mistake is None:
         raise UserError("--count goes with --mistake (the number of problems to practise on)")
     narrowing = [
-        name for name in ("pack", "tag", "lesson", "flag", "new", "limit") if getattr(args, name)
+        name
+        for name in ("pack", "tag", "lesson", "flag", "cram", "ahead", "new", "limit")
+        if getattr(args, name)
     ]
     if narrowing:
         raise UserError(
@@ -193,7 +207,9 @@ def launch_tui(args, start: str, options: AppOptions) -> int:
         raise UserError(
             "the full-screen app needs a terminal; for pipes and scripts use `kvdrill drill --plain`"
         )
-    if start == "drill" and not options.mistake and not options.flag:
+    # Sessions the first-card helper cannot plan start without it.
+    special = (options.mistake, options.flag, options.cram, options.ahead)
+    if start == "drill" and not any(special):
         # Before Textual is imported: a helper process reads the first card meanwhile.
         from kvdrill.app.services.first_card import start as start_first_card
 

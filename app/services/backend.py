@@ -120,6 +120,8 @@ class Services:
         mistake: str | None = None,
         count: int | None = None,
         flag: str | None = None,
+        cram: bool = False,
+        ahead: int | None = None,
     ) -> DrillSession:
         """A ``DrillSession`` (app/services/drill.py) on today's queue; with ``mistake``, a
         session of up to ``count`` variants exercising that mistake code instead
@@ -139,6 +141,8 @@ class Services:
             new_limit=new_limit,
             limit=limit,
             flag=flag,
+            cram=cram,
+            ahead=ahead,
         )
 
     def flag(self, reference: str, colour: str | None) -> str:

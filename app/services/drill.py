@@ -51,7 +51,7 @@ from kvdrill.engine.errors import UserError
 from kvdrill.engine.packs.card_view import CHOICE_LETTERS, CardView, DrillState
 from kvdrill.engine.problems.types import Variant, Verdict
 from kvdrill.engine.study.clock import study_day
-from kvdrill.engine.study.queue import SessionQueue, plan_day
+from kvdrill.engine.study.queue import SessionQueue, cram_plan, plan_day
 from kvdrill.engine.study.rules import LEECH_LAPSES
 from kvdrill.engine.study.schedule import Schedule
 from kvdrill.engine.study.seeds import presentation_seed
@@ -182,6 +182,7 @@ class DrillSession:
         self.scheduler = scheduler
         self.desired_retention = desired_retention
         self.fsrs_parameters = fsrs_parameters
+        self.practice = False  # a cram session: answers logged, schedules left alone
         self.profile_id = profile_id
         self.rollover_hour = rollover_hour
         self.answer_seconds = answer_seconds
@@ -206,11 +207,20 @@ class DrillSession:
         limit: int | None = None,
         lesson: str | None = None,
         flag: str | None = None,
+        cram: bool = False,
+        ahead: int | None = None,
     ) -> DrillSession:
         """Today's session: plan the queue from the store (see engine/study/queue.py for the rules).
 
         ``lesson`` takes a lesson number as typed, ``"5"`` or ``"05"``; ``flag`` a colour
-        (engine/study/flags.py): only the cards flagged with it."""
+        (engine/study/flags.py): only the cards flagged with it.
+
+        ``cram``: every available card the filters leave, seen or new, in pack order, answered
+        as practice (logged, no schedule moved, no daily limit used). ``ahead``: the reviews
+        due in the next ``ahead`` days as well, answered as early reviews (schedules move)."""
+        if cram and ahead is not None:
+            raise UserError("--cram and --ahead do not go together: cram moves no schedule")
+        _check_count("--ahead", ahead, least=1)
         _check_count("--new", new_limit)
         _check_count("--limit", limit, least=1)  # --new 0, not --limit 0, skips new cards
         clock = make_clock(now)
@@ -227,8 +237,14 @@ class DrillSession:
                 session, row.id, missed, lang=lang, pack=pack, tag=tag, lesson=lesson, flag=flag
             )
             profile_id, rollover, seconds = row.id, row.rollover_hour, row.answer_seconds
-        plan = plan_day(cards, today, counts, new_limit=new_limit, limit=limit)
-        return cls(
+        if cram:
+            plan = cram_plan(cards, today, limit)
+        else:
+            horizon = today + timedelta(days=ahead or 0)
+            if ahead is not None and new_limit is None:
+                new_limit = 0  # reviewing ahead, as Anki's custom study does: no new cards
+            plan = plan_day(cards, horizon, counts, new_limit=new_limit, limit=limit)
+        session = cls(
             database,
             profile_id,
             rollover,
@@ -240,6 +256,8 @@ class DrillSession:
             settings.desired_retention,
             settings.fsrs_parameters,
         )
+        session.practice = cram
+        return session
 
     # --- what is shown ---------------------------------------------------------------------
 
@@ -402,6 +420,7 @@ class DrillSession:
             scheduler=self.scheduler,
             desired_retention=self.desired_retention,
             fsrs_parameters=self.fsrs_parameters,
+            practice=self.practice,
             typed_answer=typed,
             variant=variant,
             verdict=verdict,

@@ -254,6 +254,15 @@ def plan_day(
     )
 
 
+def cram_plan(cards: Iterable[QueueCard], today: date, limit: int | None = None) -> Plan:
+    """A practice session (``drill --cram``): every available card, seen or new, in pack
+    order (follow-ups too), up to ``limit``; nothing is held back and no daily limit applies."""
+    chosen = [
+        card.card_id for card in sorted(cards, key=lambda c: c.order) if is_available(card, today)
+    ]
+    return Plan(cards=tuple(chosen[:limit] if limit is not None else chosen))
+
+
 def due_and_new(plan: Plan) -> tuple[int, int]:
     """How many cards a session of ``plan`` holds: due ones (reviews and today's owed repeats)
     and new ones (follow-ups held for a new parent included)."""

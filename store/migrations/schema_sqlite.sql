@@ -1,4 +1,4 @@
--- The SQLite schema at revision 0011, as the migrations build it: written by
+-- The SQLite schema at revision 0012, as the migrations build it: written by
 -- python -m kvdrill.store.sqlite_file (see store/migrations/README.md); do not edit.
 CREATE TABLE alembic_version (
 	version_num VARCHAR(32) NOT NULL, 
@@ -102,7 +102,7 @@ CREATE TABLE review_log (
 	expected TEXT, 
 	diagnosis TEXT, 
 	mistake VARCHAR(32), 
-	prev_state JSON, reveal_seconds FLOAT, grade_seconds FLOAT, choice_seed INTEGER, choice_order VARCHAR(8), imported_id VARCHAR(64), interval_days INTEGER, easiness_milli INTEGER, 
+	prev_state JSON, reveal_seconds FLOAT, grade_seconds FLOAT, choice_seed INTEGER, choice_order VARCHAR(8), imported_id VARCHAR(64), interval_days INTEGER, easiness_milli INTEGER, practice BOOLEAN DEFAULT 0 NOT NULL, 
 	CONSTRAINT pk_review_log PRIMARY KEY (id), 
 	CONSTRAINT fk_review_log_card_id_cards FOREIGN KEY(card_id) REFERENCES cards (id), 
 	CONSTRAINT fk_review_log_profile_id_profiles FOREIGN KEY(profile_id) REFERENCES profiles (id)
