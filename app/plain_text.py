@@ -27,6 +27,8 @@ _CODE_SPAN_RE = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)")
 # Strong emphasis; __ only at word edges, so snake_case names keep their underscores.
 _STRONG_STAR_RE = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")
 _STRONG_UNDERSCORE_RE = re.compile(r"(?<!\w)__(?=\S)(.+?)(?<=\S)__(?!\w)")
+# A backslash before ASCII punctuation: CommonMark's escape, which shows the character alone.
+_ESCAPE_RE = re.compile(r"\\([!-/:-@\[-`{-~])")
 # A list item: its indent, its marker (-, *, +, 1., 1)) and the space after it.
 _ITEM_RE = re.compile(r"( {0,3})([-*+]|\d{1,9}[.)])( +)(?=\S)")
 # Lines kept as they are: headings, tables, block quotes.
@@ -165,4 +167,6 @@ def _inline(line: str) -> str:
 
 def _unbold(text: str) -> str:
     text = _STRONG_STAR_RE.sub(r"\1", text)
-    return _STRONG_UNDERSCORE_RE.sub(r"\1", text)
+    text = _STRONG_UNDERSCORE_RE.sub(r"\1", text)
+    # Markdown's backslash escapes (\[, \&, \<) show their character; a no-break space a space.
+    return _ESCAPE_RE.sub(r"\1", text).replace("\xa0", " ")

@@ -600,3 +600,19 @@ def test_notes_from_two_anki_decks_are_tagged_with_their_deck() -> None:
         build_pack_text(one_deck, "s", source_name="s.apkg").text, "s.md"
     ).cards
     assert card.tags == ["kv"]
+
+
+def test_a_converted_title_and_plain_mode_show_no_markdown_escapes(tmp_path: Path) -> None:
+    from kvdrill.app.plain_text import markdown_to_plain
+
+    source = write(
+        tmp_path / "deck.txt",
+        "#separator:tab\n#html:true\n"
+        "Keys &amp; values of {{c1::128 KiB}} &lt;tags&gt;&nbsp;here\tper token\n",
+    )
+    output = tmp_path / "deck.md"
+    assert convert(source, output) == 0
+    (card,) = parse_pack(output).cards
+    assert card.title == "Keys & values of [...] <tags> here"
+    assert card.prompt == "Keys \\& values of \\[...\\] \\<tags\\> here"  # Markdown, escaped
+    assert markdown_to_plain(card.prompt) == "Keys & values of [...] <tags> here"

@@ -136,13 +136,19 @@ def visible_text(field: str, is_html: bool) -> str:
     return " ".join(text.split())
 
 
+def escape_markdown(text: str) -> str:
+    """``text`` with every Markdown character escaped: inside Markdown, it shows as written."""
+    return str(_converter().escape(text, set())) if text else ""
+
+
 def title_markdown(text: str) -> str:
-    """One line of visible text as a card title: short, Markdown-escaped, braces-free."""
+    """One line of visible text as a card title: short and braces-free. Not escaped: a title
+    is everything before the heading's ``{#id}``, shown as text (the TUI header, plain mode),
+    never rendered as Markdown, so a backslash would show."""
     if len(text) > MAX_TITLE_CHARS:
         text = text[: MAX_TITLE_CHARS - 1].rstrip() + "…"
     # Braces could read as an {#id}; a title is only for show, so parentheses do.
-    text = text.replace("{", "(").replace("}", ")")
-    return _converter().escape(text, set()) if text else ""
+    return text.replace("{", "(").replace("}", ")")
 
 
 def _html_renderer() -> MarkdownIt:

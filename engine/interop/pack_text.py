@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 
 from kvdrill.engine.interop.markup import (
+    escape_markdown,
     html_to_markdown,
     text_to_html,
     text_to_markdown,
@@ -93,7 +94,7 @@ def _extra(fields: tuple[ForeignField, ...], is_html: bool) -> list[str]:
     for field in fields:
         text = _markdown(field, is_html)
         if text:
-            name = title_markdown(field.name or "")
+            name = escape_markdown(title_markdown(field.name or ""))
             parts.append(f"**{name}:**\n\n{text}" if name else text)
     return parts
 
