@@ -58,6 +58,20 @@ class HistoryPlan:
     left_new: int = 0
     answers_left_out: int = 0
 
+    def to_dict(self) -> dict[str, object]:
+        """For ``kvdrill import --json``."""
+        return {
+            "pack": self.pack,
+            "cards": self.cards,
+            "answers_added": self.added,
+            "answers_imported_before": self.known,
+            "cards_kept": self.kept,
+            "schedules_replaced": [item.line() for item in self.replaced],
+            "missing_cards": self.missing,
+            "left_new": self.left_new,
+            "answers_left_out": self.answers_left_out,
+        }
+
     def summary(self) -> str:
         parts = [
             f"{self.pack}: Anki history: {self.added} answers added to {self.cards} cards",

@@ -287,6 +287,13 @@ def test_answers_given_in_kvdrill_are_never_replaced_silently(
     assert answered in err and "--replace-history" in err and "Traceback" not in err
     assert _states(db_url) == (states, logs)  # nothing written
 
+    # A dry run says the same, and what --replace-history would do, writing nothing.
+    argv = ["--db", db_url, "import", str(pack), "--dry-run", "--json", "--replace-history"]
+    assert main(argv) == 0
+    (planned,) = json.loads(capsys.readouterr().out)["anki_history"]
+    assert len(planned["schedules_replaced"]) == 1 and answered in planned["schedules_replaced"][0]
+    assert _states(db_url) == (states, logs)
+
     assert main(["--db", db_url, "import", str(pack), "--replace-history"]) == 0
     states, logs = _states(db_url)
     anki = exported.cards_after[answered]

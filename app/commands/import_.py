@@ -163,6 +163,8 @@ def run(args) -> int:
         import json
 
         report = {"dry_run": args.dry_run, "packs": [pack.to_dict() for pack in plan.packs]}
+        if history.plans:
+            report["anki_history"] = [item.to_dict() for item in history.plans]
         print(json.dumps(report, indent=2, ensure_ascii=False))
         return 0
     for line in plan.summary_lines():
