@@ -4,8 +4,8 @@
 
 The import row of scripts/bench_vs_anki.py times ``kvdrill import`` of five 2,000-card packs
 in a new process on a fresh database. This script records every statement that import sends
-to SQLite (store/sqlite_import.py's ``SqliteStatements``: SQL text and bound rows, in order,
-with the transactions around them), then replays the recording in a new Python process that
+to SQLite (store/sql.py's ``SqliteSql``: SQL text and bound rows, in order, with the
+transactions around them), then replays the recording in a new Python process that
 imports nothing but ``sqlite3`` and ``marshal``: a fresh file made with the same schema script
 and pragmas (WAL, ``synchronous=FULL``), the same statements with the rows already built, the
 same commits. No parsing, no Python per card. ``kvdrill import`` and the replay alternate
@@ -27,7 +27,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,7 +48,7 @@ schema = time.perf_counter()
 each = {}
 for kind, sql, params in recording:
     before = time.perf_counter()
-    if kind == "rows":
+    if kind in ("rows", "first"):
         connection.execute(sql, params).fetchall()
     elif kind == "run":
         connection.execute(sql, params)
@@ -67,10 +66,10 @@ print(json.dumps({"load": loaded - started, "schema": schema - loaded, "statemen
 def record(files: list[Path], recording: Path, data: Path) -> int:
     """Run ``kvdrill import`` in this process and write every statement it sends to SQLite."""
     from kvdrill.app.cli import main
-    from kvdrill.store import sqlite_import
+    from kvdrill.store import sql as store_sql
 
     sent: list[tuple[str, str, object]] = []
-    statements = sqlite_import.SqliteStatements
+    executor = store_sql.SqliteSql
 
     def recorded(kind: str, method):
         def call(self, sql, params=None):
@@ -79,18 +78,19 @@ def record(files: list[Path], recording: Path, data: Path) -> int:
 
         return call
 
-    for kind in ("rows", "run", "many", "many_positional"):
-        setattr(statements, kind, recorded(kind, getattr(statements, kind)))
-    transaction = sqlite_import.SqliteImportFile.transaction
+    for kind in ("rows", "first", "run", "many"):
+        setattr(executor, kind, recorded(kind, getattr(executor, kind)))
+    insert = executor.insert
 
-    @contextmanager
-    def bracketed(self, write: bool):
-        sent.append(("run", "BEGIN IMMEDIATE" if write else "BEGIN", {}))
-        with transaction(self, write) as db:
-            yield db
-        sent.append(("run", "COMMIT", {}))
+    def recorded_insert(self, table, columns, rows):
+        if rows:
+            marks = ", ".join("?" * len(columns))
+            sent.append(
+                ("many", f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows)
+            )
+        return insert(self, table, columns, rows)
 
-    sqlite_import.SqliteImportFile.transaction = bracketed
+    executor.insert = recorded_insert
     os.environ["KVDRILL_DATA_DIR"] = str(data)
     os.environ.pop("KVDRILL_DB", None)
     code = main(["import", *map(str, files)])

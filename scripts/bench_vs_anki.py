@@ -67,12 +67,13 @@ def kvdrill_answer_worker(folder: Path, cards: int, answers: int, synchronous: s
     from bench_answer import NOW, build_collection
 
     from kvdrill.app.services.drill import DrillSession
-    from kvdrill.store import db
+    from kvdrill.store import db, sqlite_file
 
-    # The benchmark's one change to kvdrill: the synchronous level, to match Anki's.
-    db.SQLITE_PRAGMAS = tuple(
+    # The benchmark's one change to kvdrill, patched from here: the synchronous level of every
+    # connection it opens, to match Anki's.
+    sqlite_file.SQLITE_PRAGMAS = tuple(
         f"PRAGMA synchronous={synchronous}" if pragma.startswith("PRAGMA synchronous") else pragma
-        for pragma in db.SQLITE_PRAGMAS
+        for pragma in sqlite_file.SQLITE_PRAGMAS
     )
     database = db.open_database(f"sqlite:///{folder}/answer.db")
     build_collection(database, cards, reviewed=cards * 6 // 10)
@@ -89,9 +90,10 @@ def kvdrill_answer_worker(folder: Path, cards: int, answers: int, synchronous: s
         _ = session.current
         timings.append((time.perf_counter() - started) * 1000)
     cpu_ms = (time.process_time() - cpu) * 1000 / max(1, len(timings))
-    with database.engine.connect() as connection:
-        level = connection.exec_driver_sql("PRAGMA synchronous").scalar()
-        journal = connection.exec_driver_sql("PRAGMA journal_mode").scalar()
+    # Read back on the connection the answers were written on.
+    level, journal = database.read(
+        lambda sql: (sql.rows("PRAGMA synchronous")[0][0], sql.rows("PRAGMA journal_mode")[0][0])
+    )
     database.close()
     names = {0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"}
     return {

@@ -13,7 +13,7 @@ import sys
 from alembic.config import CommandLine, Config
 
 from kvdrill.app.services.environment import database_url
-from kvdrill.store.db import MIGRATIONS_DIR
+from kvdrill.store.migrate import MIGRATIONS_DIR
 
 
 def main(argv: list[str] | None = None) -> None:

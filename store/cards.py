@@ -4,36 +4,25 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import date
-from functools import cache
 from typing import Any
 
-from sqlalchemy import TextClause, func, select, text
+from sqlalchemy import func, select
 from sqlalchemy.exc import NoResultFound
 from sqlalchemy.orm import Session
 
-from kvdrill.store.db import Database, raw_read_row
+from kvdrill.store.db import Database
 from kvdrill.store.models import Card, CardState, Pack
 from kvdrill.store.queries_sql import CARD_VIEW_SQL
 
 
-@cache
-def _view_statement() -> TextClause:
-    """The card-view query, prepared once (this sits on the answer path)."""
-    return text(CARD_VIEW_SQL)
-
-
-def card_view_row(database: Database, card_id: int, profile_id: int) -> Any:
-    """The ``CARD_VIEW_SQL`` row of one card for a profile (store/card_rows.py reads it)."""
-    # One plain read, no ORM session: this sits between an answer and the next card. On
-    # SQLite it runs on the answer path's own connection (store/db.py ``raw_connection``).
+def card_view_row(database: Database, card_id: int, profile_id: int) -> dict[str, Any]:
+    """The ``CARD_VIEW_SQL`` row of one card for a profile (store/card_rows.py reads it): one
+    plain read, no ORM session, as this sits between an answer and the next card."""
     params = {"card_id": card_id, "profile_id": profile_id}
-    if database.answers_raw:
-        row = raw_read_row(database, CARD_VIEW_SQL, params)
-        if row is None:
-            raise NoResultFound(f"no card {card_id}")
-        return row
-    with database.engine.connect() as connection:
-        return connection.execute(_view_statement(), params).mappings().one()
+    row = database.read(lambda sql: sql.first_named(CARD_VIEW_SQL, params))
+    if row is None:
+        raise NoResultFound(f"no card {card_id}")
+    return row
 
 
 def due_on(profile_id: int, day: date) -> tuple[Any, ...]:

@@ -1,63 +1,52 @@
-"""Where the database lives, how it is opened, and keeping its schema at the current revision.
+"""Where the database lives, how it is opened, and the ways in: sessions and ``Sql``.
 
-``open_database`` is the one way in: it takes the URL the app chose, sets SQLite's pragmas on every
-connection (WAL, foreign keys, busy timeout), and brings the schema to ``HEAD_REVISION`` with
-Alembic, writing a backup copy of an older database first. An up-to-date database is opened
-without loading Alembic at all: one ``SELECT`` on ``alembic_version``.
+``open_database`` is the one way in: it takes the URL the app chose, opens a SQLite file through
+store/sqlite_file.py's ``open_at_head`` (pragmas, quick check, revision), and brings an older
+schema to ``HEAD_REVISION`` (store/migrate.py, a backup copy first). An up-to-date file is
+opened without loading Alembic at all.
+
+``Database.write`` and ``Database.read`` run ``Sql`` actions (store/sql.py): on SQLite on one
+``sqlite3`` connection the database keeps, with no ORM session to set up (the answer, the next
+card, the stats), on PostgreSQL through SQLAlchemy. ``write_transaction`` runs an ORM action;
+both retry through store/sql.py's ``retrying`` and are guarded by store/guard.py.
 """
 
 from __future__ import annotations
 
 import sqlite3
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import Engine, create_engine, event, inspect, text
+from sqlalchemy import Engine, TextClause, create_engine, event, text
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from kvdrill.engine.capacity.units import shorten
 from kvdrill.engine.errors import DatabaseUnusable, UserError
-from kvdrill.store.guard import Guard, check_on_open, describe
+from kvdrill.store.guard import Guard, describe
 from kvdrill.store.location import HEAD_REVISION, mask_password, sqlite_file
-
-# The pragmas and the file checks live in store/sqlite_file.py (standard library only, so
-# ``kvdrill import`` uses them without SQLAlchemy). SQLITE_PRAGMAS is read through this module's
-# name on every connection, so a benchmark may set ``db.SQLITE_PRAGMAS``.
-from kvdrill.store.sqlite_file import (  # noqa: F401
-    SQLITE_HEADER,
-    SQLITE_PRAGMAS,
-    prepare_sqlite_file,
-    set_pragmas,
-)
+from kvdrill.store.sql import Params, Row, Sql, SqliteFile, SqliteSql, retrying
+from kvdrill.store.sqlite_file import connect, open_at_head, prepare_sqlite_file, set_pragmas
 
 T = TypeVar("T")
-MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
-# PostgreSQL advisory lock keys (any 64-bit numbers no other kvdrill lock uses).
-MIGRATION_LOCK = 0x6B76_6472_696C_6C01  # "kvdrill" 01
-WRITE_LOCK = 0x6B76_6472_696C_6C02
-# Errors after which a write transaction is simply run again: SQLite's lock held too long, and
-# PostgreSQL's serialization failure and deadlock (SQLSTATE 40001, 40P01).
-_RETRYABLE_SQLSTATES = ("40001", "40P01")
-WRITE_ATTEMPTS = 3
+# A PostgreSQL advisory lock key (any 64-bit number no other kvdrill lock uses).
+WRITE_LOCK = 0x6B76_6472_696C_6C02  # "kvdrill" 02
 # A database server gone (stopped, restarted, the network down): the write is tried again after
 # each wait, about two minutes in all, then given up with one line. Nothing was committed.
 RECONNECT_WAITS_S = (0.2, 0.5, 1, 2, 3, 5, 5, 8, 10, 10, 15, 15, 15, 15)
 # PostgreSQL's "connection exception" class and its shutdown states (admin, crash, starting).
 _SERVER_GONE_SQLSTATES = ("57P01", "57P02", "57P03")
-_MIGRATION_LOCK = threading.Lock()
 
 
 @dataclass
 class Database:
-    """An open, migrated database: the engine and a session factory."""
+    """An open, migrated database: the engine and a session factory, and on SQLite the kept
+    connection ``write`` and ``read`` use (store/sql.py ``SqliteFile``)."""
 
     url: str
     engine: Engine
@@ -67,26 +56,41 @@ class Database:
     # Told, once per outage, that the database server is unreachable and the write waits for
     # it (plain mode prints it; the store never prints).
     on_server_lost: Callable[[str], None] | None = None
-    # The answer path's own DB-API connection (SQLite only), opened on first use; see
-    # ``raw_connection``.
-    _raw: Any = field(default=None, repr=False)
-    raw_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    sqlite: SqliteFile | None = field(default=None, repr=False)
+    _pooled: Any = field(default=None, repr=False)  # in-memory SQLite: the pool's one connection
 
     @property
-    def answers_raw(self) -> bool:
-        """True when answers go through ``raw_connection`` (SQLite); PostgreSQL keeps the
-        session and Core statements (its advisory locks, store/db.py ``lock_card``)."""
-        return self.engine.dialect.name == "sqlite"
+    def dialect(self) -> str:
+        return str(self.engine.dialect.name)
 
-    def raw_connection(self) -> sqlite3.Connection:
-        """One SQLite DB-API connection kept for the answer path, with the pool's pragmas.
+    def _sqlite_connection(self) -> sqlite3.Connection:
+        if self.path is not None:
+            return connect(self.path)
+        self._pooled = self.engine.raw_connection()  # in-memory: the one every session shares
+        connection: sqlite3.Connection = self._pooled.dbapi_connection
+        return connection
 
-        An answer's few statements cost less than an ORM session's setup and a pool checkout
-        each time (scripts/bench_vs_anki.py); the connection runs in autocommit between
-        transactions, so it holds no snapshot. Use it only while holding ``raw_lock``."""
-        if self._raw is None:
-            self._raw = self.engine.raw_connection()
-        return self._raw.dbapi_connection
+    def write(
+        self, action: Callable[[Sql], T], locked_message: str, *, whole_database: bool = False
+    ) -> T:
+        """Run ``action`` in one write transaction, committed before this returns; run again if
+        another process held the lock or won a conflict; still failing, a UserError with
+        ``locked_message``, nothing written. ``whole_database``: see ``begin_write``."""
+        if self.sqlite is not None:
+            return self.sqlite.write(action, locked_message)
+        return write_transaction(
+            self,
+            lambda session: action(session_sql(session)),
+            locked_message,
+            whole_database=whole_database,
+        )
+
+    def read(self, action: Callable[[Sql], T]) -> T:
+        """Run ``action``'s reads, outside any write transaction."""
+        if self.sqlite is not None:
+            return self.sqlite.read(action)
+        with self.engine.connect() as connection:
+            return action(AlchemySql(connection))
 
     @contextmanager
     def session(self) -> Iterator[Session]:
@@ -95,6 +99,11 @@ class Database:
         try:
             yield session
             session.commit()
+        except sqlite3.Error as exc:  # from ``session_sql``'s statements on the same connection
+            session.rollback()
+            if self.guard is not None:
+                self.guard.translate_error(exc)
+            raise
         except BaseException:
             session.rollback()
             raise
@@ -102,11 +111,60 @@ class Database:
             session.close()
 
     def close(self) -> None:
-        with self.raw_lock:
-            if self._raw is not None:
-                self._raw.close()
-                self._raw = None
+        if self.sqlite is not None:
+            connection = self.sqlite.detach()
+            if self._pooled is not None:
+                self._pooled.close()
+            elif connection is not None:
+                connection.close()
+            self._pooled = None
         self.engine.dispose()
+
+
+class AlchemySql(Sql):
+    """``Sql`` on a SQLAlchemy connection: the store's statement text on PostgreSQL."""
+
+    def __init__(self, connection: Connection):
+        self.connection = connection
+        self.dialect = str(connection.dialect.name)
+
+    def rows(self, sql: str, params: Params | None = None) -> list[Row]:
+        return list(self.connection.execute(_text(sql), params or {}).all())
+
+    def first_named(self, sql: str, params: Params) -> dict[str, Any] | None:
+        row = self.connection.execute(_text(sql), params).mappings().first()
+        return None if row is None else dict(row)
+
+    def run(self, sql: str, params: Params | None = None) -> None:
+        self.connection.execute(_text(sql), params or {})
+
+    def insert_id(self, sql: str, params: Params) -> int:
+        return int(self.connection.execute(_text(f"{sql} RETURNING id"), params).scalar_one())
+
+    def many(self, sql: str, rows: Sequence[Params]) -> None:
+        if rows:
+            self.connection.execute(_text(sql), list(rows))
+
+
+_TEXTS: dict[str, TextClause] = {}
+
+
+def _text(sql: str) -> TextClause:
+    """``text(sql)``, made once per statement."""
+    found = _TEXTS.get(sql)
+    if found is None:
+        found = _TEXTS[sql] = text(sql)
+    return found
+
+
+def session_sql(session: Session) -> Sql:
+    """``Sql`` inside the session's transaction: on SQLite its ``sqlite3`` connection (objects
+    the session holds are flushed first), elsewhere its SQLAlchemy connection."""
+    session.flush()
+    connection = session.connection()
+    if connection.dialect.name == "sqlite":
+        return SqliteSql(connection.connection.dbapi_connection)
+    return AlchemySql(connection)
 
 
 def open_database(
@@ -130,7 +188,7 @@ def open_database(
             "(try sqlite:///path/to/file.db)"
         ) from None
     path = sqlite_file(resolved)
-    options: dict = {}
+    options: dict[str, Any] = {}
     if sa_url.get_backend_name() == "sqlite" and path is None:
         # One in-memory database shared by every thread (the TUI works in worker threads).
         from sqlalchemy.pool import StaticPool
@@ -152,21 +210,28 @@ def open_database(
             mask_password(f"cannot use database URL {resolved!r}{source}: {exc}")
         ) from None
     if engine.dialect.name == "sqlite":
-        event.listen(engine, "connect", _set_sqlite_pragmas)
+        event.listen(
+            engine, "connect", lambda dbapi_connection, _record: set_pragmas(dbapi_connection)
+        )
     if path is not None:
         prepare_sqlite_file(path, create_folder)
-    guard = Guard(engine, path)
+    guard = Guard(engine.url.render_as_string(), path)
+    guard.install(engine)
+    raw = None
     try:
-        if path is not None and check:
-            with engine.connect() as connection:
-                check_on_open(connection, path)
-        _migrate_to_head(engine, path)
+        if path is not None:
+            raw, revision = open_at_head(path, check=check)
+            if revision != HEAD_REVISION:
+                raw.close()
+                raw = None
+        if raw is None:
+            _migrate_to_head(engine, path)
         guard.opened()
     except UserError:
-        engine.dispose()
+        _close_all(engine, raw)
         raise
-    except (DatabaseError, OSError) as exc:
-        engine.dispose()
+    except (DatabaseError, sqlite3.Error, OSError) as exc:
+        _close_all(engine, raw)
         where = str(path) if path is not None else resolved
         reason = getattr(exc, "orig", None) or exc
         if "not a database" in str(reason):
@@ -178,129 +243,47 @@ def open_database(
         raise UserError(
             mask_password(f"cannot open the database {where}: {describe(reason)}")
         ) from None
-    return Database(
+    database = Database(
         url=resolved,
         engine=engine,
         sessionmaker=sessionmaker(engine, expire_on_commit=False),
         path=path,
         guard=guard,
     )
+    if engine.dialect.name == "sqlite":
+        kept = raw
+        database.sqlite = SqliteFile(
+            lambda: kept if kept is not None else database._sqlite_connection(), guard
+        )
+    return database
 
 
-def _set_sqlite_pragmas(dbapi_connection, _record) -> None:
-    set_pragmas(dbapi_connection, SQLITE_PRAGMAS)
-
-
-def current_revision(connection: Connection) -> str | None:
-    """The schema revision recorded in the database, or None if it has none."""
-    if not inspect(connection).has_table("alembic_version"):
-        return None
-    return connection.execute(text("SELECT version_num FROM alembic_version")).scalar()
+def _close_all(engine: Engine, raw: sqlite3.Connection | None) -> None:
+    if raw is not None:
+        raw.close()
+    engine.dispose()
 
 
 def _migrate_to_head(engine: Engine, path: Path | None) -> None:
+    from kvdrill.store.migrate import current_revision
+
     with engine.connect() as connection:
         if current_revision(connection) == HEAD_REVISION:
             return
-    _run_migrations(engine, path)
+    from kvdrill.store.migrate import migrate
+
+    migrate(engine, path)
 
 
-def _run_migrations(engine: Engine, path: Path | None) -> None:
-    """Upgrade to head under a write lock, so two processes starting at once migrate once."""
-    # Imported before the write lock is taken: under load an import inside it can outlast the
-    # other processes' busy timeout.
-    from alembic import command
-    from alembic.config import Config
-    from alembic.script import ScriptDirectory
-
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS_DIR))
-    script = ScriptDirectory.from_config(config)
-    known = {rev.revision for rev in script.walk_revisions()}
-
-    sqlite = engine.dialect.name == "sqlite"
-    with engine.connect() as connection:
-        if sqlite:
-            # Foreign keys off while tables are rebuilt (SQLite's documented procedure for schema
-            # changes); checked again before commit. The pragma is a no-op inside a transaction.
-            connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
-            connection.exec_driver_sql("BEGIN IMMEDIATE")
-        elif engine.dialect.name == "postgresql":
-            # PostgreSQL's DDL is transactional: the whole upgrade is one transaction, and this
-            # lock (held until it ends) makes a second process wait, then find the schema current.
-            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
-        revision = current_revision(connection)
-        if revision is not None and revision not in known:
-            connection.rollback()
-            raise UserError(
-                mask_password(
-                    f"the database {path or engine.url} was written by a newer kvdrill "
-                    f"(schema revision {revision}); upgrade kvdrill to use it"
-                )
-            )
-        if revision is None and _has_tables(connection):
-            connection.rollback()
-            raise UserError(
-                mask_password(f"the database {path or engine.url} is not a kvdrill database")
-            )
-        if revision != HEAD_REVISION:
-            if revision is not None and path is not None:
-                backup_sqlite(path, revision)
-            config.attributes["connection"] = connection
-            command.upgrade(config, "head")
-            if sqlite:
-                problems = connection.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
-                if problems:
-                    connection.rollback()
-                    raise UserError(
-                        f"upgrading the database {path} broke {len(problems)} references; "
-                        "nothing was changed"
-                    )
-        connection.commit()
-        if sqlite:
-            connection.exec_driver_sql("PRAGMA foreign_keys=ON")
-
-
-def _has_tables(connection: Connection) -> bool:
-    return bool(inspect(connection).get_table_names())
-
-
-def backup_sqlite(path: Path, revision: str) -> Path:
-    """Copy the database beside itself as ``<name>.bak-<revision>-<timestamp>``; return the copy.
-
-    The timestamp is the file's own modification time: the store does not read the clock, and
-    the copy is named for the database state it keeps."""
-    stamp = datetime.fromtimestamp(path.stat().st_mtime).strftime("%Y%m%dT%H%M%S")
-    target = path.with_name(f"{path.name}.bak-{revision}-{stamp}")
-    counter = 1
-    while target.exists():
-        counter += 1
-        target = path.with_name(f"{path.name}.bak-{revision}-{stamp}-{counter}")
-    source = sqlite3.connect(path)
-    try:
-        copy = sqlite3.connect(target)
-        try:
-            source.backup(copy)
-        finally:
-            copy.close()
-    finally:
-        source.close()
-    return target
-
-
-def begin_write(session: Session | sqlite3.Cursor, whole_database: bool = False) -> None:
+def begin_write(session: Session, whole_database: bool = False) -> None:
     """Take the write lock now, so a read-check-write sequence cannot race another process.
 
     Call it first thing in a fresh session; the lock is held until the session commits. SQLite
     has one lock: every writer waits for the one before. On PostgreSQL, ``whole_database``
     writers (imports, which retire and re-tag cards) take an advisory lock alone, and the
-    others (answers, notes, settings) share it, serializing only per card (``lock_card``):
+    others (answers, notes, settings) share it, serializing only per card (``Sql.lock_card``):
     an import never interleaves with an answer, and two learners never wait for each other.
-    A cursor of ``Database.raw_connection`` (SQLite) begins its transaction the same way.
     """
-    if isinstance(session, sqlite3.Cursor):
-        session.execute("BEGIN IMMEDIATE")
-        return
     connection = session.connection()
     if connection.dialect.name == "postgresql":
         shared = "" if whole_database else "_shared"
@@ -312,42 +295,46 @@ def begin_write(session: Session | sqlite3.Cursor, whole_database: bool = False)
         connection.exec_driver_sql("BEGIN IMMEDIATE")
 
 
-def write_transaction(database: Database, action: Callable[[Session], T], locked_message: str) -> T:
-    """Run ``action`` in one write transaction; run it again if another process held the lock
-    (SQLite) or won a conflict (PostgreSQL's deadlock or serialization failure).
+def write_transaction(
+    database: Database,
+    action: Callable[[Session], T],
+    locked_message: str,
+    *,
+    whole_database: bool = False,
+) -> T:
+    """Run ``action`` in one write transaction of an ORM session; run it again as
+    ``Database.write`` does (store/sql.py ``retrying``). A database server that went away is
+    waited for (``RECONNECT_WAITS_S``; the pool reconnects) and the transaction run again once
+    it is back: nothing was committed, so nothing doubles."""
 
-    Still failing after ``WRITE_ATTEMPTS``: a UserError with ``locked_message``, nothing written.
-    A database server that went away is waited for (``RECONNECT_WAITS_S``; the pool reconnects)
-    and the transaction run again once it is back: nothing was committed, so nothing doubles."""
-    attempt, outage = 1, 0
+    @contextmanager
+    def transaction() -> Iterator[Session]:
+        with database.session() as session:
+            begin_write(session, whole_database)
+            yield session
+
+    outage = 0
     while True:
         try:
-            with database.session() as session:
-                begin_write(session)
-                return action(session)
+            return retrying(transaction, action, locked_message)
         except OperationalError as exc:
-            if server_gone(database, exc):
-                if outage == len(RECONNECT_WAITS_S):
-                    raise DatabaseUnusable(
-                        mask_password(
-                            f"the database server of {database.url} has not come back "
-                            f"({describe(exc.orig)}); this answer was not saved, every one "
-                            "confirmed before is kept"
-                        )
-                    ) from None
-                if outage == 0 and database.on_server_lost is not None:
-                    database.on_server_lost(
-                        "the database server went away (stopped, restarted or unreachable); "
-                        "waiting for it to save this answer"
-                    )
-                time.sleep(RECONNECT_WAITS_S[outage])
-                outage += 1
-                continue
-            if not is_retryable(exc):
+            if not server_gone(database, exc):
                 raise
-            if attempt == WRITE_ATTEMPTS:
-                raise UserError(locked_message) from None
-            attempt += 1
+            if outage == len(RECONNECT_WAITS_S):
+                raise DatabaseUnusable(
+                    mask_password(
+                        f"the database server of {database.url} has not come back "
+                        f"({describe(exc.orig)}); this answer was not saved, every one "
+                        "confirmed before is kept"
+                    )
+                ) from None
+            if outage == 0 and database.on_server_lost is not None:
+                database.on_server_lost(
+                    "the database server went away (stopped, restarted or unreachable); "
+                    "waiting for it to save this answer"
+                )
+            time.sleep(RECONNECT_WAITS_S[outage])
+            outage += 1
 
 
 def server_gone(database: Database, exc: OperationalError) -> bool:
@@ -364,94 +351,6 @@ def server_gone(database: Database, exc: OperationalError) -> bool:
     )
 
 
-def raw_write_transaction(
-    database: Database, action: Callable[[sqlite3.Cursor], T], locked_message: str
-) -> T:
-    """``write_transaction`` on SQLite through ``Database.raw_connection``: ``action`` gets a
-    cursor inside ``BEGIN IMMEDIATE``; the file's identity is checked before the commit and
-    SQLite's errors read as the guard words them (store/guard.py), as on the session path."""
-    guard = database.guard
-    with database.raw_lock:
-        connection = database.raw_connection()
-        for attempt in range(1, WRITE_ATTEMPTS + 1):
-            cursor = connection.cursor()
-            try:
-                begin_write(cursor)
-                result = action(cursor)
-                if guard is not None:
-                    guard.check_identity_raw(connection)
-                # Not ``connection.commit()``, which prepares its COMMIT anew every time: the
-                # cursor's comes from the statement cache.
-                cursor.execute("COMMIT")
-                return result
-            except (sqlite3.Error, OperationalError) as exc:
-                connection.rollback()
-                if _locked(str(exc)):
-                    if attempt == WRITE_ATTEMPTS:
-                        raise UserError(locked_message) from None
-                    continue
-                if guard is not None:
-                    guard.translate_raw_error(getattr(exc, "orig", exc), connection)
-                raise
-            except BaseException:
-                if connection.in_transaction:
-                    connection.rollback()
-                raise
-            finally:
-                cursor.close()
-    raise AssertionError("unreachable")
-
-
-def raw_read_row(database: Database, sql: str, params: dict[str, Any]) -> dict[str, Any] | None:
-    """The first row of one read on ``Database.raw_connection`` (SQLite), column -> value."""
-    with database.raw_lock:
-        cursor = database.raw_connection().cursor()
-        try:
-            row = cursor.execute(sql, params).fetchone()
-            names = _ROW_NAMES.get(sql)
-            if names is None:
-                names = _ROW_NAMES[sql] = tuple(column[0] for column in cursor.description)
-        except sqlite3.Error as exc:
-            if database.guard is not None:
-                database.guard.translate_raw_error(exc)
-            raise
-        finally:
-            cursor.close()
-    # A plain dict: looking a column up in a ``sqlite3.Row`` compares the names one by one.
-    return None if row is None else dict(zip(names, row, strict=True))
-
-
-# The column names of each statement ``raw_read_row`` has run (a few fixed texts).
-_ROW_NAMES: dict[str, tuple[str, ...]] = {}
-
-
 def lock_card(session: Session, profile_id: int, card_id: int) -> None:
-    """Serialize the writers of one card's schedule for one profile until the transaction ends.
-
-    Every read-then-write of a card state (an answer, undo, suspend, bury, a note) calls it
-    first, so two machines answering the same card cannot both read the old state: the second
-    waits, then reads the first one's answer (PostgreSQL's READ COMMITTED gives each statement
-    a fresh snapshot). On PostgreSQL it is a transaction-scoped advisory lock on the pair,
-    which also covers a card that has no state row yet, where ``SELECT ... FOR UPDATE`` would
-    lock nothing. Call it after ``begin_write``, which on SQLite already holds the database's
-    write lock (on PostgreSQL, the database lock before the card's: one order, no deadlock).
-    """
-    connection = session.connection()
-    if connection.dialect.name == "postgresql":
-        connection.execute(
-            text("SELECT pg_advisory_xact_lock(:profile, :card)"),
-            {"profile": profile_id, "card": card_id},
-        )
-
-
-def is_retryable(exc: OperationalError) -> bool:
-    """True when the failed write transaction may be run again as it is (another writer won)."""
-    sqlstate = getattr(exc.orig, "sqlstate", None)
-    if sqlstate is not None:
-        return sqlstate in _RETRYABLE_SQLSTATES
-    return _locked(str(exc))
-
-
-def _locked(message: str) -> bool:
-    """SQLite's words for a lock another process held past the busy timeout."""
-    return "locked" in message or "busy" in message
+    """``Sql.lock_card`` in the session's transaction."""
+    session_sql(session).lock_card(profile_id, card_id)

@@ -18,7 +18,7 @@ from kvdrill.engine.study.clock import study_day
 from kvdrill.engine.study.queue import SessionQueue, missing_parents, plan_day, read_today_log
 from kvdrill.engine.study.seeds import presentation_seed
 from kvdrill.store.card_rows import card_view
-from kvdrill.store.location import HEAD_REVISION, sqlite_file
+from kvdrill.store.location import sqlite_file
 from kvdrill.store.queries_sql import (
     CARD_VIEW_SQL,
     PROFILE_SQL,
@@ -28,6 +28,7 @@ from kvdrill.store.queries_sql import (
     queue_cards_statement,
     today_log_answers,
 )
+from kvdrill.store.sqlite_file import open_current
 
 
 class NeedsSession(Exception):
@@ -53,15 +54,14 @@ def read_first_card(
     if any(value is not None for value in (pack, tag, lesson)):
         raise NeedsSession("filters")
     path = sqlite_file(database_url)
-    if path is None or not path.is_file():
-        return None  # first launch: the app creates the database and imports the bundled decks
-    connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=5)
+    # None: first launch (the app creates the database and imports the bundled decks), or an
+    # older schema (the app migrates it first).
+    connection = open_current(path, read_only=True) if path is not None else None
+    if connection is None:
+        return None
     connection.row_factory = sqlite3.Row
     try:
-        revision = connection.execute("SELECT version_num FROM alembic_version").fetchone()
         profile = connection.execute(PROFILE_SQL, {"name": profile_name}).fetchone()
-        if revision is None or revision[0] != HEAD_REVISION:
-            return None  # the app migrates it first
         if profile is None:
             raise NeedsSession("a new profile: the store creates it")
         today = study_day(now, profile["rollover_hour"])

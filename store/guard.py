@@ -1,12 +1,12 @@
 """What keeps a SQLite file from being damaged or silently lost under faults.
 
-Three guards, installed on the engine by store/db.py's ``open_database`` (``Guard``):
+Three guards (``Guard``), on every connection of an open database: store/sql.py's
+``sqlite_transaction`` calls them, and ``Guard.install`` hooks them into SQLAlchemy's engine:
 
 - **a quick check when the file is opened** (``check_on_open``): SQLite's ``PRAGMA
   quick_check`` on files up to ``QUICK_CHECK_MAX_BYTES``, so a damaged file is refused before
-  anything is written into it. It costs 3 to 6 ms per MiB (scripts/bench_quick_check.py: 65 ms
-  for a year of 200 reviews a day, 12.6 MiB; 0.5 to 1 s for a million reviews, 175 MiB), hence
-  the cap, which keeps it under about 100 ms of a start. A larger file is not checked on open;
+  anything is written into it. Its cost grows with the file (scripts/bench_quick_check.py),
+  hence the cap, which keeps it a small part of a start. A larger file is not checked on open;
   SQLite still refuses to write through a damaged page, and that error is one line too.
 - **the file's identity before every commit** (``Guard.check_identity``): a database deleted, moved
   or replaced while kvdrill runs would take every later answer with it (the open connection
@@ -17,7 +17,7 @@ Three guards, installed on the engine by store/db.py's ``open_database`` (``Guar
   lose them at the next crash. The session stops, and the log this connection still holds open
   is checkpointed into the file first, so every answer confirmed before is kept.
 - **every SQLite error as one line** (``Guard.translate_error``): read-only file or folder, full
-  disk, I/O error, damaged pages. The transaction is rolled back by the session; answers
+  disk, I/O error, damaged pages. The transaction is rolled back; answers
   committed before are kept. "database is locked" is left alone: the callers retry it.
 """
 
@@ -29,10 +29,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kvdrill.engine.errors import DatabaseUnusable, UserError
+from kvdrill.store.sql import is_locked
 
 if TYPE_CHECKING:  # SQLAlchemy stays unloaded for store/sqlite_import.py, which has no engine
     from sqlalchemy import Engine
-    from sqlalchemy.engine import Connection, ExceptionContext
+    from sqlalchemy.engine import ExceptionContext
 
 QUICK_CHECK_MAX_BYTES = 16 * 1024 * 1024
 # SQLite's write-ahead log and its shared-memory index, beside the database file.
@@ -49,20 +50,17 @@ _CAUSES = (
     ("not a database", "the file is damaged or is not a SQLite database"),
     ("unable to open", "the file or its folder cannot be opened"),
 )
-_RETRIED = ("database is locked", "database table is locked", "busy")
 
 
-def check_on_open(connection: Connection | sqlite3.Connection, path: Path) -> None:
-    """Refuse a file that fails SQLite's quick check (files above the size cap are skipped).
-    ``connection``: SQLAlchemy's, or a bare ``sqlite3`` one."""
+def check_on_open(connection: sqlite3.Connection, path: Path) -> None:
+    """Refuse a file that fails SQLite's quick check (files above the size cap are skipped)."""
     try:
         size = path.stat().st_size
     except OSError:
         return  # a new in-memory or not-yet-written file: nothing to check
     if size == 0 or size > QUICK_CHECK_MAX_BYTES:
         return
-    run = getattr(connection, "exec_driver_sql", None) or connection.execute
-    rows = run(f"PRAGMA quick_check({QUICK_CHECK_ROWS})").fetchall()
+    rows = connection.execute(f"PRAGMA quick_check({QUICK_CHECK_ROWS})").fetchall()
     found = [
         line
         for row in rows
@@ -80,21 +78,33 @@ class Guard:
     """The guards of one open database. Errors while opening are left to ``open_database``,
     which words them for that moment; ``opened`` switches the write-time guards on."""
 
-    def __init__(self, engine: Engine | None, path: Path | None):
-        """``engine`` None: a bare ``sqlite3`` connection, whose owner calls the ``_raw``
-        methods itself (store/sqlite_import.py)."""
+    def __init__(self, where: str, path: Path | None):
+        """``where``: the database as messages name it; ``path``: its file, if it has one."""
         self.path = path
-        self.where = str(path) if path is not None else engine.url.render_as_string()
+        self.where = str(path) if path is not None else where
         self.seen: tuple[int, int] | None = None
         # The write-ahead log and its index: suffix -> (device, inode) once seen.
         self.seen_logs: dict[str, tuple[int, int]] = {}
         self.refused: str | None = None  # set by ``refuse``: no commit goes through
-        if engine is not None:
-            from sqlalchemy import event
 
-            event.listen(engine, "handle_error", self.translate_error)
-            if path is not None:
-                event.listen(engine, "commit", self.check_identity)
+    def install(self, engine: Engine) -> None:
+        """Guard an engine's connections too: every error worded, every commit checked."""
+        from sqlalchemy import event
+
+        def translate(context: ExceptionContext) -> None:
+            connection = context.connection
+            raw = connection.connection.dbapi_connection if connection is not None else None
+            self.translate_error(
+                context.original_exception, raw if isinstance(raw, sqlite3.Connection) else None
+            )
+
+        event.listen(engine, "handle_error", translate)
+        if self.path is not None:
+            event.listen(
+                engine,
+                "commit",
+                lambda connection: self.check_identity(connection.connection.dbapi_connection),
+            )
 
     def opened(self) -> None:
         """The file is open and migrated: remember which file it is, and start guarding."""
@@ -105,17 +115,14 @@ class Guard:
         else:
             self.seen = (0, 0)
 
-    def check_identity(self, connection: Connection) -> None:
-        """Stop a commit into a file that is no longer the one at the path."""
-        self.check_identity_raw(connection.connection.dbapi_connection)
-
     def refuse(self, reason: str) -> None:
         """Let no commit through from now on, saying ``reason`` (damage found after opening,
         by the full check of today's backup)."""
         self.refused = reason
 
-    def check_identity_raw(self, raw: sqlite3.Connection) -> None:
-        """``check_identity`` for a DB-API connection (the answer path's, store/reviews.py)."""
+    def check_identity(self, raw: Any) -> None:
+        """Stop a commit into a file that is no longer the one at the path, or into one found
+        damaged since it was opened (``raw``: the ``sqlite3`` connection about to commit)."""
         if self.refused is not None:
             raw.rollback()
             raise DatabaseUnusable(self.refused)
@@ -169,20 +176,15 @@ class Guard:
                 )
         return None
 
-    def translate_error(self, context: ExceptionContext) -> None:
-        """Raise a one-line ``DatabaseUnusable`` for a SQLite failure (not for a busy lock)."""
-        connection = context.connection
-        raw = connection.connection.dbapi_connection if connection is not None else None
-        self.translate_raw_error(context.original_exception, raw)
-
-    def translate_raw_error(
-        self, original: BaseException, raw: sqlite3.Connection | Any = None
+    def translate_error(
+        self, original: BaseException, raw: sqlite3.Connection | None = None
     ) -> None:
-        """``translate_error`` for an error raised by a DB-API connection itself (``raw``,
-        when known)."""
+        """Raise a one-line ``DatabaseUnusable`` for a SQLite failure (not for a busy lock,
+        which the writer retries: store/sql.py ``retrying``); ``raw``: the ``sqlite3``
+        connection it came from, when known."""
         if self.seen is None or not isinstance(original, sqlite3.Error):
             return
-        if any(word in str(original).lower() for word in _RETRIED):
+        if is_locked(original):
             return
         problem = self.log_problem()
         if problem:  # SQLite's own words for a missing log are "disk I/O error": not the disk

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import json
 import json.scanner
-from collections.abc import Collection, Iterable, Iterator, Sequence
-from datetime import date
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from datetime import date, datetime
 from typing import Any
 
+from kvdrill.engine.records import unchecked
 from kvdrill.engine.study.queue import QueueCard
 from kvdrill.engine.study.schedule import NEW_CARD_EASINESS_MILLI, Schedule
-from kvdrill.engine.study.settings import ProfileSettings
+from kvdrill.engine.study.settings import ProfileSettings, setting_names
 
 # Every live card with the profile's schedule for it, in pack order; filters are added by
 # ``queue_cards_statement``.
@@ -132,6 +133,51 @@ def stored_day(value: Any) -> date | None:
     return date.fromisoformat(value) if isinstance(value, str) else value
 
 
+def stored_time(value: Any) -> datetime | None:
+    """A time column's value (SQLite stores ISO text)."""
+    return datetime.fromisoformat(value) if isinstance(value, str) else value
+
+
+# A card state's schedule columns, in the order of ``Schedule``'s fields.
+SCHEDULE_COLUMNS = tuple(Schedule().columns())
+
+
+def stored_schedule(row: Sequence[Any]) -> Schedule:
+    """The ``Schedule`` in a row of ``SCHEDULE_COLUMNS`` as the database returns it (SQLite:
+    ISO text, 0 and 1, JSON text; PostgreSQL: typed values)."""
+    (
+        repetitions,
+        easiness,
+        interval,
+        due,
+        lapses,
+        reviews,
+        last,
+        suspended,
+        buried,
+        leech,
+        memory,
+    ) = row
+    # Every field, from the row: no frozen ``__init__`` to go through (this is on the answer
+    # path).
+    return unchecked(
+        Schedule,
+        {
+            "repetitions": repetitions,
+            "easiness_milli": easiness,
+            "interval_days": interval,
+            "due_day": stored_day(due),
+            "lapses": lapses,
+            "reviews": reviews,
+            "last_review_at": stored_time(last),
+            "suspended": bool(suspended),
+            "buried_until": stored_day(buried),
+            "leech": bool(leech),
+            "fsrs": stored_json(memory),
+        },
+    )
+
+
 def stored_json(value: Any) -> Any:
     """A JSON column's value (SQLite stores text)."""
     if not isinstance(value, str):
@@ -147,6 +193,16 @@ def stored_json(value: Any) -> Any:
 
 
 _scan_json = json.scanner.make_scanner(json.JSONDecoder())
+
+
+def stored_settings(row: Mapping[str, Any]) -> ProfileSettings:
+    """A profile's settings from its row (column -> value): the ``options`` JSON, and the
+    settings that have a column of their own."""
+    values = dict(stored_json(row["options"]) or {})
+    values.update(
+        {name: row[name] for name in setting_names() if name != "options" and name in row}
+    )
+    return ProfileSettings.from_values(values)
 
 
 def options_language(options: Any) -> str:

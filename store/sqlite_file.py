@@ -1,11 +1,13 @@
 """A kvdrill SQLite file at the level of ``sqlite3``: its pragmas, the checks before one is
-opened, and a new one made in one step with the current schema. Standard library only.
+opened, the one routine that opens one and reads its schema revision (``open_at_head``), and a
+new one made in one step with the current schema. Standard library only.
 
-store/db.py opens every database through these, and store/sqlite_import.py (``kvdrill import``
-without SQLAlchemy) does too. A new file gets its schema from ``schema_sqlite.sql`` (store/
-migrations/), the schema the migrations build, written out once per revision: creating it costs
-one ``executescript`` instead of loading Alembic and running every migration.
-tests/test_db.py checks that both give the same schema.
+store/db.py opens every SQLite file through these, and so do the readers and the importer that
+run without SQLAlchemy (store/fast_start.py, store/fast_stats.py, store/sqlite_import.py). A new
+file gets its schema from ``schema_sqlite.sql`` (store/migrations/), the schema the migrations
+build, generated from them by scripts/generate_sqlite_schema.py: creating it costs one
+``executescript`` instead of loading Alembic and running every migration. tests/test_db.py
+checks that the checked-in script is the generated one and builds the migrations' schema.
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ import tempfile
 from pathlib import Path
 
 from kvdrill.engine.errors import UserError
+from kvdrill.store.guard import check_on_open
 from kvdrill.store.location import HEAD_REVISION
+from kvdrill.store.sql import SqliteSql, schema_revision
 
 BUSY_TIMEOUT_MS = 5000
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -30,10 +34,10 @@ SQLITE_PRAGMAS = (
 )
 
 
-def set_pragmas(connection: sqlite3.Connection, pragmas: tuple[str, ...] = SQLITE_PRAGMAS) -> None:
+def set_pragmas(connection: sqlite3.Connection) -> None:
     cursor = connection.cursor()
     try:
-        for pragma in pragmas:
+        for pragma in SQLITE_PRAGMAS:
             cursor.execute(pragma)
     finally:
         cursor.close()
@@ -130,37 +134,71 @@ def schema_statements(connection: sqlite3.Connection) -> list[str]:
     return [sql for (sql,) in rows]
 
 
-def write_schema_file(database: Path, target: Path = SCHEMA_FILE) -> None:
-    """Write ``schema_sqlite.sql`` from a database the migrations brought to head."""
-    connection = sqlite3.connect(database)
-    try:
-        statements = schema_statements(connection)
-    finally:
-        connection.close()
+def schema_script(statements: list[str]) -> str:
+    """``schema_sqlite.sql``'s text for a database whose schema is ``statements``."""
     header = (
         f"-- The SQLite schema at revision {HEAD_REVISION}, as the migrations build it: "
-        "written by\n-- python -m kvdrill.store.sqlite_file (see store/migrations/README.md); "
+        "written by\n-- scripts/generate_sqlite_schema.py (see store/migrations/README.md); "
         "do not edit.\n"
     )
-    target.write_text(header + "".join(f"{sql};\n" for sql in statements), encoding="utf-8")
+    return header + "".join(f"{sql};\n" for sql in statements)
 
 
-def _migrated_database(folder: Path) -> Path:
-    """A database at head made by the migrations alone (Alembic's upgrade, as db.py runs it)."""
-    from sqlalchemy import create_engine
-
-    from kvdrill.store.db import _run_migrations as run_migrations
-
-    path = folder / "migrated.db"
-    engine = create_engine(f"sqlite:///{path}")
+def connect(path: Path, *, read_only: bool = False) -> sqlite3.Connection:
+    """A ``sqlite3`` connection to the file at ``path`` in autocommit mode (transactions are
+    begun explicitly: store/sql.py ``sqlite_transaction``), usable from any thread. A writable
+    one gets ``SQLITE_PRAGMAS``; a read-only one waits as long for a lock."""
+    if read_only:
+        return sqlite3.connect(
+            f"{path.resolve().as_uri()}?mode=ro",
+            uri=True,
+            timeout=BUSY_TIMEOUT_MS / 1000,
+            isolation_level=None,
+            check_same_thread=False,
+        )
+    connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     try:
-        run_migrations(engine, None)
-    finally:
-        engine.dispose()
-    return path
+        set_pragmas(connection)
+    except BaseException:
+        connection.close()
+        raise
+    return connection
 
 
-if __name__ == "__main__":
-    with tempfile.TemporaryDirectory() as work:
-        write_schema_file(_migrated_database(Path(work)))
-    print(f"wrote {SCHEMA_FILE}")
+def open_at_head(
+    path: Path, *, read_only: bool = False, check: bool = True
+) -> tuple[sqlite3.Connection, str | None]:
+    """The one way a SQLite file is opened: connected (``connect``), quick-checked unless
+    ``check`` is False (store/guard.py ``check_on_open``), and its schema revision read. The
+    caller uses the connection only when the revision is ``HEAD_REVISION``, and closes it
+    otherwise. SQLite's errors are the caller's to word."""
+    connection = connect(path, read_only=read_only)
+    try:
+        if check:
+            check_on_open(connection, path)
+        sql = SqliteSql(connection)
+        try:
+            revision = schema_revision(sql)
+        finally:
+            sql.close()
+    except BaseException:
+        connection.close()
+        raise
+    return connection, revision
+
+
+def open_current(path: Path, *, read_only: bool = False) -> sqlite3.Connection | None:
+    """``open_at_head`` for the readers and the importer that run without SQLAlchemy: the
+    connection when the file exists and is at ``HEAD_REVISION``; None when the store's own
+    ``open_database`` must handle it (no file yet, an older schema, any SQLite error, which it
+    words)."""
+    if read_only and not path.is_file():
+        return None
+    try:
+        connection, revision = open_at_head(path, read_only=read_only, check=not read_only)
+    except sqlite3.Error:
+        return None
+    if revision != HEAD_REVISION:
+        connection.close()
+        return None
+    return connection

@@ -1,6 +1,7 @@
-"""The drill's own answer path (store/reviews.py ``commit_answer``: on SQLite three statements on
-a kept DB-API connection, no ORM) stores exactly what ``record_answer`` stores, for every kind
-of answer, so stats, undo and the FSRS replay read the same rows whichever path wrote them."""
+"""The answer path (store/reviews.py ``commit_answer``: three statements of SQL text, on SQLite
+through ``sqlite3`` on a kept connection) stores exactly what SQLAlchemy's own models store for
+the same answer (the oracle below writes it through the ORM), for every kind of answer, so
+stats, undo and the FSRS replay read the rows as the models define them."""
 
 from __future__ import annotations
 
@@ -9,18 +10,23 @@ from typing import Any
 
 import pytest
 from sqlalchemy import text
+from sqlalchemy.orm import Session
 
 from kvdrill.engine.errors import UserError
 from kvdrill.engine.problems.types import Variant, Verdict
+from kvdrill.engine.study.clock import study_day
+from kvdrill.engine.study.rules import answer_schedule
+from kvdrill.engine.study.schedule import Schedule
 from kvdrill.store import reviews
 from kvdrill.store.db import open_database
+from kvdrill.store.models import CardState, ReviewLog
 from kvdrill.store.profiles import get_or_create_profile
 
 pytestmark = pytest.mark.both_backends  # SQLite and a real PostgreSQL server
 
 MORNING = datetime(2026, 3, 10, 9, 0, 12, 345678)
 LOCKED = "locked"
-FAST, REFERENCE = 1, 2  # the two profiles: answered through commit_answer / record_answer
+FAST, REFERENCE = 1, 2  # the two profiles: answered through commit_answer / the ORM oracle
 
 
 @pytest.fixture
@@ -34,11 +40,56 @@ def db(db_url: str, collection):
     database.close()
 
 
+def oracle_answer(session: Session, given: reviews.GivenAnswer) -> reviews.RecordedAnswer:
+    """The answer written through SQLAlchemy's models: the rule of engine/study/rules.py, its
+    schedule set on the ORM's ``CardState``, a ``ReviewLog`` object added."""
+    state = session.get(CardState, (given.profile_id, given.card_id))
+    before = Schedule.from_row(state)
+    answered = answer_schedule(
+        before, given.quality, given.now, given.rollover_hour, given.scheduler,
+        given.desired_retention,
+    )  # fmt: skip
+    if state is None:
+        state = CardState(profile_id=given.profile_id, card_id=given.card_id)
+        session.add(state)
+    for name, value in answered.schedule.columns().items():
+        setattr(state, name, value)
+    variant, verdict = given.variant, given.verdict
+    log = ReviewLog(
+        profile_id=given.profile_id,
+        card_id=given.card_id,
+        reviewed_at=given.now,
+        study_day=study_day(given.now, given.rollover_hour),
+        quality=given.quality,
+        seconds=float(given.seconds),
+        reveal_seconds=given.reveal_seconds,
+        grade_seconds=given.grade_seconds,
+        graded_by=given.graded_by,
+        moved_schedule=answered.moved_schedule,
+        typed_answer=given.typed_answer,
+        template_id=variant.template_id if variant else None,
+        seed=variant.seed if variant else None,
+        params=dict(variant.params) if variant else None,
+        expected=verdict.expected_text if verdict else None,
+        diagnosis=verdict.diagnosis if verdict else None,
+        mistake=verdict.mistake if verdict else None,
+        choice_seed=given.choice_seed,
+        choice_order=given.choice_order,
+        prev_state=before.to_dict() if before is not None else None,
+    )
+    session.add(log)
+    session.flush()
+    return reviews.RecordedAnswer(
+        log.id, answered.moved_schedule, answered.lapsed, answered.became_leech,
+        answered.schedule.due_day, answered.schedule,
+    )  # fmt: skip
+
+
 def both(db, **answer: Any) -> tuple[reviews.RecordedAnswer, reviews.RecordedAnswer]:
-    """The same answer by both profiles, one through each path."""
-    fast = reviews.commit_answer(db, LOCKED, profile_id=FAST, **answer)
+    """The same answer by both profiles: through the answer path, and through the oracle."""
+    fast = reviews.commit_answer(db, reviews.GivenAnswer(profile_id=FAST, **answer), LOCKED)
     with db.session() as session:
-        reference = reviews.record_answer(session, profile_id=REFERENCE, **answer)
+        reference = oracle_answer(session, reviews.GivenAnswer(profile_id=REFERENCE, **answer))
     return fast, reference
 
 
@@ -56,7 +107,7 @@ def stored(db, profile_id: int) -> tuple[list[tuple], list[tuple]]:
         return logs, [tuple(v for k, v in row.items() if k != "profile_id") for row in states]
 
 
-def test_every_kind_of_answer_is_stored_alike_by_both_paths(db) -> None:
+def test_every_kind_of_answer_is_stored_as_the_models_store_it(db) -> None:
     base = {"seconds": 4.5, "graded_by": "self", "rollover_hour": 4}
     # A new card, its same-day repeat, and a timed self-grade the next day.
     both(db, card_id=1, quality=4, now=MORNING, **base)
@@ -125,7 +176,7 @@ def test_every_kind_of_answer_is_stored_alike_by_both_paths(db) -> None:
     assert stored(db, FAST) == stored(db, REFERENCE)
     with db.engine.connect() as connection:
         # A new card's first answer has no state to log, a recall card no variant: SQL NULL,
-        # not JSON null, on both paths.
+        # not JSON null, on both.
         nulls = connection.execute(
             text(
                 "SELECT profile_id, COUNT(*) FROM review_log "
@@ -135,7 +186,7 @@ def test_every_kind_of_answer_is_stored_alike_by_both_paths(db) -> None:
     assert sorted(nulls) == [(FAST, 3), (REFERENCE, 3)]
 
 
-def test_a_suspended_and_buried_card_is_answered_alike_by_both_paths(db) -> None:
+def test_a_suspended_and_buried_card_is_stored_as_the_models_store_it(db) -> None:
     # Every column of the state, and of the state logged before an answer, set at least once.
     with db.session() as session:
         for profile in (FAST, REFERENCE):
@@ -149,7 +200,7 @@ def test_a_suspended_and_buried_card_is_answered_alike_by_both_paths(db) -> None
     assert (logs, states) == stored(db, REFERENCE)
 
 
-def test_an_answer_from_the_fast_path_is_undone_exactly(db) -> None:
+def test_an_answer_is_undone_exactly(db) -> None:
     base = {"card_id": 1, "seconds": 1.0, "graded_by": "self", "rollover_hour": 4}
     both(db, quality=4, now=MORNING, **base)
     before = stored(db, FAST)
@@ -163,18 +214,18 @@ def test_an_answer_from_the_fast_path_is_undone_exactly(db) -> None:
 def test_a_refused_answer_leaves_nothing_and_the_next_one_is_kept(db) -> None:
     with pytest.raises(ValueError):
         reviews.commit_answer(
-            db, LOCKED, profile_id=FAST, card_id=1, quality=9, seconds=1,
-            graded_by="self", now=MORNING, rollover_hour=4,
+            db, reviews.GivenAnswer(profile_id=FAST, card_id=1, quality=9, seconds=1,
+            graded_by="self", now=MORNING, rollover_hour=4,), LOCKED
         )  # fmt: skip
     with pytest.raises(UserError if db.engine.dialect.name == "sqlite" else Exception):
         reviews.commit_answer(
-            db, LOCKED, profile_id=FAST, card_id=999, quality=4, seconds=1,
-            graded_by="self", now=MORNING, rollover_hour=4,
+            db, reviews.GivenAnswer(profile_id=FAST, card_id=999, quality=4, seconds=1,
+            graded_by="self", now=MORNING, rollover_hour=4,), LOCKED
         )  # fmt: skip
     assert stored(db, FAST) == ([], [])
     reviews.commit_answer(
-        db, LOCKED, profile_id=FAST, card_id=1, quality=4, seconds=1,
-        graded_by="self", now=MORNING, rollover_hour=4,
+        db, reviews.GivenAnswer(profile_id=FAST, card_id=1, quality=4, seconds=1,
+        graded_by="self", now=MORNING, rollover_hour=4,), LOCKED
     )  # fmt: skip
     logs, states = stored(db, FAST)
     assert len(logs) == 1 and len(states) == 1

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+import sqlite3
 from dataclasses import fields, replace
 from datetime import date, datetime, timedelta, timezone
 from typing import Any
@@ -25,7 +26,8 @@ from kvdrill.engine.study.sm2 import PASSING_QUALITY, SESSION_REPEAT_BELOW, revi
 from kvdrill.store.card_rows import card_view
 from kvdrill.store.models import CardState, ReviewLog
 from kvdrill.store.queries_sql import stored_json
-from kvdrill.store.reviews import LOG_COLUMNS, _raw_statements
+from kvdrill.store.reviews import LOG_COLUMNS
+from kvdrill.store.sql import SqliteSql
 
 # --- the session queue -------------------------------------------------------------------------
 
@@ -214,27 +216,20 @@ def random_moment(rng: random.Random) -> datetime:
 
 def test_dates_and_times_are_written_as_sqlalchemy_writes_them() -> None:
     dialect = sqlite.dialect()
-    statements = _raw_statements(dialect)
-    converters = dict(statements.encode_log)
-    names = LOG_COLUMNS
-    moment_text = converters[names.index("reviewed_at")]
-    day_text = converters[names.index("study_day")]
+    sql = SqliteSql(sqlite3.connect(":memory:"))
     table = ReviewLog.__table__
     sqlalchemy_moment = table.c.reviewed_at.type.dialect_impl(dialect).bind_processor(dialect)
     sqlalchemy_day = table.c.study_day.type.dialect_impl(dialect).bind_processor(dialect)
     rng = random.Random(3)
     for _ in range(20_000):
         moment = random_moment(rng)
-        assert moment_text(moment) == sqlalchemy_moment(moment)
-        assert day_text(moment.date()) == sqlalchemy_day(moment.date())
-    # What the shortcut does not cover is still the processor's: a time with a zone, a
-    # datetime given for a date.
+        assert sql.time(moment) == sqlalchemy_moment(moment)
+        assert sql.day(moment.date()) == sqlalchemy_day(moment.date())
+    # A time with a zone is stored by its fields, as SQLAlchemy stores it.
     aware = datetime(2026, 3, 10, 9, 30, tzinfo=timezone(timedelta(hours=2)))
-    assert moment_text(aware) == sqlalchemy_moment(aware) == "2026-03-10 09:30:00.000000"
-    assert day_text(aware) == sqlalchemy_day(aware) == "2026-03-10"
-    state_due = dict(statements.encode_state)[statements.fields.index("due_day")]
+    assert sql.time(aware) == sqlalchemy_moment(aware) == "2026-03-10 09:30:00.000000"
     due_processor = CardState.__table__.c.due_day.type.dialect_impl(dialect)
-    assert state_due(date(33, 1, 2)) == due_processor.bind_processor(dialect)(date(33, 1, 2))
+    assert sql.day(date(33, 1, 2)) == due_processor.bind_processor(dialect)(date(33, 1, 2))
 
 
 def test_a_logged_state_is_the_same_json_as_field_by_field() -> None:

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from kvdrill.app.services.importing import BUNDLED_DECKS, load_packs, open_import_database
-from kvdrill.store import importer
+from kvdrill.store import import_topics
 from kvdrill.store.importer import apply_import
 
 FIXTURES = Path(__file__).parent / "fixtures" / "packs"
@@ -69,7 +69,7 @@ def test_every_card_is_stored_as_the_reference_stores_it(
     """Both ways of making a bulk import's topic rows (SQLite's json_each, or Python on a
     SQLite before 3.38) give the reference's topics."""
     if not json_each:
-        monkeypatch.setattr(importer, "_reads_json", lambda db: False)
+        monkeypatch.setattr(import_topics, "_reads_json", lambda db: False)
     packs = load_packs([BUNDLED_DECKS]) + load_packs(
         [FIXTURES / "good", FIXTURES / "vi", FIXTURES / "sm2"]
     )
@@ -77,8 +77,10 @@ def test_every_card_is_stored_as_the_reference_stores_it(
     database = open_import_database(f"sqlite:///{path}")
     try:
         # As the bundled import stores them: the bundled packs keep their own ids.
-        with database.transaction(write=True) as statements:
-            apply_import(statements, packs, now=datetime(2026, 3, 10, 9), bundled=True)
+        database.write(
+            lambda sql: apply_import(sql, packs, now=datetime(2026, 3, 10, 9), bundled=True),
+            "busy",
+        )
     finally:
         database.close()
     columns = ("content_hash", "source_line", "problem_line", "position", *TEXT_COLUMNS)

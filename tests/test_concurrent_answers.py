@@ -49,15 +49,17 @@ def answer(session, quality: int, card_id: int = 1) -> reviews.RecordedAnswer:
     from kvdrill.store.db import begin_write
 
     begin_write(session)
-    return reviews.record_answer(
+    return reviews.answer_in_session(
         session,
-        profile_id=1,
-        card_id=card_id,
-        quality=quality,
-        seconds=3.0,
-        graded_by="self",
-        now=MORNING,
-        rollover_hour=4,
+        reviews.GivenAnswer(
+            profile_id=1,
+            card_id=card_id,
+            quality=quality,
+            seconds=3.0,
+            graded_by="self",
+            now=MORNING,
+            rollover_hour=4,
+        ),
     )
 
 

@@ -12,7 +12,8 @@ from sqlalchemy import func, select, text
 
 from kvdrill.app.services.environment import database_url as resolve_url
 from kvdrill.engine.errors import UserError
-from kvdrill.store.db import HEAD_REVISION, MIGRATIONS_DIR, open_database
+from kvdrill.store.db import HEAD_REVISION, open_database
+from kvdrill.store.migrate import MIGRATIONS_DIR
 from kvdrill.store.models import Base, Pack, Profile, Setting
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 
 import pytest
@@ -313,31 +314,43 @@ def log_rows(db) -> int:
         return s.scalar(select(func.count()).select_from(ReviewLog))
 
 
-def test_a_locked_database_is_retried_once(db, monkeypatch) -> None:
+def fail_to_begin(monkeypatch, failures: list[Exception] | None) -> None:
+    """Every write transaction begins with ``failures.pop()`` raised while there is one (None:
+    always), on either path: an ORM session's ``begin_write``, SQLite's ``sqlite_transaction``."""
     from kvdrill import store
 
-    real = store.db.begin_write
-    failures = [locked_error()]
+    real_begin, real_sqlite = store.db.begin_write, store.sql.sqlite_transaction
 
-    def flaky(session) -> None:
+    def fail() -> None:
+        if failures is None:
+            raise locked_error()
         if failures:
             raise failures.pop()
-        real(session)
 
-    monkeypatch.setattr(store.db, "begin_write", flaky)
+    def flaky_begin(session, *args) -> None:
+        fail()
+        real_begin(session, *args)
+
+    @contextmanager
+    def flaky_sqlite(*args, **options):
+        fail()
+        with real_sqlite(*args, **options) as sql:
+            yield sql
+
+    monkeypatch.setattr(store.db, "begin_write", flaky_begin)
+    monkeypatch.setattr(store.sql, "sqlite_transaction", flaky_sqlite)
+
+
+def test_a_locked_database_is_retried_once(db, monkeypatch) -> None:
+    fail_to_begin(monkeypatch, [locked_error()])
     session = open_session(db)
     session.grade(4, 1.0)
     assert log_rows(db) == 1 and session.current.key == "alpha/follow-up"
 
 
 def test_a_database_that_stays_locked_is_one_line_and_keeps_the_card(db, monkeypatch) -> None:
-    from kvdrill import store
-
-    def always_locked(session) -> None:
-        raise locked_error()
-
     session = open_session(db)
-    monkeypatch.setattr(store.db, "begin_write", always_locked)
+    fail_to_begin(monkeypatch, None)
     with pytest.raises(UserError, match="locked by another kvdrill process"):
         session.grade(4, 1.0)
     assert log_rows(db) == 0 and session.current.key == "alpha" and session.done == 0

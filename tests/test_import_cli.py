@@ -301,16 +301,16 @@ def test_a_learners_import_parses_no_bundled_deck_once_the_database_stored_them(
     decks.mkdir()
     write_pack(decks / "shipped.md", "shipped-pack", {"s1": "Shipped."})
     database = open_database(db_url)
-    with database.session() as session:
-        assert unstored_bundled_keys(session, decks) == {"shipped-pack"}  # the files say
+    # The files say:
+    assert database.read(lambda sql: unstored_bundled_keys(sql, decks)) == {"shipped-pack"}
     import_bundled(database, datetime.now(), decks)
 
     def parse_pack(path):
         raise AssertionError(f"{path} was parsed again")
 
     monkeypatch.setattr("kvdrill.app.services.pack_files.parse_pack", parse_pack)
-    with database.session() as session:
-        assert unstored_bundled_keys(session, decks) == frozenset()  # the packs table says
+    # The packs table says:
+    assert database.read(lambda sql: unstored_bundled_keys(sql, decks)) == frozenset()
     database.close()
 
 

@@ -17,7 +17,7 @@ import pytest
 from sqlalchemy import create_engine, select
 
 from kvdrill.app.services.importing import load_packs, open_import_database, store_packs
-from kvdrill.store import importer, rollups
+from kvdrill.store import import_topics, importer, rollups
 from kvdrill.store.db import open_database
 from kvdrill.store.models import Card, CardState, ReviewLog
 from kvdrill.store.profiles import get_or_create_profile
@@ -26,7 +26,7 @@ from kvdrill.store.sqlite_import import SqliteImportFile
 NOW = datetime(2026, 3, 10, 9, 30)
 ROLLUP_KEYS = {"topic_days": 4, "topic_states": 5, "topic_cards": 2}  # key columns first
 # Enough new cards that their topic rows (pack, tag, lesson: three each) take the bulk path.
-BULK_CARDS = importer.BULK_TOPIC_ROWS // 3 + 1
+BULK_CARDS = import_topics.BULK_TOPIC_ROWS // 3 + 1
 
 
 def write_pack(folder: Path, key: str, cards: dict[str, tuple[list[str], list[str]]]) -> Path:
@@ -153,7 +153,7 @@ def test_rollups_equal_the_rebuild_after_adding_changing_retiring_and_reviving(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     if not json_each:  # as on a SQLite older than 3.38: the topic rows come from Python
-        monkeypatch.setattr(importer, "_reads_json", lambda db: False)
+        monkeypatch.setattr(import_topics, "_reads_json", lambda db: False)
     db = tmp_path / "kvdrill.db"
     packs = tmp_path / "packs"
     first = {f"a{i}": ([f"t{i % 3}"], [str(1 + i % 4)]) for i in range(BULK_CARDS)}
@@ -283,7 +283,7 @@ def test_rollups_equal_the_rebuild_after_a_whole_pack_is_re_tagged(
     rows removed and added as the pack has cards, in grouped statements (or, without
     json_each, through the triggers)."""
     if not json_each:
-        monkeypatch.setattr(importer, "_reads_json", lambda db: False)
+        monkeypatch.setattr(import_topics, "_reads_json", lambda db: False)
     changes: list[tuple[int, int]] = []
     real = rollups.change_topics
 

@@ -12,7 +12,8 @@ import pytest
 from sqlalchemy import create_engine, func, insert, select, text
 
 from kvdrill.engine.errors import UserError
-from kvdrill.store.db import HEAD_REVISION, MIGRATIONS_DIR, open_database
+from kvdrill.store.db import HEAD_REVISION, open_database
+from kvdrill.store.migrate import MIGRATIONS_DIR
 from kvdrill.store.models import Base, Card, CardState, CardTopic, Pack, Profile, ReviewLog
 from kvdrill.store.stats import build_report, uses_rollups
 

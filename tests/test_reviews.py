@@ -30,16 +30,18 @@ def db(db_url: str, collection):
 
 def answer(db, quality: int, when: datetime = MORNING, card_id: int = 1, **extra):
     with db.session() as session:
-        return reviews.record_answer(
+        return reviews.answer_in_session(
             session,
-            profile_id=1,
-            card_id=card_id,
-            quality=quality,
-            seconds=4.5,
-            graded_by="self",
-            now=when,
-            rollover_hour=4,
-            **extra,
+            reviews.GivenAnswer(
+                profile_id=1,
+                card_id=card_id,
+                quality=quality,
+                seconds=4.5,
+                graded_by="self",
+                now=when,
+                rollover_hour=4,
+                **extra,
+            ),
         )
 
 
@@ -202,15 +204,17 @@ def test_a_problem_answer_logs_template_seed_params_expected_and_diagnosis(db) -
 
 def test_a_failed_write_leaves_neither_state_nor_log(db) -> None:
     with pytest.raises(ValueError), db.session() as session:
-        reviews.record_answer(
+        reviews.answer_in_session(
             session,
-            profile_id=1,
-            card_id=1,
-            quality=9,
-            seconds=1,
-            graded_by="self",
-            now=MORNING,
-            rollover_hour=4,
+            reviews.GivenAnswer(
+                profile_id=1,
+                card_id=1,
+                quality=9,
+                seconds=1,
+                graded_by="self",
+                now=MORNING,
+                rollover_hour=4,
+            ),
         )
     assert state_of(db) is None and log_count(db) == 0
     with db.session() as session:

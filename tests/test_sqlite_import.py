@@ -56,12 +56,7 @@ def test_sqlite3_and_the_session_store_the_same_rows(tmp_path: Path) -> None:
         database = open_database(url) if name == "session" else open_import_database(url)
         assert isinstance(database, SqliteImportFile) == (name == "sqlite3")
         try:
-            if isinstance(database, SqliteImportFile):
-                with database.transaction(write=True) as statements:
-                    apply_import(statements, bundled, now=NOW, bundled=True)
-            else:
-                with database.session() as session:
-                    apply_import(session, bundled, now=NOW, bundled=True)
+            database.write(lambda sql: apply_import(sql, bundled, now=NOW, bundled=True), "busy")
             store_packs(database, packs, NOW)
             plan = store_packs(database, _edited(packs), NOW.replace(minute=45))
             assert plan.count("changed") and plan.count("retired") == 1

@@ -407,9 +407,7 @@ class DrillSession:
         reveal_seconds, grade_seconds = times
 
         snapshot = self._queue.snapshot()
-        recorded = reviews.commit_answer(
-            self._database,
-            _LOCKED_MESSAGE,
+        given = reviews.GivenAnswer(
             profile_id=self.profile_id,
             card_id=view.card_id,
             quality=quality,
@@ -429,6 +427,7 @@ class DrillSession:
             choice_seed=choices.choice_seed if choices is not None else None,
             choice_order=choices.choice_order if choices is not None else None,
         )
+        recorded = reviews.commit_answer(self._database, given, _LOCKED_MESSAGE)
         after = recorded.schedule
         # The log row keeps the previous state; undo reads it from there.
         self._history.append(

@@ -10,8 +10,7 @@ take a bundled pack's id).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
@@ -23,6 +22,7 @@ from kvdrill.engine.errors import Located, PackErrors, UserError
 
 if TYPE_CHECKING:
     from kvdrill.store.db import Database
+    from kvdrill.store.sql import Sql
     from kvdrill.store.sqlite_import import SqliteImportFile
 
 # The decks ship inside the package (kvdrill.decks); an installed wheel keeps them as plain files.
@@ -147,7 +147,7 @@ def bundled_pack_files(decks: Path = BUNDLED_DECKS) -> list[Path]:
 
 def bundled_hash(files: list[Path], decks: Path = BUNDLED_DECKS) -> str:
     """One sha256 over the bundled files' names and bytes (and the import format)."""
-    from kvdrill.store.importer import IMPORT_FORMAT
+    from kvdrill.store.import_history import IMPORT_FORMAT
 
     digest = hashlib.sha256(IMPORT_FORMAT.encode())
     for path in files:
@@ -169,7 +169,7 @@ def _bundled_keys(decks: Path, digest: str) -> frozenset[str]:
 def with_bundled_id_clashes(read: ReadPacks, decks: Path = BUNDLED_DECKS) -> ReadPacks:
     """``read`` with a problem for each pack, not itself a bundled file, that takes a bundled
     pack's id: ``kvdrill check`` says what import would refuse."""
-    from kvdrill.store.importer import bundled_id_problem
+    from kvdrill.store.import_checks import bundled_id_problem
 
     files = bundled_pack_files(decks)
     if not files:
@@ -186,16 +186,16 @@ def with_bundled_id_clashes(read: ReadPacks, decks: Path = BUNDLED_DECKS) -> Rea
     return ReadPacks(read.files, read.packs, [*read.problems, *clashes], read.cards)
 
 
-def unstored_bundled_keys(session: Any, decks: Path = BUNDLED_DECKS) -> frozenset[str]:
+def unstored_bundled_keys(sql: Sql, decks: Path = BUNDLED_DECKS) -> frozenset[str]:
     """The bundled decks' pack ids when this database has not stored the current bundled decks
     (then the files say which ids are taken); empty when it has (the packs table says)."""
-    from kvdrill.store.importer import recorded_bundled_hash
+    from kvdrill.store.import_history import recorded_bundled_hash
 
     files = bundled_pack_files(decks)
     if not files:
         return frozenset()
     digest = bundled_hash(files, decks)
-    if recorded_bundled_hash(session) == digest:
+    if recorded_bundled_hash(sql) == digest:
         return frozenset()
     return _bundled_keys(decks, digest)
 
@@ -206,35 +206,35 @@ def import_bundled(database: Database, now: datetime, decks: Path = BUNDLED_DECK
     Fast when nothing changed: the files are hashed, not parsed. A bundled pack that a release
     dropped has its cards retired, history kept.
     """
-    from kvdrill.store.db import begin_write
-    from kvdrill.store.importer import (
-        apply_import,
+    from kvdrill.store.import_history import (
         record_bundled_hash,
         recorded_bundled_hash,
         retire_dropped_bundled,
     )
+    from kvdrill.store.importer import apply_import
 
     files = bundled_pack_files(decks)
     if not files:
         return None
     digest = bundled_hash(files, decks)
-    with database.session() as session:
-        if recorded_bundled_hash(session) == digest:
-            return None
+    if database.read(lambda sql: recorded_bundled_hash(sql)) == digest:
+        return None
 
     read = read_files(files)
     if read.problems:
         raise PackErrors(read.problems)
-    with database.session() as session:
+
+    def store(sql: Sql) -> Any:
         # Under the write lock, so two kvdrill processes starting at once import once.
-        begin_write(session, whole_database=True)
-        if recorded_bundled_hash(session) == digest:
+        if recorded_bundled_hash(sql) == digest:
             return None
-        plan = apply_import(session, read.packs, now=now, bundled=True)
+        plan = apply_import(sql, read.packs, now=now, bundled=True)
         keep = {pack.meta.pack for pack in read.packs}
-        plan.packs.extend(retire_dropped_bundled(session, keep, now))
-        record_bundled_hash(session, digest)
-    return plan
+        plan.packs.extend(retire_dropped_bundled(sql, keep, now))
+        record_bundled_hash(sql, digest)
+        return plan
+
+    return database.write(store, _busy_message(database), whole_database=True)
 
 
 # --- the learner's packs ------------------------------------------------------------------------
@@ -270,24 +270,11 @@ def open_import_database(
     return open_database(url, url_source, create_folder=create_folder)
 
 
-@contextmanager
-def _import_transaction(database: Database | SqliteImportFile, write: bool) -> Iterator[Any]:
-    """One transaction on either kind of database, all or nothing; ``write`` takes the write
-    lock first (another kvdrill importing at once waits, then sees ours)."""
-    from kvdrill.store.sqlite_import import SqliteImportFile
-
-    if isinstance(database, SqliteImportFile):
-        with database.transaction(write) as statements:
-            yield statements
-        return
-    from kvdrill.store.db import begin_write
-
-    with database.session() as session:
-        if write:
-            begin_write(session, whole_database=True)
-        yield session
-        if not write:
-            session.rollback()
+def _busy_message(database: Database | SqliteImportFile) -> str:
+    return (
+        f"the database {database.path or 'in use'} is busy: another kvdrill kept it locked; "
+        "nothing was written, try again"
+    )
 
 
 def plan_packs(
@@ -301,13 +288,19 @@ def plan_packs(
     with the session after the plan (to plan what goes with the packs)."""
     from kvdrill.store.importer import plan_import
 
-    with _import_transaction(database, write=False) as session:
-        plan = plan_import(
-            session, packs, bundled_keys=unstored_bundled_keys(session), replace=replace
-        )
-        if then is not None:
-            then(session)
-        return plan
+    def plan(sql: Sql) -> Any:
+        return plan_import(sql, packs, bundled_keys=unstored_bundled_keys(sql), replace=replace)
+
+    if then is None:
+        return database.read(plan)
+    from kvdrill.store.db import Database, session_sql
+
+    assert isinstance(database, Database)  # what goes with the packs needs the ORM session
+    with database.session() as session:
+        planned = plan(session_sql(session))
+        then(session)
+        session.rollback()
+    return planned
 
 
 def unchanged_files(database: Database | SqliteImportFile, files: list[Path]) -> dict[str, Any]:
@@ -315,7 +308,7 @@ def unchanged_files(database: Database | SqliteImportFile, files: list[Path]) ->
     the ``PackPlan`` of a re-import that changes nothing. They need no parsing; a file that
     cannot be read is left to the parser to report."""
     from kvdrill.app.services.pack_files import read_pack_bytes
-    from kvdrill.store.importer import stored_unchanged
+    from kvdrill.store.import_history import stored_unchanged
 
     digests = {}
     for path in files:
@@ -323,9 +316,12 @@ def unchanged_files(database: Database | SqliteImportFile, files: list[Path]) ->
             digests[str(path)] = hashlib.sha256(read_pack_bytes(path)).hexdigest()
         except PackErrors:
             continue
-    with _import_transaction(database, write=False) as session:
-        found = stored_unchanged(session, digests)
-        taken = unstored_bundled_keys(session)  # such a pack goes through the full checks
+
+    def read(sql: Sql) -> tuple[dict[str, Any], frozenset[str]]:
+        # A pack of the bundled decks' ids goes through the full checks.
+        return stored_unchanged(sql, digests), unstored_bundled_keys(sql)
+
+    found, taken = database.read(read)
     return {path: plan for path, plan in found.items() if plan.pack_key not in taken}
 
 
@@ -344,20 +340,34 @@ def store_packs(
     the returned plan and get this import's time. ``replace`` lets a file take over a pack id
     another of the learner's files holds. ``then`` is called with the session once the packs
     are stored, in the same transaction (what goes with the packs: an Anki history)."""
-    from kvdrill.store.importer import apply_import, mark_reimported
+    from kvdrill.store.import_history import mark_reimported
+    from kvdrill.store.importer import apply_import
 
-    with _import_transaction(database, write=True) as session:
-        plan = apply_import(
-            session,
+    def store(sql: Sql) -> Any:
+        stored = apply_import(
+            sql,
             packs,
             now=now,
-            bundled_keys=unstored_bundled_keys(session),
+            bundled_keys=unstored_bundled_keys(sql),
             progress=progress,
             replace=replace,
         )
-        mark_reimported(session, unchanged, now)
-        if then is not None:
+        mark_reimported(sql, unchanged, now)
+        return stored
+
+    if then is None:
+        plan = database.write(store, _busy_message(database), whole_database=True)
+    else:
+        from kvdrill.store.db import Database, session_sql, write_transaction
+
+        assert isinstance(database, Database)  # what goes with the packs needs the ORM session
+
+        def store_with(session: Any) -> Any:
+            stored = store(session_sql(session))
             then(session)
+            return stored
+
+        plan = write_transaction(database, store_with, _busy_message(database), whole_database=True)
     plan.packs.extend(unchanged)
     return plan
 

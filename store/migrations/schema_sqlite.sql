@@ -1,5 +1,5 @@
 -- The SQLite schema at revision 0012, as the migrations build it: written by
--- python -m kvdrill.store.sqlite_file (see store/migrations/README.md); do not edit.
+-- scripts/generate_sqlite_schema.py (see store/migrations/README.md); do not edit.
 CREATE TABLE alembic_version (
 	version_num VARCHAR(32) NOT NULL, 
 	CONSTRAINT alembic_version_pkc PRIMARY KEY (version_num)

@@ -1,0 +1,64 @@
+"""What an import changes, per pack and in all (``import --json``, the import screen)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class PackPlan:
+    """What importing one pack changes, by card key."""
+
+    pack_key: str
+    path: str
+    new_pack: bool = False
+    added: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    retired: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    revived: list[str] = field(default_factory=list)
+    titles: dict[str, str] = field(default_factory=dict)  # card key -> title, for --json
+
+    def summary(self) -> str:
+        """``pack-key: N added, N changed, N retired, N unchanged`` (and revived, if any)."""
+        line = (
+            f"{self.pack_key}: {len(self.added)} added, {len(self.changed)} changed, "
+            f"{len(self.retired)} retired, {len(self.unchanged)} unchanged"
+        )
+        if self.revived:
+            line += f", {len(self.revived)} revived"
+        return line
+
+    @property
+    def writes(self) -> bool:
+        return bool(self.new_pack or self.added or self.changed or self.retired or self.revived)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The pack's changes with each card's id and title (``import --json``)."""
+
+        def cards(keys: list[str]) -> list[dict[str, str]]:
+            return [{"id": key, "title": self.titles.get(key, "")} for key in keys]
+
+        return {
+            "pack": self.pack_key,
+            "path": self.path,
+            "new_pack": self.new_pack,
+            "added": cards(self.added),
+            "changed": cards(self.changed),
+            "retired": cards(self.retired),
+            "revived": cards(self.revived),
+            "unchanged": len(self.unchanged),
+        }
+
+
+@dataclass
+class ImportPlan:
+    packs: list[PackPlan] = field(default_factory=list)
+
+    def summary_lines(self) -> list[str]:
+        return [pack.summary() for pack in self.packs]
+
+    def count(self, what: str) -> int:
+        """Total over packs of ``added``, ``changed``, ``retired``, ``unchanged`` or ``revived``."""
+        return sum(len(getattr(pack, what)) for pack in self.packs)
