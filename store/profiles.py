@@ -18,8 +18,9 @@ from sqlalchemy.orm import Session
 
 from kvdrill.engine.capacity.units import shorten
 from kvdrill.engine.errors import UserError
-from kvdrill.engine.study.settings import ProfileSettings, setting_names
+from kvdrill.engine.study.settings import ProfileSettings
 from kvdrill.store.models import Profile
+from kvdrill.store.queries_sql import stored_settings
 
 DEFAULT_PROFILE = "default"
 UNSTORED_PROFILE_ID = 0  # stored ids start at 1
@@ -82,9 +83,8 @@ def _has_column(name: str) -> bool:
 
 
 def profile_settings(profile: Profile) -> ProfileSettings:
-    values = dict(profile.options or {})
-    values.update({name: getattr(profile, name) for name in setting_names() if _has_column(name)})
-    return ProfileSettings.from_values(values)
+    columns = Profile.__table__.columns.keys()
+    return stored_settings({name: getattr(profile, name) for name in columns})
 
 
 def _stored_values(changes: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:

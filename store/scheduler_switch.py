@@ -1,5 +1,5 @@
-"""Rebuilding a profile's schedules from its review log (a scheduler switch), reading that log
-per card (fitting FSRS), and the schedules of due cards (predicted recall in the stats).
+"""Rebuilding a profile's schedules from its review log (a scheduler switch), and reading that
+log per card (fitting FSRS).
 
 Like every store module it works inside the caller's session and never commits: the switch and
 the setting change are one transaction, so a profile is never left half on each scheduler.
@@ -7,7 +7,7 @@ the setting change are one transaction, so a profile is never left half on each 
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import datetime
 from itertools import groupby
 
 from sqlalchemy import select
@@ -15,8 +15,7 @@ from sqlalchemy.orm import Session
 
 from kvdrill.engine.study.rules import replay
 from kvdrill.engine.study.schedule import Schedule
-from kvdrill.store.cards import due_on
-from kvdrill.store.models import Card, CardState, ReviewLog
+from kvdrill.store.models import CardState, ReviewLog
 from kvdrill.store.reviews import restore_schedule
 
 
@@ -83,11 +82,3 @@ def answer_histories(session: Session, profile_id: int) -> list[list[tuple[int, 
         [(quality, moment) for _, quality, moment in answers]
         for _, answers in groupby(rows, key=lambda row: row.card_id)
     ]
-
-
-def due_schedules(session: Session, profile_id: int, day: date) -> list[Schedule]:
-    """The schedules of the seen, live, unsuspended cards due on ``day`` or before."""
-    rows = session.scalars(
-        select(CardState).join(Card, Card.id == CardState.card_id).where(*due_on(profile_id, day))
-    )
-    return [Schedule.from_row(row) for row in rows]  # type: ignore[misc]

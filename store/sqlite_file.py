@@ -187,15 +187,19 @@ def open_at_head(
     return connection, revision
 
 
-def open_current(path: Path, *, read_only: bool = False) -> sqlite3.Connection | None:
+def open_current(
+    path: Path, *, read_only: bool = False, check: bool | None = None
+) -> sqlite3.Connection | None:
     """``open_at_head`` for the readers and the importer that run without SQLAlchemy: the
     connection when the file exists and is at ``HEAD_REVISION``; None when the store's own
     ``open_database`` must handle it (no file yet, an older schema, any SQLite error, which it
-    words)."""
+    words). ``check``: the quick check (default: for a file opened to write)."""
     if read_only and not path.is_file():
         return None
     try:
-        connection, revision = open_at_head(path, read_only=read_only, check=not read_only)
+        connection, revision = open_at_head(
+            path, read_only=read_only, check=not read_only if check is None else check
+        )
     except sqlite3.Error:
         return None
     if revision != HEAD_REVISION:

@@ -6,14 +6,17 @@ The figures the stats tests expect from it were worked out by hand in tests/test
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta
+from typing import Any
 
 import pytest
+import stats_oracle
 from sqlalchemy.orm import Session
 from textual.widgets import DataTable
 from tui_helpers import settle, steady
 
-from kvdrill.store import reviews
-from kvdrill.store.db import open_database
+from kvdrill.engine.study.stats_report import GroupReport, StatsReport
+from kvdrill.store import reviews, stats
+from kvdrill.store.db import open_database, session_sql
 from kvdrill.store.models import Card, CardState, CardTopic, Pack, Profile, ReviewLog
 from kvdrill.store.profiles import get_or_create_profile
 
@@ -161,16 +164,37 @@ def make_group_db(db_url: str, collection) -> str:
                     GROUP_TODAY - timedelta(days=6 - offset), datetime.min.time()
                 )
                 for card_id, quality in cards:
-                    reviews.record_answer(
+                    reviews.answer_in_session(
                         session,
-                        profile_id=learners[name],
-                        card_id=card_id,
-                        quality=quality,
-                        seconds=5.0,
-                        graded_by="self",
-                        now=when + timedelta(hours=9),
-                        rollover_hour=4,
+                        reviews.GivenAnswer(
+                            profile_id=learners[name],
+                            card_id=card_id,
+                            quality=quality,
+                            seconds=5.0,
+                            graded_by="self",
+                            now=when + timedelta(hours=9),
+                            rollover_hour=4,
+                        ),
                     )
         reviews.set_note(session, learners["ben"], kv_card, SECRET_NOTE, datetime(2026, 3, 19))
     database.close()
     return db_url
+
+
+def build_report(
+    session: Session, profile: Any, today: date, window_days: int = 30, use_rollups: bool = True
+) -> StatsReport:
+    """store/stats.py's report, read from the rollups in the session's transaction; with
+    ``use_rollups=False`` the join oracle's (tests/stats_oracle.py)."""
+    if not use_rollups:
+        return stats_oracle.build_report(session, profile, today, window_days)
+    return stats.build_report(session_sql(session), profile, today, window_days)
+
+
+def build_group_report(
+    session: Session, today: date, window_days: int = 30, use_rollups: bool = True
+) -> GroupReport:
+    """``build_report`` for the group report."""
+    if not use_rollups:
+        return stats_oracle.build_group_report(session, today, window_days)
+    return stats.build_group_report(session_sql(session), today, window_days)

@@ -10,13 +10,13 @@ from datetime import datetime
 
 import pytest
 from sqlalchemy import func, select, text
+from stats_helpers import build_report
 
 from kvdrill.app.services.drill import DrillSession
 from kvdrill.store import reviews
 from kvdrill.store.db import Database, open_database
 from kvdrill.store.models import CardState, ReviewLog, TopicDay
 from kvdrill.store.profiles import get_or_create_profile
-from kvdrill.store.stats import build_report
 
 pytestmark = pytest.mark.both_backends  # SQLite and a real PostgreSQL server
 

@@ -8,14 +8,13 @@ from datetime import datetime
 
 import pytest
 from sqlalchemy import select
-from stats_helpers import GROUP_TODAY
+from stats_helpers import GROUP_TODAY, build_group_report
 
 from kvdrill.app.cli import main
 from kvdrill.store import reviews
 from kvdrill.store.db import open_database
 from kvdrill.store.models import Profile
 from kvdrill.store.profiles import get_or_create_profile
-from kvdrill.store.stats import build_group_report
 
 pytestmark = pytest.mark.both_backends  # SQLite and a real PostgreSQL server
 

@@ -7,7 +7,7 @@ import json
 import pytest
 from sqlalchemy import delete, update
 from sqlalchemy.orm import Session
-from stats_helpers import TODAY, build_scenario, day
+from stats_helpers import TODAY, build_report, build_scenario, day
 
 from kvdrill.engine.study.stats_report import (
     StatsReport,
@@ -18,7 +18,6 @@ from kvdrill.engine.study.stats_report import (
 )
 from kvdrill.store.db import open_database
 from kvdrill.store.models import Card, CardState, CardTopic, ReviewLog
-from kvdrill.store.stats import build_report
 
 pytestmark = pytest.mark.both_backends  # SQLite and a real PostgreSQL server
 
@@ -32,7 +31,7 @@ def session(db_url: str):
     database.close()
 
 
-@pytest.mark.parametrize("use_rollups", [True, False], ids=["rollups", "joins"])
+@pytest.mark.parametrize("use_rollups", [True, False], ids=["rollups", "oracle"])
 def test_topic_figures_match_the_hand_computation(session: Session, use_rollups: bool) -> None:
     report = build_report(session, build_scenario(session), TODAY, 30, use_rollups)
     topics = {(t.kind, t.topic): t for t in report.topics}
@@ -64,7 +63,7 @@ def test_weakest_topic_ranks_first_and_unjudged_last(session: Session) -> None:
     ]
 
 
-@pytest.mark.parametrize("use_rollups", [True, False], ids=["rollups", "joins"])
+@pytest.mark.parametrize("use_rollups", [True, False], ids=["rollups", "oracle"])
 def test_time_figures(session: Session, use_rollups: bool) -> None:
     report = build_report(session, build_scenario(session), TODAY, 30, use_rollups)
     assert report.streak_days == 6  # yesterday back to six days ago; today not studied yet

@@ -53,6 +53,7 @@ def load_overview(database: Database, profile_name: str, now: datetime) -> Overv
     """Due and new cards per pack, today's reviews and the streak, for the home screen."""
     from kvdrill.engine.study.stats_report import mark_same_cards
     from kvdrill.store.day_queue import today_log
+    from kvdrill.store.db import session_sql
     from kvdrill.store.overview import pack_counts, reviews_on, suspended_count
     from kvdrill.store.profiles import profile_for_reading, profile_settings
     from kvdrill.store.stats import study_streak, topic_card_sets, topic_stats
@@ -63,8 +64,9 @@ def load_overview(database: Database, profile_name: str, now: datetime) -> Overv
         language = profile_settings(profile).language
         packs = [PackLine(*counts) for counts in pack_counts(session, profile.id, today, language)]
         titles = {line.key: line.title for line in packs}
+        sql = session_sql(session)
         topics = mark_same_cards(
-            topic_stats(session, profile.id, today, WEAK_WINDOW_DAYS), topic_card_sets(session)
+            topic_stats(sql, profile.id, today, WEAK_WINDOW_DAYS), topic_card_sets(sql)
         )
         weak = [
             topic_name(topic.kind, topic.topic, titles)
@@ -79,7 +81,7 @@ def load_overview(database: Database, profile_name: str, now: datetime) -> Overv
             packs=packs,
             reviewed_today=reviews_on(session, profile.id, today),
             new_today=min(new_left, sum(line.new for line in packs)),
-            streak_days=study_streak(session, profile.id, today),
+            streak_days=study_streak(sql, profile.id, today),
             weak_topics=weak,
             answer_seconds=profile.answer_seconds,
             suspended=suspended_count(session, profile.id),

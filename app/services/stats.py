@@ -22,15 +22,19 @@ def load_report(
 ) -> StatsReport:
     """Weak topics, mistakes, heatmap, forecast and retention for the study day of ``now``."""
     from kvdrill.store.profiles import profile_for_reading, profile_settings
-    from kvdrill.store.scheduler_switch import due_schedules
-    from kvdrill.store.stats import build_report
+    from kvdrill.store.stats import build_report, due_schedules
 
     with database.session() as session:
         profile = profile_for_reading(session, profile_name, now)
-        today = study_day(now, profile.rollover_hour)
-        report = build_report(session, profile, today, window_days)
-        due = due_schedules(session, profile.id, today)
-        return with_predicted_recall(report, due, now, profile_settings(profile))
+        settings = profile_settings(profile)
+    today = study_day(now, profile.rollover_hour)
+    report, due = database.read(
+        lambda sql: (
+            build_report(sql, profile, today, window_days),
+            due_schedules(sql, profile.id, today),
+        )
+    )
+    return with_predicted_recall(report, due, now, settings)
 
 
 def with_predicted_recall(
@@ -75,4 +79,5 @@ def load_group_report(
 
     with database.session() as session:
         profile = profile_for_reading(session, profile_name, now)
-        return build_group_report(session, study_day(now, profile.rollover_hour), window_days)
+    today = study_day(now, profile.rollover_hour)
+    return database.read(lambda sql: build_group_report(sql, today, window_days))
