@@ -251,10 +251,7 @@ def open_database(
         guard=guard,
     )
     if engine.dialect.name == "sqlite":
-        kept = raw
-        database.sqlite = SqliteFile(
-            lambda: kept if kept is not None else database._sqlite_connection(), guard
-        )
+        database.sqlite = SqliteFile(raw or database._sqlite_connection, guard)
     return database
 
 

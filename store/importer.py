@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from kvdrill.engine.collector import collector_paused
+from kvdrill.gc_pause import collector_paused
 from kvdrill.store.card_content import Encoded, PackDefaults, card_hash, card_topics, card_values
 from kvdrill.store.import_checks import check_packs
 from kvdrill.store.import_history import RETIRE_CARD_SQL, stored_file_hash

@@ -331,16 +331,24 @@ class SqliteFile:
     store/db.py's ``Database`` runs ``Sql`` actions on for a SQLite file, and what ``kvdrill
     import`` writes through without SQLAlchemy (store/sqlite_import.py)."""
 
-    def __init__(self, connection: Callable[[], sqlite3.Connection], guard: Guard | None):
-        """``connection``: opens the connection on first use (or hands over an open one)."""
-        self._open = connection
-        self._connection: sqlite3.Connection | None = None
+    def __init__(
+        self,
+        connection: sqlite3.Connection | Callable[[], sqlite3.Connection],
+        guard: Guard | None,
+    ):
+        """``connection``: an open one, or what opens it on first use."""
+        if isinstance(connection, sqlite3.Connection):
+            self._open: Callable[[], sqlite3.Connection] | None = None
+            self._connection: sqlite3.Connection | None = connection
+        else:
+            self._open, self._connection = connection, None
         self.guard = guard
         self.lock = threading.Lock()
 
     def connection(self) -> sqlite3.Connection:
         """The kept connection; use it only while holding ``lock``."""
         if self._connection is None:
+            assert self._open is not None, "used after detach"
             self._connection = self._open()
         return self._connection
 
@@ -362,5 +370,5 @@ class SqliteFile:
     def detach(self) -> sqlite3.Connection | None:
         """Stop using the connection and hand it back (None: never opened)."""
         with self.lock:
-            connection, self._connection = self._connection, None
+            connection, self._connection, self._open = self._connection, None, None
             return connection

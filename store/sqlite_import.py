@@ -60,4 +60,4 @@ def open_import_file(path: Path, create_folder: bool) -> SqliteImportFile | None
         return None
     guard = Guard(str(path), path)
     guard.opened()
-    return SqliteImportFile(path, SqliteFile(lambda: connection, guard))
+    return SqliteImportFile(path, SqliteFile(connection, guard))

@@ -15,7 +15,7 @@ from kvdrill.engine.study.stats_report import (
     GroupReport,
     StatsReport,
     TopicStats,
-    group_topics,
+    group_report,
     mark_same_cards,
     may_share_cards,
     streak,
@@ -214,9 +214,4 @@ def build_group_report(session: Session, today: date, window_days: int = 30) -> 
         topic_stats(session, profile_id, today, window_days) for profile_id in profile_ids
     ]
     start = today - timedelta(days=window_days - 1)
-    return GroupReport(
-        today=today,
-        window_days=window_days,
-        learners=len(profile_ids),
-        topics=group_topics(per_learner, group_reviews(session, start, today)),
-    )
+    return group_report(today, window_days, per_learner, group_reviews(session, start, today))

@@ -68,15 +68,17 @@ def test_a_topic_two_learners_answered_in_is_not_shown(db_url: str, collection) 
         for name, quality in (("ana", 1), ("ben", 5)):
             profile = get_or_create_profile(session, name, datetime(2026, 3, 1))
             session.flush()
-            reviews.record_answer(
+            reviews.answer_in_session(
                 session,
-                profile_id=profile.id,
-                card_id=card.id,
-                quality=quality,
-                seconds=5.0,
-                graded_by="self",
-                now=datetime(2026, 3, 19, 9),
-                rollover_hour=4,
+                reviews.GivenAnswer(
+                    profile_id=profile.id,
+                    card_id=card.id,
+                    quality=quality,
+                    seconds=5.0,
+                    graded_by="self",
+                    now=datetime(2026, 3, 19, 9),
+                    rollover_hour=4,
+                ),
             )
     with database.session() as session:
         report = build_group_report(session, GROUP_TODAY, 30)

@@ -20,7 +20,7 @@ from kvdrill.app.services.settings import load_settings
 from kvdrill.store.db import open_database
 from kvdrill.store.models import Card, CardState, Profile, ReviewLog
 from kvdrill.store.profiles import get_or_create_profile
-from kvdrill.store.reviews import record_answer
+from kvdrill.store.reviews import GivenAnswer, answer_in_session
 
 START = datetime(2026, 1, 5, 9, 0)
 
@@ -40,15 +40,17 @@ def generate_log(session, profile_id: int, card_ids: list[int], days: int, seed:
             recalled = rng.random() < (0.9 ** ((now - last).days / stability) if last else 0.6)
             while True:
                 quality = (5 if rng.random() < 0.2 else 4) if recalled else 1
-                recorded = record_answer(
+                recorded = answer_in_session(
                     session,
-                    profile_id=profile_id,
-                    card_id=card_id,
-                    quality=quality,
-                    seconds=3.0,
-                    graded_by="self",
-                    now=now,
-                    rollover_hour=4,
+                    GivenAnswer(
+                        profile_id=profile_id,
+                        card_id=card_id,
+                        quality=quality,
+                        seconds=3.0,
+                        graded_by="self",
+                        now=now,
+                        rollover_hour=4,
+                    ),
                 )
                 answers += 1
                 stability = stability * 3 if recalled else max(0.2, stability / 3)
