@@ -17,7 +17,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -56,8 +56,13 @@ class Database:
     # Told, once per outage, that the database server is unreachable and the write waits for
     # it (plain mode prints it; the store never prints).
     on_server_lost: Callable[[str], None] | None = None
-    sqlite: SqliteFile | None = field(default=None, repr=False)
+    kept: InitVar[sqlite3.Connection | None] = None  # SQLite: the connection it was opened on
+    sqlite: SqliteFile | None = field(default=None, repr=False, init=False)
     _pooled: Any = field(default=None, repr=False)  # in-memory SQLite: the pool's one connection
+
+    def __post_init__(self, kept: sqlite3.Connection | None) -> None:
+        if self.dialect == "sqlite":
+            self.sqlite = SqliteFile(kept or self._sqlite_connection, self.guard)
 
     @property
     def dialect(self) -> str:
@@ -243,16 +248,14 @@ def open_database(
         raise UserError(
             mask_password(f"cannot open the database {where}: {describe(reason)}")
         ) from None
-    database = Database(
+    return Database(
         url=resolved,
         engine=engine,
         sessionmaker=sessionmaker(engine, expire_on_commit=False),
         path=path,
         guard=guard,
+        kept=raw,
     )
-    if engine.dialect.name == "sqlite":
-        database.sqlite = SqliteFile(raw or database._sqlite_connection, guard)
-    return database
 
 
 def _close_all(engine: Engine, raw: sqlite3.Connection | None) -> None:
