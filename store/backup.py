@@ -358,7 +358,7 @@ def _migrated_schema(revision: str) -> Schema | None:
     from sqlalchemy import create_engine
     from sqlalchemy.pool import StaticPool
 
-    from kvdrill.store.db import MIGRATIONS_DIR
+    from kvdrill.store.migrate import MIGRATIONS_DIR
 
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))

@@ -168,7 +168,9 @@ def session_sql(session: Session) -> Sql:
     session.flush()
     connection = session.connection()
     if connection.dialect.name == "sqlite":
-        return SqliteSql(connection.connection.dbapi_connection)
+        dbapi = connection.connection.dbapi_connection
+        assert isinstance(dbapi, sqlite3.Connection)
+        return SqliteSql(dbapi)
     return AlchemySql(connection)
 
 
@@ -288,11 +290,10 @@ def begin_write(session: Session, whole_database: bool = False) -> None:
     if connection.dialect.name == "postgresql":
         shared = "" if whole_database else "_shared"
         connection.execute(text(f"SELECT pg_advisory_xact_lock{shared}(:key)"), {"key": WRITE_LOCK})
-    elif (
-        connection.dialect.name == "sqlite"
-        and not connection.connection.dbapi_connection.in_transaction
-    ):
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+    elif connection.dialect.name == "sqlite":
+        dbapi = connection.connection.dbapi_connection
+        if isinstance(dbapi, sqlite3.Connection) and not dbapi.in_transaction:
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
 
 
 def write_transaction(

@@ -25,7 +25,6 @@ from kvdrill.engine.study.queue import (
     plan_day,
     read_today_log,
 )
-from kvdrill.store.location import HEAD_REVISION
 from kvdrill.store.queries_sql import (
     PROFILE_SQL,
     TODAY_LOG_SQL,
@@ -34,6 +33,7 @@ from kvdrill.store.queries_sql import (
     queue_cards_statement,
     today_log_answers,
 )
+from kvdrill.store.sqlite_file import open_current
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -52,13 +52,10 @@ def count_in_file(path: Path, profile_name: str, now: datetime) -> DueCount | No
     """The count read from the SQLite file at ``path`` with ``sqlite3``; None when the store's
     session must read it (no such file, an older schema, a profile not stored yet, a follow-up
     of a left-out parent)."""
-    if not path.is_file():
-        return None
-    connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=5)
+    connection = open_current(path, read_only=True)
+    if connection is None:
+        return None  # no such file, or an older schema
     try:
-        revision = connection.execute("SELECT version_num FROM alembic_version").fetchone()
-        if revision is None or revision[0] != HEAD_REVISION:
-            return None
         profile = connection.execute(PROFILE_SQL, {"name": profile_name}).fetchone()
         if profile is None:
             return None  # the session checks the name and counts with the default settings

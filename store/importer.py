@@ -246,6 +246,7 @@ def _apply_pack(db: Sql, pack: ParsedPack, *, bundled: bool, now: datetime) -> P
     )
     if pack_id is None:
         pack_id = _pack_id(db, meta.pack)
+        assert pack_id is not None  # just inserted
 
     # Rows are updated in place, so card ids (and the history on them) never change.
     placement = {

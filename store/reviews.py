@@ -231,6 +231,10 @@ def _log_values(
         "choice_order": given.choice_order,
         "prev_state": sql.json(before.to_dict()) if before is not None else None,
         "practice": given.practice,
+        # What another tool's answers carry (store/anki_history.py); none for kvdrill's own.
+        "imported_id": None,
+        "interval_days": None,
+        "easiness_milli": None,
     }
 
 
