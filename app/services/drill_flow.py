@@ -22,9 +22,8 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from kvdrill.app.services.answer_timer import AnswerTimer
 from kvdrill.app.services.drill_steps import (
@@ -104,8 +103,7 @@ RECALL = frozenset({"recall", "followup"})
 CARDS = frozenset({Phase.PROMPT, Phase.REVEALED, Phase.ANSWERED})
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(NamedTuple):
     """Where an action works: the phases, the kinds of card (None: any), whether it needs the
     session open (an early card shows before), and any further condition on its argument."""
 
@@ -151,8 +149,7 @@ RULES: dict[Action, Rule] = {
 }
 
 
-@dataclass(frozen=True)
-class TuiKey:
+class TuiKey(NamedTuple):
     """A terminal key of the drill screen (Textual key names, comma-separated)."""
 
     keys: str

@@ -4,14 +4,14 @@ A key given to the flow yields at most one step. A ``Show...`` step, ``Notice``,
 ``FocusAnswer`` and ``Leave`` are for the screen alone. A session call (``Grade``,
 ``AnswerChoice``...) talks to the store: the TUI runs its ``run`` in a worker thread, plain mode
 runs it in line; either way the ``Done`` it returns goes back to ``DrillFlow.finished`` on the
-driver's own thread, which turns it into the next step. Nothing here imports the store or
+driver's own thread, which turns it into the next step. Steps are named tuples: one is made
+per key, and a tuple class is the cheapest to define on the way to the first card. Nothing here imports the store or
 Textual: the session is reached only through the ``DrillSession`` object handed to ``run``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from kvdrill.app.services.drill import ChoiceResult, DrillSession, SessionSummary
@@ -22,8 +22,7 @@ if TYPE_CHECKING:
 # --- results of session calls, from the worker back to the flow ---------------------------------
 
 
-@dataclass(frozen=True)
-class Moved:
+class Moved(NamedTuple):
     """The session moved on (graded, undone, set aside): ``state`` holds its current card."""
 
     state: DrillState
@@ -31,32 +30,27 @@ class Moved:
     undone: bool = True  # False: an undo found nothing to undo, nothing moved
 
 
-@dataclass(frozen=True)
-class ChoiceDone:
+class ChoiceDone(NamedTuple):
     result: ChoiceResult
     state: DrillState  # the next card, shown on Enter
 
 
-@dataclass(frozen=True)
-class ProblemDone:
+class ProblemDone(NamedTuple):
     """A typed answer checked or given up on; an unreadable one is not graded."""
 
     verdict: Verdict
     state: DrillState
 
 
-@dataclass(frozen=True)
-class NoteRead:
+class NoteRead(NamedTuple):
     text: str
 
 
-@dataclass(frozen=True)
-class NoteWritten:
+class NoteWritten(NamedTuple):
     card: CardView  # the card with its new note
 
 
-@dataclass(frozen=True)
-class SummaryDone:
+class SummaryDone(NamedTuple):
     summary: SessionSummary | None
 
 
@@ -66,8 +60,7 @@ Done = Moved | ChoiceDone | ProblemDone | NoteRead | NoteWritten | SummaryDone
 # --- session calls ------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Grade:
+class Grade(NamedTuple):
     """Self-grade the current recall card with an SM-2 quality."""
 
     quality: int
@@ -85,8 +78,7 @@ class Grade:
         return Moved(session.state)
 
 
-@dataclass(frozen=True)
-class AnswerChoice:
+class AnswerChoice(NamedTuple):
     letters: str
     seconds: float
     reveal_seconds: float
@@ -98,8 +90,7 @@ class AnswerChoice:
         return ChoiceDone(result, session.state)
 
 
-@dataclass(frozen=True)
-class AnswerProblem:
+class AnswerProblem(NamedTuple):
     typed: str
     seconds: float
     reveal_seconds: float
@@ -111,8 +102,7 @@ class AnswerProblem:
         return ProblemDone(verdict, session.state)
 
 
-@dataclass(frozen=True)
-class GiveUp:
+class GiveUp(NamedTuple):
     """Give up on a problem: it counts as missed and the worked solution shows."""
 
     seconds: float
@@ -123,16 +113,14 @@ class GiveUp:
         return ProblemDone(verdict, session.state)
 
 
-@dataclass(frozen=True)
-class Undo:
+class Undo(NamedTuple):
     def run(self, session: DrillSession) -> Done:
         if not session.undo():
             return Moved(session.state, "Nothing to undo in this session.", undone=False)
         return Moved(session.state, "Last answer undone: the card is back.")
 
 
-@dataclass(frozen=True)
-class SetAside:
+class SetAside(NamedTuple):
     """Bury the current card until tomorrow, or suspend it until the learner brings it back."""
 
     bury: bool
@@ -147,14 +135,12 @@ class SetAside:
         return Moved(session.state, f"{what}: {self.title}")
 
 
-@dataclass(frozen=True)
-class LoadNote:
+class LoadNote(NamedTuple):
     def run(self, session: DrillSession) -> Done:
         return NoteRead(session.note() or "")
 
 
-@dataclass(frozen=True)
-class SaveNote:
+class SaveNote(NamedTuple):
     """The note on ``card``: the current one, or the one just answered (the session has moved
     on, the screen has not)."""
 
@@ -165,8 +151,7 @@ class SaveNote:
         return NoteWritten(session.set_note_on(self.card, self.text))
 
 
-@dataclass(frozen=True)
-class Summarise:
+class Summarise(NamedTuple):
     def run(self, session: DrillSession) -> Done:
         return SummaryDone(session.summary())
 
@@ -187,73 +172,61 @@ Call = (
 # --- for the screen alone -----------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class ShowCard:
+class ShowCard(NamedTuple):
     """Show ``state.card`` fresh, at its prompt; with no card, the session is over."""
 
     state: DrillState
     notice: str = ""
 
 
-@dataclass(frozen=True)
-class ShowReveal:
+class ShowReveal(NamedTuple):
     """Show the answer under the card, after ``lead`` (Markdown; "" for none)."""
 
     lead: str = ""
 
 
-@dataclass(frozen=True)
-class ShowChoices:
+class ShowChoices(NamedTuple):
     """The choices again, the learner's picks marked."""
 
 
-@dataclass(frozen=True)
-class ShowHint:
+class ShowHint(NamedTuple):
     """The hint line again (``DrillFlow.hint``)."""
 
 
-@dataclass(frozen=True)
-class FocusAnswer:
+class FocusAnswer(NamedTuple):
     """Back to the answer box of a problem."""
 
 
-@dataclass(frozen=True)
-class Notice:
+class Notice(NamedTuple):
     text: str
     timeout: float = 3  # seconds on screen
 
 
-@dataclass(frozen=True)
-class ShowChoiceVerdict:
+class ShowChoiceVerdict(NamedTuple):
     result: ChoiceResult
 
 
-@dataclass(frozen=True)
-class ShowProblemVerdict:
+class ShowProblemVerdict(NamedTuple):
     """The verdict; when ``verdict.unreadable`` the card stays at its prompt for another try."""
 
     verdict: Verdict
 
 
-@dataclass(frozen=True)
-class OpenNote:
+class OpenNote(NamedTuple):
     """Let the learner edit the note on the card shown, which reads ``text`` now."""
 
     text: str
 
 
-@dataclass(frozen=True)
-class ShowNote:
+class ShowNote(NamedTuple):
     """The note changed on the card shown (its answer, if showing, again)."""
 
 
-@dataclass(frozen=True)
-class ShowSummary:
+class ShowSummary(NamedTuple):
     summary: SessionSummary | None
 
 
-@dataclass(frozen=True)
-class Leave:
+class Leave(NamedTuple):
     """The learner asked to go (Escape in the answer box only leaves the box)."""
 
 
