@@ -20,8 +20,9 @@ def isolated_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.delenv("KVDRILL_NOW", raising=False)
 
 
-# db_url (SQLite, or PostgreSQL too in modules marked both_backends) and the PostgreSQL server.
-pytest_plugins = ["postgres_server"]
+# db_url (SQLite, or PostgreSQL too in modules marked both_backends) and the PostgreSQL server;
+# the unit/store/e2e tiers; the xdist workers' set-up.
+pytest_plugins = ["postgres_server", "tiers", "workers"]
 
 
 # --- small collections, for the scheduler's and the session's tests ----------------------------
