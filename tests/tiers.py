@@ -34,18 +34,21 @@ TIERS = {
 # Every test of these modules drives the app from outside or through Anki's own library.
 E2E_MODULES = {
     "test_cli",
+    "test_contracts",
     "test_db_faults",
     "test_e2e_calc",
     "test_e2e_vi",
     "test_interop_anki",
     "test_kill",
     "test_serve_browser",
+    "test_serve_limits",
     "test_tui_snapshots",
     "test_wheel",
 }
 # Tests of these modules open databases of their own (no db_url fixture), or run the command
 # line in this process on a database.
 STORE_MODULES = {
+    "test_anki_malformed",
     "test_backup",
     "test_card_content",
     "test_cli_garbage",
@@ -55,6 +58,8 @@ STORE_MODULES = {
     "test_import_cli",
     "test_import_rollups",
     "test_interop",
+    "test_optimize",
+    "test_small_faults",
     "test_sqlite_import",
 }
 E2E_FIXTURES = {"snap_compare"}
