@@ -1,4 +1,4 @@
-"""ruff stays clean: the lint is part of the test suite so CI enforces it."""
+"""ruff stays clean and the code formatted: the lint is part of the test suite so CI enforces it."""
 
 from __future__ import annotations
 
@@ -10,9 +10,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
+RUFF = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
+
+
 def test_ruff_is_clean() -> None:
-    ruff = shutil.which("ruff") or str(Path(sys.executable).parent / "ruff")
     result = subprocess.run(
-        [ruff, "check", "--quiet", str(ROOT)], capture_output=True, text=True, cwd=ROOT
+        [RUFF, "check", "--quiet", str(ROOT)], capture_output=True, text=True, cwd=ROOT
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_code_is_formatted() -> None:
+    result = subprocess.run(
+        [RUFF, "format", "--check", str(ROOT)], capture_output=True, text=True, cwd=ROOT
+    )
+    assert result.returncode == 0, f"run ruff format:\n{result.stdout}{result.stderr}"
