@@ -40,7 +40,7 @@ class AppOptions:
     mistake: str | None = None  # a session practising this mistake code instead
     count: int | None = None  # with mistake: how many problems
     flag: str | None = None
-    cram: bool = False  # practice outside the schedule
+    cram: bool | None = None  # True: practice outside the schedule
     ahead: int | None = None  # reviews due in the next N days too
     theme: str | None = None  # "light" or "dark"; None: the profile's saved theme
     import_path: str = ""  # prefilled on the import screen
@@ -66,6 +66,6 @@ def drill_filters_of(args: Namespace) -> dict[str, Any]:
         "mistake": args.mistake,
         "count": args.count,
         "flag": args.flag,
-        "cram": args.cram,
+        "cram": args.cram or None,  # like the other filters, None when not asked for
         "ahead": args.ahead,
     }

@@ -256,7 +256,7 @@ class DrillSession:
             settings.desired_retention,
             settings.fsrs_parameters,
         )
-        session.practice = cram
+        session.practice = bool(cram)
         return session
 
     # --- what is shown ---------------------------------------------------------------------
