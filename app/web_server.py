@@ -139,7 +139,9 @@ class KvdrillServer(Server):
             if kind == "stdin" and isinstance(data, str):
                 await app_service.send_bytes(data.encode("utf-8"))
             elif kind == "resize" and isinstance(data, dict):
-                await app_service.set_terminal_size(data.get("width"), data.get("height"))
+                await app_service.set_terminal_size(
+                    *clamp_size(data.get("width"), data.get("height"))
+                )
             elif kind == "ping":
                 await websocket.send_json(["pong", data])
             elif kind == "blur":
@@ -167,14 +169,14 @@ class KvdrillServer(Server):
             to_int(request.query.get("height", "24"), 24),
         )
         self.apps += 1
-        app_service: AppService | None = None
+        app_service: BoundedAppService | None = None
         try:
             await websocket.prepare(request)
             app_service = BoundedAppService(
                 self.command,
                 write_bytes=websocket.send_bytes,
                 write_str=websocket.send_str,
-                close=websocket.close,
+                close=websocket.close,  # type: ignore[arg-type]  # its result is not awaited for
                 download_manager=self.download_manager,
                 debug=self.debug,
             )

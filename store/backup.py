@@ -35,6 +35,7 @@ from kvdrill.engine.errors import DatabaseUnusable, UserError
 from kvdrill.store.db import Database
 from kvdrill.store.location import HEAD_REVISION
 from kvdrill.store.models import Setting
+from kvdrill.store.raw_connection import sqlite_connection
 from kvdrill.store.sqlite_file import SCHEMA_FILE, SQLITE_HEADER
 
 BACKUP_KEEP_KEY = "backup_keep"
@@ -111,7 +112,7 @@ def _copy(database: Database, target: Path, verify: bool) -> BackupInfo | None:
         copy = sqlite3.connect(partial)
         try:
             with database.engine.connect() as connection:
-                connection.connection.dbapi_connection.backup(copy)
+                sqlite_connection(connection).backup(copy)
         finally:
             copy.close()
         info = None
@@ -371,7 +372,7 @@ def _migrated_schema(revision: str) -> Schema | None:
             config.attributes["connection"] = bound
             command.upgrade(config, revision)
             bound.commit()
-            return schema_of(bound.connection.dbapi_connection)
+            return schema_of(sqlite_connection(bound))
     finally:
         engine.dispose()
 
@@ -392,7 +393,7 @@ def restore_backup(database: Database, source: Path, safety_copy: Path) -> Backu
         backup = sqlite3.connect(f"{source.resolve().as_uri()}?mode=ro", uri=True)
         try:
             with database.engine.connect() as connection:
-                backup.backup(connection.connection.dbapi_connection)
+                backup.backup(sqlite_connection(connection))
         finally:
             backup.close()
     except sqlite3.Error as exc:

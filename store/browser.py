@@ -4,7 +4,9 @@ States and sorting are the engine's (engine/study/browse.py)."""
 
 from __future__ import annotations
 
-from sqlalchemy import func, or_, select
+from typing import Any
+
+from sqlalchemy import Select, func, or_, select
 from sqlalchemy.orm import Session
 
 from kvdrill.engine.study.browse import BrowsedCard, CardPage, HistoryEntry
@@ -12,7 +14,7 @@ from kvdrill.engine.study.schedule import NEW_CARD_EASINESS_MILLI
 from kvdrill.store.models import Card, CardFlag, CardState, CardTopic, Note, Pack, ReviewLog
 
 
-def _columns():
+def _columns() -> tuple[Any, ...]:
     return (
         Pack.key,
         Card.key,
@@ -31,7 +33,7 @@ def _columns():
     )
 
 
-def _joined(statement, profile_id: int):
+def _joined(statement: Select[Any], profile_id: int) -> Select[Any]:
     return (
         statement.join(Pack, Pack.id == Card.pack_id)
         .outerjoin(CardState, (CardState.card_id == Card.id) & (CardState.profile_id == profile_id))
@@ -39,7 +41,7 @@ def _joined(statement, profile_id: int):
     )
 
 
-def _browsed(row) -> BrowsedCard:
+def _browsed(row: Any) -> BrowsedCard:
     (pack, key, title, kind, reviews, lapses, easiness, repetitions, due, last) = row[:10]
     suspended, buried, leech, flag = row[10:]
     return BrowsedCard(

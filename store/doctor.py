@@ -222,7 +222,7 @@ def examine(
 def rebuild_missing_state(session: Session, profile_id: int, card_id: int) -> None:
     """A card state that is gone, rebuilt by replaying its review log under the profile's
     scheduler (engine/study/rules.py ``replay``)."""
-    settings = profile_settings(session.get(Profile, profile_id))
+    settings = profile_settings(session.get_one(Profile, profile_id))
     logged = session.execute(
         select(ReviewLog.quality, ReviewLog.reviewed_at)
         .where(ReviewLog.profile_id == profile_id, ReviewLog.card_id == card_id)

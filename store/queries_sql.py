@@ -192,7 +192,8 @@ def stored_json(value: Any) -> Any:
     return decoded if end == len(value) else json.loads(value)
 
 
-_scan_json = json.scanner.make_scanner(json.JSONDecoder())
+# typeshed types make_scanner's argument as the scanner itself; it reads a JSONDecoder.
+_scan_json = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
 
 
 def stored_settings(row: Mapping[str, Any]) -> ProfileSettings:

@@ -41,8 +41,8 @@ def replay_profile(
     )
     rebuilt = 0
     answered: set[int] = set()
-    for card_id, rows in groupby(logs, key=lambda row: row.card_id):
-        rows = list(rows)
+    for card_id, grouped in groupby(logs, key=lambda row: row.card_id):
+        rows = list(grouped)
         answered.add(card_id)
         states = replay(
             current.get(card_id),
@@ -65,9 +65,9 @@ def replay_profile(
 def _with_flags_of(before: Schedule | None, logged: dict | None) -> dict | None:
     """The replayed ``before`` with the suspended/buried flags the log row recorded; a first
     answer's logged state (a new card's, the same under either scheduler) is kept."""
-    if before is None:
-        return logged
-    flags = {name: logged[name] for name in ("suspended", "buried_until") if name in (logged or {})}
+    if before is None or logged is None:
+        return logged if before is None else before.to_dict()
+    flags = {name: logged[name] for name in ("suspended", "buried_until") if name in logged}
     return before.to_dict() | flags
 
 

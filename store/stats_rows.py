@@ -24,11 +24,11 @@ LAST_MISTAKES = 10
 STREAK_DAYS_READ = 3660
 
 LogRow = tuple[int, int, int, int, int, int, float | None, int]
-StateRow = tuple[int, int, int, float | None, int, int]
+StateRow = tuple[int, int, float | None, int, int]
 
 
 def _ratio(part: int | None, whole: int | None) -> float | None:
-    return round(part / whole, 4) if whole else None
+    return round(part / whole, 4) if whole and part is not None else None
 
 
 def log_rows_from_rollup(rows: Iterable) -> dict[tuple[str, str], LogRow]:

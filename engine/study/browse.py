@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 
 from kvdrill.engine.errors import UserError, did_you_mean
 
@@ -142,7 +142,7 @@ def _cut(text: str, limit: int) -> str:
 class HistoryEntry:
     """One answer in a card's history; the typed answer and diagnosis for problems."""
 
-    reviewed_at: object  # a datetime
+    reviewed_at: datetime
     quality: int
     seconds: float
     graded_by: str

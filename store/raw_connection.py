@@ -1,0 +1,13 @@
+"""The ``sqlite3`` connection under an open SQLAlchemy one, typed (SQLAlchemy's is optional)."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import cast
+
+from sqlalchemy import Connection
+
+
+def sqlite_connection(connection: Connection) -> sqlite3.Connection:
+    """The ``sqlite3`` connection under ``connection``, open, on SQLite."""
+    return cast(sqlite3.Connection, connection.connection.dbapi_connection)
