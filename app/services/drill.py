@@ -244,7 +244,7 @@ class DrillSession:
             if ahead is not None and new_limit is None:
                 new_limit = 0  # reviewing ahead, as Anki's custom study does: no new cards
             plan = plan_day(cards, horizon, counts, new_limit=new_limit, limit=limit)
-        session = cls(
+        opened = cls(
             database,
             profile_id,
             rollover,
@@ -256,8 +256,8 @@ class DrillSession:
             settings.desired_retention,
             settings.fsrs_parameters,
         )
-        session.practice = bool(cram)
-        return session
+        opened.practice = bool(cram)
+        return opened
 
     # --- what is shown ---------------------------------------------------------------------
 

@@ -115,7 +115,7 @@ def session_card_state(request: dict[str, Any]) -> dict[str, Any]:
 
     services = Services(request["database_url"], request["profile"], bundled=False)
     try:
-        options = {key: request.get(key) for key in OPTION_KEYS}
+        options: dict[str, Any] = {key: request.get(key) for key in OPTION_KEYS}
         return card_state(services.open_session(**options))
     finally:
         services.close()

@@ -13,14 +13,13 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import ActiveBinding, Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
-from textual.screen import Screen
 from textual.widgets import Footer, Input, ProgressBar, Static
 
 from kvdrill.app.services.drill_flow import (
@@ -64,6 +63,7 @@ from kvdrill.app.tui.messages import (
     SessionOpened,
     failures_reported,
 )
+from kvdrill.app.tui.screens.base import KvdrillScreen
 from kvdrill.app.tui.widgets.card_markdown import CardMarkdown
 from kvdrill.app.tui.widgets.countdown import Countdown
 from kvdrill.engine.errors import printable
@@ -80,7 +80,7 @@ def _frozen_clock() -> float:
     return 0.0
 
 
-class DrillScreen(Screen[None]):
+class DrillScreen(KvdrillScreen[None]):
     """Today's cards: prompt, countdown, reveal and grade; typed answers; multiple choice."""
 
     KEYS = HELP
@@ -104,7 +104,10 @@ class DrillScreen(Screen[None]):
 
     def __init__(self, narrow: dict[str, str | int | None] | None = None) -> None:
         super().__init__()
-        self.narrow = {key: value for key, value in (narrow or {}).items() if value is not None}
+        # The filters given (Services.open_session keywords), without the unset ones.
+        self.narrow: dict[str, Any] = {
+            key: value for key, value in (narrow or {}).items() if value is not None
+        }
         self.session: DrillSession | None = None
         self.flow = DrillFlow(time.monotonic)
         self.painted_first_card = False
@@ -115,7 +118,7 @@ class DrillScreen(Screen[None]):
         # first card then hides and blurs, each a restyle (about 40 ms of CPU before the first
         # card). The screen sets focus itself (show_card); the class default is back once
         # the session is open, for screens closing over this one.
-        self.AUTO_FOCUS = ""
+        self.AUTO_FOCUS = ""  # type: ignore[misc]  # Textual reads the instance's
 
     @property
     def card(self) -> CardView | None:
