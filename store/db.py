@@ -325,7 +325,7 @@ def write_transaction(
                 raise DatabaseUnusable(
                     mask_password(
                         f"the database server of {database.url} has not come back "
-                        f"({describe(exc.orig)}); this answer was not saved, every one "
+                        f"({describe(exc.orig or exc)}); this answer was not saved, every one "
                         "confirmed before is kept"
                     )
                 ) from None

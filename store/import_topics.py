@@ -24,7 +24,7 @@ def _new_topic_rows(
     """New cards' card_topics rows (``TOPIC_COLUMNS``), each card's in (kind, value) order;
     the topics of each set of tags and lessons sorted once."""
     sorted_topics: dict[tuple[tuple[str, ...], tuple[str, ...]], list[tuple[str, str]]] = {}
-    rows = []
+    rows: list[tuple[int, str, str]] = []
     for card_id, values in cards:
         key = (tuple(values["tags"]), tuple(values["lessons"]))
         topics = sorted_topics.get(key)
