@@ -43,6 +43,7 @@ E2E_MODULES = {
     "test_serve_browser",
     "test_serve_limits",
     "test_tui_snapshots",
+    "test_types",
     "test_wheel",
 }
 # Tests of these modules open databases of their own (no db_url fixture), or run the command
