@@ -180,7 +180,7 @@ def group_row(topic: GroupTopic) -> list[str]:
 
 def render_group_text(report: GroupReport, max_topics: int = 20) -> str:
     out = [
-        f"kvdrill stats --group — {report.learners} learner(s), study day {report.today}, "
+        f"kvdrill stats --group — {plural(report.learners, 'learner')}, study day {report.today}, "
         f"window {report.window_days} days",
         "",
         f"Weak topics across the group (weak: learners scoring {WEAK_SCORE} or more; judged: "
@@ -250,6 +250,6 @@ def recall_line(recall: PredictedRecall) -> str:
     if recall.mean_recall is None:
         return f"Predicted recall of due cards: none due ({how})."
     return (
-        f"Predicted recall of the {recall.due_cards} due card(s): "
+        f"Predicted recall of the {plural(recall.due_cards, 'due card')}: "
         f"{percent(recall.mean_recall)} ({how})."
     )

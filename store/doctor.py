@@ -34,6 +34,7 @@ from sqlalchemy.orm import Session
 from kvdrill.engine.study.rules import replay
 from kvdrill.engine.study.schedule import NEW_CARD_EASINESS_MILLI
 from kvdrill.engine.study.sm2 import MIN_EASINESS_MILLI, easiness_change_milli
+from kvdrill.engine.wording import plural
 from kvdrill.store import reviews, rollups
 from kvdrill.store.db import Database, begin_write
 from kvdrill.store.models import Profile, ReviewLog
@@ -247,7 +248,7 @@ def _unexplained(connection: Connection) -> tuple[list[str], set[tuple[int, int]
     def log_rows(sql: str, what: str) -> None:
         ids = [row[0] for row in connection.exec_driver_sql(sql)]
         if ids:
-            findings.append(f"{len(ids)} review-log row(s) {what} (ids {_examples(ids)})")
+            findings.append(f"{plural(len(ids), 'review-log row')} {what} (ids {_examples(ids)})")
             placeholders = ", ".join(str(int(i)) for i in ids)
             doubtful.update(
                 tuple(row)
@@ -262,7 +263,7 @@ def _unexplained(connection: Connection) -> tuple[list[str], set[tuple[int, int]
     mismatched = [tuple(row) for row in connection.execute(text(_STATE_LOG_MISMATCH))]
     if mismatched:
         findings.append(
-            f"{len(mismatched)} card state(s) count other answers than their review log holds "
+            f"{plural(len(mismatched), 'card state')} counting other answers than their review log holds "
             f"(log rows deleted or wiped, or the state edited; cards {_examples(mismatched)})"
         )
     easiness, interval, due = [], [], []
@@ -284,7 +285,9 @@ def _unexplained(connection: Connection) -> tuple[list[str], set[tuple[int, int]
         (due, "a due day that is not the last review plus the interval"),
     ):
         if keys:
-            findings.append(f"{len(keys)} card state(s) with {what} (cards {_examples(keys)})")
+            findings.append(
+                f"{plural(len(keys), 'card state')} with {what} (cards {_examples(keys)})"
+            )
     doubtful.update(mismatched + easiness + interval + due)
     return findings, doubtful
 

@@ -112,13 +112,25 @@ def logical_dump(db: Path) -> list[str]:
 @pytest.mark.parametrize(
     ("statement", "finding"),
     [
-        ("UPDATE card_states SET easiness_milli = 9999000 WHERE rowid = 1", "an easiness"),
-        ("UPDATE card_states SET interval_days = 3650 WHERE rowid = 1", "an interval"),
-        ("UPDATE review_log SET quality = 9 WHERE id = 1", "a quality outside 0-5"),
+        (
+            "UPDATE card_states SET easiness_milli = 9999000 WHERE rowid = 1",
+            "1 card state with an easiness",
+        ),
+        (
+            "UPDATE card_states SET interval_days = 3650 WHERE rowid = 1",
+            "1 card state with an interval",
+        ),
+        (
+            "UPDATE review_log SET quality = 9 WHERE id = 1",
+            "1 review-log row with a quality outside 0-5",
+        ),
         ("UPDATE review_log SET prev_state = '{not json' WHERE id = 2", "is not a JSON object"),
         ("UPDATE review_log SET reviewed_at = 'wiped' WHERE id = 1", "without a readable time"),
-        ("DELETE FROM review_log WHERE id IN (1, 2)", "count other answers than their review"),
-        ("UPDATE review_log SET reviewed_at = '2026-03-01 09:00:00'", "count other answers"),
+        (
+            "DELETE FROM review_log WHERE id IN (1, 2)",
+            "card states counting other answers than their review",
+        ),
+        ("UPDATE review_log SET reviewed_at = '2026-03-01 09:00:00'", "counting other answers"),
     ],
 )
 def test_what_kvdrill_cannot_have_written_is_reported_and_left_alone(

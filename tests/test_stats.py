@@ -356,3 +356,12 @@ def test_stats_json_runs_without_importing_sqlalchemy(
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert json.loads(done.stdout)["profile"] == "default"
     assert done.stderr == "[]"
+
+
+@pytest.mark.parametrize(("due", "counted"), [(1, "the 1 due card:"), (2, "the 2 due cards:")])
+def test_the_recall_line_counts_due_cards_in_words(due: int, counted: str) -> None:
+    from kvdrill.app.stats_render import recall_line
+    from kvdrill.engine.study.stats_report import PredictedRecall
+
+    recall = PredictedRecall(scheduler="fsrs", due_cards=due, mean_recall=0.9, method="fsrs")
+    assert counted in recall_line(recall)

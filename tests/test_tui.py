@@ -292,7 +292,7 @@ async def test_import_lists_errors_as_path_line_message(drill_db: str) -> None:
         await settle(pilot)
         errors = text_of(app, "#import-errors")
         assert f"{bad / 'broken.md'}:15: unknown section" in errors
-        assert "nothing will be imported" in text_of(app, "#import-status")
+        assert "4 errors: nothing will be imported" in text_of(app, "#import-status")
         await pilot.press("y")  # refused: there are errors
         await settle(pilot)
     from sqlalchemy import select

@@ -56,10 +56,10 @@ async def test_choosing_a_pack_file_fills_the_path_and_runs_the_dry_run(
         assert type(app.screen).__name__ == "ImportScreen"
         chosen = app.screen.query_one("#import-path", Input).value
         assert Path(chosen).resolve() == (packs_dir / "tui-basics.md").resolve()
-        assert "Dry run: 1 pack(s) ready" in text_of(app, "#import-status")
+        assert "Dry run: 1 pack ready" in text_of(app, "#import-status")
         await pilot.press("enter")  # as the status line says: Enter imports the scanned path
         await settle(pilot)
-        assert "Imported 1 pack(s)" in text_of(app, "#import-status")
+        assert "Imported 1 pack: " in text_of(app, "#import-status")
 
 
 async def test_choosing_a_directory_scans_it_and_escape_chooses_nothing(
@@ -79,7 +79,7 @@ async def test_choosing_a_directory_scans_it_and_escape_chooses_nothing(
         await settle(pilot)
         chosen = app.screen.query_one("#import-path", Input).value
         assert Path(chosen).resolve() == packs_dir.resolve()
-        assert "Dry run: 1 pack(s) ready" in text_of(app, "#import-status")
+        assert "Dry run: 1 pack ready" in text_of(app, "#import-status")
 
 
 async def test_backspace_climbs_to_the_parent_directory(db_url: str, packs_dir: Path) -> None:

@@ -25,6 +25,7 @@ from kvdrill.app.tui.messages import (
 from kvdrill.app.tui.screens.base import KvdrillScreen
 from kvdrill.app.tui.widgets.tables import fill_table
 from kvdrill.engine.errors import printable
+from kvdrill.engine.wording import plural
 
 if TYPE_CHECKING:
     from kvdrill.app.services.importing import ImportScan
@@ -172,8 +173,8 @@ class ImportScreen(KvdrillScreen[None]):
             count = len(scan.errors)
             self.set_status(
                 Content.from_markup(
-                    "[b $error]$n error(s): nothing will be imported.[/] Fix them and scan again.",
-                    n=str(count),
+                    "[b $error]$n: nothing will be imported.[/] Fix them and scan again.",
+                    n=plural(count, "error"),
                 )
             )
             errors.update(Content("\n".join(scan.errors)))
@@ -184,8 +185,8 @@ class ImportScreen(KvdrillScreen[None]):
             packs = len(scan.packs)
             self.set_status(
                 Content.from_markup(
-                    "Dry run: $n pack(s) ready. Enter imports them; or edit the path.",
-                    n=str(packs),
+                    "Dry run: $n ready. Enter imports them; or edit the path.",
+                    n=plural(packs, "pack"),
                 )
             )
             errors.update(Content(""))
@@ -225,10 +226,9 @@ class ImportScreen(KvdrillScreen[None]):
         changed = sum(diff.changed for diff in scan.diffs)
         self.set_status(
             Content.from_markup(
-                "[b $success]Imported $n pack(s)[/]: $a card(s) added, $c changed."
-                " Escape goes home to drill them.",
-                n=str(len(scan.packs)),
-                a=str(added),
+                "[b $success]Imported $n[/]: $a added, $c changed. Escape goes home to drill them.",
+                n=plural(len(scan.packs), "pack"),
+                a=plural(added, "card"),
                 c=str(changed),
             )
         )

@@ -132,7 +132,7 @@ class StatsScreen(KvdrillScreen[tuple[str, str] | None]):
         if not self.showing_group:
             return
         self.query_one("#stats-summary", Static).update(
-            f"The group: {report.learners} learner(s) · study day {report.today} · window "
+            f"The group: {plural(report.learners, 'learner')} · study day {report.today} · window "
             f"{report.window_days} days · counts only, no one's notes (g: your own stats)"
             + (f"\n{hidden_topics_note(report)}" if report.hidden_topics else "")
         )
