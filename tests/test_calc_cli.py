@@ -364,3 +364,14 @@ def test_compute_api_evaluates_and_solves_without_the_cli() -> None:
     )
     assert solved.value == pytest.approx(54.8 * GiB / (128 * KiB) / 187)
     assert solved.inputs["requests_that_fit"] == 187
+
+
+def test_explain_prints_figures_with_thousands_separators(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = ["calc", "kv_pool_tokens", "--model", "llama-3.1-8b", "--gpu", "h100", "--explain"]
+    assert main(args) == 0
+    numbers = capsys.readouterr().out.splitlines()[1]
+    assert "e+" not in numbers and "/131,072" in numbers
+    pool = numbers.split("=")[1].split("/")[0].strip()
+    assert len(pool) > 10 and pool.count(",") == (len(pool.replace(",", "")) - 1) // 3

@@ -182,7 +182,7 @@ def test_explain_shows_the_definition_as_written(capsys) -> None:
     argv += ["--set", "price_per_gpu_hour=2.5", "--set", "tokens_per_second=20000"]
     assert main(argv) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert "gpus x price_per_gpu_hour" in lines[0] and "3600" in lines[0]
+    assert "gpus x price_per_gpu_hour" in lines[0] and "3,600" in lines[0]
     assert "8 x 2.5" in lines[1]
     assert lines[-1] == "cost_per_million_tokens = 0.2778"
 

@@ -54,3 +54,8 @@ def test_a_count_that_rounds_down_says_round_down() -> None:
 def test_hours_are_shown_after_the_seconds_the_formula_gives() -> None:
     text = worked(GPU_HOURS)
     assert "= 500 s\n" in text and "= 0.1389 h\n" in text
+
+
+def test_worked_numbers_share_one_format_with_thousands_separators() -> None:
+    text = worked({**GPU_HOURS, "vary": {"gpus": [2], "tokens_per_second": [20000]}})
+    assert "1,000,000 x 2/20,000" in text and "1000000" not in text

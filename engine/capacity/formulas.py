@@ -72,6 +72,7 @@ from kvdrill.engine.capacity.forward import (
     missing_inputs,
     variant_for,
 )
+from kvdrill.engine.capacity.units import format_number
 from kvdrill.engine.errors import UserError
 
 # One sympy Symbol per name; positivity lets solve() discard negative roots.
@@ -102,7 +103,7 @@ class Formula:
 
     @property
     def text(self) -> str:
-        return f"{self.output} = {_pretty(sympy.sstr(self.expr, order='none'))}"
+        return f"{self.output} = {pretty_formula(ReadableNumbers().doprint(self.expr))}"
 
 
 # Products, quotients and sums kept in the order the definition states them, so ``--explain``
@@ -478,22 +479,37 @@ def _bisect(formula: Formula, symbol: str, known: Mapping[str, float]) -> float:
     return (lo + hi) / 2
 
 
-def _number(value: float) -> str:
-    if float(value).is_integer() and abs(value) < 1e15:
-        return str(int(value))
-    return f"{value:.6g}"
+# Figures in explanations and worked solutions, one format: 131,072 and 58,884,473,651, never
+# 131072 or 5.88845e+10.
+EXPLAINED_FIGURES = 6
 
 
-class _Substituting(StrPrinter):
-    def __init__(self, values: Mapping[str, float]):
+class ReadableNumbers(StrPrinter):
+    """Prints a formula's literal numbers as ``format_number`` does (1,000,000, 3,600)."""
+
+    def __init__(self) -> None:
         super().__init__({"order": "none"})
+
+    def _print_Integer(self, expr: sympy.Integer) -> str:
+        return format_number(int(expr))
+
+    def _print_Float(self, expr: sympy.Float) -> str:
+        return format_number(float(expr), EXPLAINED_FIGURES)
+
+
+class _Substituting(ReadableNumbers):
+    def __init__(self, values: Mapping[str, float]):
+        super().__init__()
         self.values = values
 
     def _print_Symbol(self, expr: sympy.Symbol) -> str:
-        return _number(self.values[expr.name]) if expr.name in self.values else expr.name
+        if expr.name not in self.values:
+            return expr.name
+        return format_number(self.values[expr.name], EXPLAINED_FIGURES)
 
 
-def _pretty(text: str) -> str:
+def pretty_formula(text: str) -> str:
+    """A printed formula as people write it: ^, x, ceil, max, min."""
     text = text.replace("**", "^").replace("*", " x ").replace("ceiling", "ceil")
     return text.replace("Max(", "max(").replace("Min(", "min(")
 
@@ -502,7 +518,7 @@ def explain(name: str, inputs: Mapping[str, float]) -> str:
     """Three lines: the formula, the same with numbers substituted, and the result."""
     formula = get_formula(name)
     value = evaluate(formula.name, inputs)
-    substituted = _pretty(_Substituting(inputs).doprint(formula.expr))
+    substituted = pretty_formula(_Substituting(inputs).doprint(formula.expr))
     return "\n".join(
         [
             formula.text,
@@ -517,6 +533,7 @@ __all__ = [
     "DEFAULTS",
     "FORMULAS",
     "QUANTITIES",
+    "ReadableNumbers",
     "SYMBOLS",
     "Formula",
     "Symbol",
@@ -529,5 +546,6 @@ __all__ = [
     "inputs_from",
     "missing_inputs",
     "solve_for",
+    "pretty_formula",
     "variant_for",
 ]

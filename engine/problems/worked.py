@@ -10,9 +10,14 @@ from collections.abc import Mapping
 from functools import cache, lru_cache
 
 import sympy
-from sympy.printing.str import StrPrinter
 
-from kvdrill.engine.capacity.formulas import FORMULAS, SYMBOLS, variant_for
+from kvdrill.engine.capacity.formulas import (
+    FORMULAS,
+    SYMBOLS,
+    ReadableNumbers,
+    pretty_formula,
+    variant_for,
+)
 from kvdrill.engine.capacity.units import format_quantity
 from kvdrill.engine.problems.display import Draw, show
 from kvdrill.engine.problems.quantities import unit_factor
@@ -23,11 +28,8 @@ from kvdrill.engine.problems.templates import Problem
 _MARK = "\x00"
 
 
-class _MarkedPrinter(StrPrinter):
+class _MarkedPrinter(ReadableNumbers):
     """Prints an expression with each symbol as a marker, filled in per variant."""
-
-    def __init__(self) -> None:
-        super().__init__({"order": "none"})
 
     def _print_Symbol(self, expr: sympy.Symbol) -> str:
         return f"{_MARK}{expr.name}{_MARK}"
@@ -93,14 +95,9 @@ def symbol_position(name: str) -> int:
     return names.index(name) if name in names else len(names)
 
 
-def _pretty(text: str) -> str:
-    text = text.replace("**", "^").replace("*", " x ").replace("ceiling", "ceil")
-    return text.replace("Max(", "max(").replace("Min(", "min(")
-
-
 @lru_cache(maxsize=512)
 def _marked(expr: sympy.Expr) -> str:
-    return _pretty(_MarkedPrinter().doprint(expr))
+    return pretty_formula(_MarkedPrinter().doprint(expr))
 
 
 @lru_cache(maxsize=512)
