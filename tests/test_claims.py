@@ -186,3 +186,21 @@ def test_a_claim_carries_the_vllm_version_it_holds_for() -> None:
     unnamed = KeyNumber(text="3.43", claim=claim, line=9)
     problems = verify_key_numbers([named, unnamed], "p.md")
     assert [(p.line, "write v0.6.5" in p.message) for p in problems] == [(9, True)]
+
+
+def test_every_scaled_4_bit_format_states_its_scales_on_a_card_with_a_claim() -> None:
+    """The scale assumption (NVFP4: one 8-bit scale per 16 values) is on a card, not only in
+    decks/sources/README.md, next to a checked figure in that format."""
+    from kvdrill.app.services.pack_files import parse_paths
+    from kvdrill.engine.capacity.catalog import DTYPES
+
+    packs, _ = parse_paths([DECKS])
+    numbers = [k for pack in packs for card in pack.cards for k in card.key_numbers]
+    scaled = [d for d in DTYPES.values() if d.scale_bits]
+    assert {d.name for d in scaled} >= {"int4", "fp4"}
+    for dtype in scaled:
+        stated = [k for k in numbers if k.claim and f"dtype={dtype.name} " in k.claim]
+        assert stated, f"no card states a {dtype.name} figure"
+        assert claim_problem(stated[0].claim) is None
+    (nvfp4,) = [k for k in numbers if k.claim and "dtype=fp4 " in k.claim]
+    assert "one 8-bit scale per 16 values" in nvfp4.text
