@@ -50,6 +50,7 @@ E2E_MODULES = {
 # line in this process on a database.
 STORE_MODULES = {
     "test_anki_malformed",
+    "test_answer_shortcuts",
     "test_backup",
     "test_card_content",
     "test_cli_garbage",
