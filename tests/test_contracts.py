@@ -24,10 +24,6 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE_FOLDERS = ("app", "engine", "store", "decks")
 LINT_IMPORTS = [sys.executable, "-c", "from importlinter.cli import lint_imports_command as c; c()"]
 
-# Private names still crossing a module boundary inside the store, left to the store's own
-# rework (issue 22): (importing module, name).
-PENDING_IN_STORE = {("kvdrill.store.sqlite_file", "_run_migrations")}
-
 
 def lint_imports(cwd: Path, *args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
     run = subprocess.run(
@@ -135,8 +131,6 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 def test_no_import_cycles_between_kvdrill_modules() -> None:
     graph = import_graph()
     assert "kvdrill.engine.study.queue" in graph  # the graph sees the package
-    # The store's own loop through _run_migrations goes with the store's rework (issue 22).
-    graph["kvdrill.store.sqlite_file"].discard("kvdrill.store.db")
     cycle = find_cycle(graph)
     assert cycle is None, " -> ".join(cycle or [])
 
@@ -207,10 +201,6 @@ def test_no_module_uses_another_modules_private_names() -> None:
         f"{path.relative_to(ROOT)}:{line}: {what}"
         for path in package_files()
         for line, what in private_reaches(path)
-        if not any(
-            module_name(path) == module and what.startswith(f"imports {name} ")
-            for module, name in PENDING_IN_STORE
-        )
     ]
     assert not bad, "\n".join(bad)
 
