@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -97,6 +98,17 @@ def collection() -> type[Collection]:
     ``collection.recall_cards(n)``, ``collection.import_fixture_pack(database)`` (tests/fixtures/
     packs/sm2 through the real parser and importer)."""
     return Collection
+
+
+@pytest.fixture
+def fixture_pack_db(db_url: str) -> Iterator[Any]:
+    """An open database holding tests/fixtures/packs/sm2, imported through the real importer."""
+    from kvdrill.store.db import open_database
+
+    database = open_database(db_url)
+    _import_fixture_pack(database)
+    yield database
+    database.close()
 
 
 @pytest.fixture

@@ -12,18 +12,14 @@ from sqlalchemy import func, select
 
 from kvdrill.app.cli import main
 from kvdrill.app.services.drill import DrillSession
-from kvdrill.store.db import open_database
 from kvdrill.store.models import Profile, ReviewLog
 
 DAY1 = datetime(2026, 3, 10, 9, 0)
 
 
 @pytest.fixture
-def db(db_url: str, collection):
-    database = open_database(db_url)
-    collection.import_fixture_pack(database)
-    yield database
-    database.close()
+def db(fixture_pack_db):
+    return fixture_pack_db
 
 
 def cards(capsys, monkeypatch, db_url: str, now: datetime, *argv: str) -> tuple[int, str, str]:

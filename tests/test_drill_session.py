@@ -25,11 +25,8 @@ DAY3 = datetime(2026, 3, 12, 9, 0)
 
 
 @pytest.fixture
-def db(db_url: str, collection):
-    database = open_database(db_url)
-    collection.import_fixture_pack(database)
-    yield database
-    database.close()
+def db(fixture_pack_db):
+    return fixture_pack_db
 
 
 def open_session(db, now: datetime = DAY1, **options) -> DrillSession:

@@ -142,11 +142,8 @@ def test_predicted_recall_falls_with_time_under_both_schedulers() -> None:
 
 
 @pytest.fixture
-def db(db_url: str, collection):
-    database = open_database(db_url)
-    collection.import_fixture_pack(database)
-    yield database
-    database.close()
+def db(fixture_pack_db):
+    return fixture_pack_db
 
 
 def drill_day(db, now: datetime, grades: dict[str, list[int]] | None = None) -> list[str]:
