@@ -90,10 +90,12 @@ def served(tmp_path: Path) -> Iterator[tuple[str, str]]:
 @pytest.fixture
 def served_three_due(tmp_path: Path) -> Iterator[tuple[str, str]]:
     """``kvdrill serve`` on a database whose first three cards of the day are recall cards:
-    three-recall's, answered Good ten days before the served app's KVDRILL_NOW (so due first,
-    ahead of the bundled decks' new cards)."""
+    three-recall's, answered Good ten days before the served app's KVDRILL_NOW, and no new card
+    (the bundled decks, imported by the served app's first start, would otherwise join the
+    session or not depending on whether that import ended before the drill began)."""
     from tui_helpers import import_fixture
 
+    from kvdrill.app.cli import main
     from kvdrill.app.services.drill import DrillSession
 
     db_url = import_fixture(f"sqlite:///{tmp_path / 'served.db'}", "../three-recall")
@@ -102,6 +104,7 @@ def served_three_due(tmp_path: Path) -> Iterator[tuple[str, str]]:
     while session.current is not None:
         session.grade(4)
     database.close()
+    assert main(["--db", db_url, "settings", "new_per_day", "0"]) == 0
     yield from serve(tmp_path, {"KVDRILL_NOW": "2026-03-12T09:00:00"})
 
 
