@@ -24,6 +24,7 @@ from sqlalchemy.orm import Session
 
 from kvdrill.engine.interop.anki_history import CardHistory, PackHistory, logged_answers
 from kvdrill.engine.study.schedule import Schedule
+from kvdrill.engine.wording import plural
 from kvdrill.store import reviews
 from kvdrill.store.models import Card, CardState, Pack, ReviewLog
 
@@ -74,21 +75,24 @@ class HistoryPlan:
 
     def summary(self) -> str:
         parts = [
-            f"{self.pack}: Anki history: {self.added} answers added to {self.cards} cards",
+            f"{self.pack}: Anki history: {plural(self.added, 'answer')} added to "
+            f"{plural(self.cards, 'card')}",
         ]
         if self.known:
             parts.append(f"{self.known} imported before")
         if self.kept:
-            parts.append(f"{self.kept} cards kept as studied in kvdrill since")
+            parts.append(f"{plural(self.kept, 'card')} kept as studied in kvdrill since")
         if self.replaced:
-            parts.append(f"{len(self.replaced)} kvdrill schedules replaced")
+            parts.append(f"{plural(len(self.replaced), 'kvdrill schedule')} replaced")
         if self.left_new:
+            starts = "starts" if self.left_new == 1 else "start"
             parts.append(
-                f"{self.left_new} cards new or learning in Anki start new "
-                f"({self.answers_left_out} answers not carried over)"
+                f"{plural(self.left_new, 'card')} new or learning in Anki {starts} new "
+                f"({plural(self.answers_left_out, 'answer')} not carried over)"
             )
         elif self.answers_left_out:
-            parts.append(f"{self.answers_left_out} rows without an answer not carried over")
+            rows = plural(self.answers_left_out, "row")
+            parts.append(f"{rows} without an answer not carried over")
         return "; ".join(parts)
 
 

@@ -1,5 +1,6 @@
 """The checks of an import that need the database: pack ids that belong to a bundled pack or
-to another of the learner's files, and follow-ups whose parent comes later.
+to another of the learner's files (unless the file is the same Anki deck converted again), and
+follow-ups whose parent comes later.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kvdrill.engine.errors import Located, PackErrors
+from kvdrill.engine.interop.card_ids import converted_again
 from kvdrill.store.sql import Sql
 
 if TYPE_CHECKING:
@@ -66,27 +68,50 @@ def parent_problems(packs: list[ParsedPack]) -> list[Located]:
 
 def owned_id_problems(
     target: Sql, packs: list[ParsedPack], *, bundled: bool, replace: bool
-) -> list[Located]:
+) -> tuple[list[Located], dict[str, str]]:
     """A pack whose id another existing file of the learner's holds would silently take that
-    pack over and retire its cards: refused, naming the owner, unless ``replace``."""
-    if bundled or replace:
-        return []
+    pack over and retire its cards: refused, naming the owner, unless ``replace``, or unless
+    it is the same Anki deck converted again (``converted_again``). Returns the refusals, and
+    pack id -> the file it takes over from for each Anki deck converted again."""
+    if bundled:
+        return [], {}
     keys = {pack.meta.pack for pack in packs}
     owners = {
-        key: source_path
-        for key, source_path in target.rows("SELECT key, source_path FROM packs WHERE NOT bundled")
+        key: (pack_id, source_path)
+        for pack_id, key, source_path in target.rows(
+            "SELECT id, key, source_path FROM packs WHERE NOT bundled"
+        )
         if key in keys
     }
-    return [
-        Located(
-            pack.path,
-            1,
-            f"pack id '{pack.meta.pack}' is already used by {owners[pack.meta.pack]}: give "
-            "this pack its own id, or import it with --replace to take the id over (that "
-            "pack's cards missing from this file are then retired)",
+    problems: list[Located] = []
+    taken_over: dict[str, str] = {}
+    for pack in packs:
+        owner = owners.get(pack.meta.pack)
+        if owner is None or not _held_by_another_file(owner[1], pack.path):
+            continue
+        if converted_again(_live_card_keys(target, owner[0]), (card.key for card in pack.cards)):
+            taken_over[pack.meta.pack] = owner[1]
+            continue
+        if replace:
+            continue
+        problems.append(
+            Located(
+                pack.path,
+                1,
+                f"pack id '{pack.meta.pack}' is already used by {owner[1]}: give "
+                "this pack its own id, or import it with --replace to take the id over (that "
+                "pack's cards missing from this file are then retired)",
+            )
         )
-        for pack in packs
-        if pack.meta.pack in owners and _held_by_another_file(owners[pack.meta.pack], pack.path)
+    return problems, taken_over
+
+
+def _live_card_keys(target: Sql, pack_id: int) -> list[str]:
+    return [
+        key
+        for (key,) in target.rows(
+            "SELECT key FROM cards WHERE pack_id = :pack_id AND NOT retired", {"pack_id": pack_id}
+        )
     ]
 
 
@@ -108,11 +133,15 @@ def check_packs(
     bundled: bool,
     bundled_keys: Collection[str],
     replace: bool = False,
-) -> None:
+) -> dict[str, str]:
+    """``PackErrors`` with every problem; else pack id -> the other file whose pack it takes
+    over as the same Anki deck converted again (``owned_id_problems``)."""
+    owned, taken_over = owned_id_problems(db, packs, bundled=bundled, replace=replace)
     problems = (
         parent_problems(packs)
         + bundled_id_problems(db, packs, bundled=bundled, bundled_keys=bundled_keys)
-        + owned_id_problems(db, packs, bundled=bundled, replace=replace)
+        + owned
     )
     if problems:
         raise PackErrors(problems)
+    return taken_over

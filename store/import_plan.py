@@ -19,6 +19,8 @@ class PackPlan:
     unchanged: list[str] = field(default_factory=list)
     revived: list[str] = field(default_factory=list)
     titles: dict[str, str] = field(default_factory=dict)  # card key -> title, for --json
+    # The file whose pack this one takes over: the same Anki deck converted again.
+    took_over_from: str | None = None
 
     def summary(self) -> str:
         """``pack-key: N added, N changed, N retired, N unchanged`` (and revived, if any)."""
@@ -49,7 +51,17 @@ class PackPlan:
             "retired": cards(self.retired),
             "revived": cards(self.revived),
             "unchanged": len(self.unchanged),
+            "took_over_from": self.took_over_from,
         }
+
+    def takeover_line(self) -> str | None:
+        """What a takeover keeps, in one line; None when this pack takes none over."""
+        if self.took_over_from is None:
+            return None
+        return (
+            f"{self.pack_key}: the same Anki deck as {self.took_over_from}, converted again: "
+            f"{self.path} takes over its cards by their ids, with their history"
+        )
 
 
 @dataclass
@@ -57,7 +69,12 @@ class ImportPlan:
     packs: list[PackPlan] = field(default_factory=list)
 
     def summary_lines(self) -> list[str]:
-        return [pack.summary() for pack in self.packs]
+        lines = []
+        for pack in self.packs:
+            lines.append(pack.summary())
+            if (takeover := pack.takeover_line()) is not None:
+                lines.append(takeover)
+        return lines
 
     def count(self, what: str) -> int:
         """Total over packs of ``added``, ``changed``, ``retired``, ``unchanged`` or ``revived``."""

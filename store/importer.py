@@ -125,11 +125,12 @@ def plan_import(
 ) -> ImportPlan:
     """What importing ``packs`` as the learner's own would change, per pack; writes nothing."""
     db = as_sql(session)
-    check_packs(db, packs, bundled=False, bundled_keys=bundled_keys, replace=replace)
+    taken_over = check_packs(db, packs, bundled=False, bundled_keys=bundled_keys, replace=replace)
     plan = ImportPlan()
     for pack in packs:
         pack_id = _pack_id(db, pack.meta.pack)
         pack_plan, _, _ = _plan_pack(pack, pack_id, _existing_cards(db, pack_id))
+        pack_plan.took_over_from = taken_over.get(pack.meta.pack)
         plan.packs.append(pack_plan)
     return plan
 
@@ -152,18 +153,20 @@ def apply_import(
 
     Nothing is committed here: the caller's session commits all packs at once, or, on any
     error, rolls back and nothing is written. Only the bundled import (``bundled``) may store a
-    pack under a bundled pack's id; only ``replace`` lets a file take over an id that another
-    of the learner's files holds.
+    pack under a bundled pack's id; only ``replace``, or the same Anki deck converted again,
+    lets a file take over an id that another of the learner's files holds.
     """
     db = as_sql(session)
-    check_packs(db, packs, bundled=bundled, bundled_keys=bundled_keys, replace=replace)
+    taken_over = check_packs(db, packs, bundled=bundled, bundled_keys=bundled_keys, replace=replace)
     now = now.replace(microsecond=0)
     plan = ImportPlan()
     # Tens of thousands of short-lived rows: the collector would walk every parsed card again
     # and again.
     with collector_paused():
         for done, pack in enumerate(packs, start=1):
-            plan.packs.append(_apply_pack(db, pack, bundled=bundled, now=now))
+            pack_plan = _apply_pack(db, pack, bundled=bundled, now=now)
+            pack_plan.took_over_from = taken_over.get(pack.meta.pack)
+            plan.packs.append(pack_plan)
             if progress is not None:
                 progress(done, len(packs))
     return plan

@@ -25,7 +25,7 @@ from anki.scheduler.v3 import CardAnswer  # noqa: E402
 
 from kvdrill.app.cli import main  # noqa: E402
 from kvdrill.engine.interop.anki_history import history_path  # noqa: E402
-from kvdrill.engine.interop.pack_text import card_id_for_guid, card_key_for  # noqa: E402
+from kvdrill.engine.interop.card_ids import card_id_for_guid, card_key_for  # noqa: E402
 from kvdrill.store.db import open_database  # noqa: E402
 
 Collection = anki_collection.Collection
@@ -220,7 +220,7 @@ def test_convert_and_import_bring_anki_schedules_and_review_log(
     learning = sum(1 for card in exported.cards.values() if card.type == 1)
     scheduled = sum(1 for card in exported.cards.values() if card.type in (2, 3))
     assert f"Anki history: {reviews} answers added to {scheduled} cards" in out
-    assert f"{learning} cards new or learning in Anki start new" in out
+    assert learning == 1 and "1 card new or learning in Anki starts new (1 answer not" in out
     states, logs = _states(db_url)
     # Two cards from the reversed note, three from the cloze: each with its own schedule.
     assert len(exported.cards) == 9 and scheduled == 7
@@ -442,3 +442,31 @@ def test_a_profile_exported_with_scheduling_imports_into_anki_with_its_schedules
         assert "follow-up-of::kv-bytes" in col.get_note(follow_up).tags
     finally:
         col.close()
+
+
+def test_a_newer_export_converted_to_another_file_takes_the_old_files_cards_over(
+    exported: Exported, tmp_path: Path, db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "old").mkdir()
+    (tmp_path / "new").mkdir()
+    old, new = tmp_path / "old" / "inference.md", tmp_path / "new" / "inference.md"
+    _convert_and_import(exported.first, old, db_url, capsys)
+    _, logs_before = _states(db_url)
+
+    out = _convert_and_import(exported.second, new, db_url, capsys)
+    assert (
+        f"inference: the same Anki deck as {old}, converted again: {new} takes over its cards "
+        "by their ids, with their history"
+    ) in out
+    assert "inference: 0 added, 0 changed, 0 retired, 9 unchanged" in out
+    states, logs = _states(db_url)
+    _check_against_anki(exported.cards_after, states, logs)  # one card each, no duplicate
+    assert all(logs[key][: len(rows)] == rows for key, rows in logs_before.items())
+
+    # A different pack that happens to use the id is still refused, naming the owner.
+    other = tmp_path / "other" / "inference.md"
+    other.parent.mkdir()
+    other.write_text(KV_PACK.replace("pack: proof", "pack: inference"), encoding="utf-8")
+    assert main(["--db", db_url, "import", str(other)]) == 1
+    assert f"pack id 'inference' is already used by {new}" in capsys.readouterr().err
+    assert _states(db_url) == (states, logs)

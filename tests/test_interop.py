@@ -19,8 +19,9 @@ from markdown_it import MarkdownIt
 
 from kvdrill.app.cli import main
 from kvdrill.app.services.pack_files import parse_pack
+from kvdrill.engine.interop.card_ids import card_id_for_guid
 from kvdrill.engine.interop.notes import ForeignDeck, ForeignField, ForeignNote
-from kvdrill.engine.interop.pack_text import build_pack_text, card_id_for_guid, pack_tag
+from kvdrill.engine.interop.pack_text import build_pack_text, pack_tag
 from kvdrill.engine.packs.parser import parse_pack_text
 from kvdrill.store.db import open_database
 from kvdrill.store.export_rows import card_rows
@@ -616,3 +617,14 @@ def test_a_converted_title_and_plain_mode_show_no_markdown_escapes(tmp_path: Pat
     assert card.title == "Keys & values of [...] <tags> here"
     assert card.prompt == "Keys \\& values of \\[...\\] \\<tags\\> here"  # Markdown, escaped
     assert markdown_to_plain(card.prompt) == "Keys & values of [...] <tags> here"
+
+
+def test_a_pack_is_the_same_anki_deck_converted_again_when_it_holds_half_its_notes() -> None:
+    from kvdrill.engine.interop.card_ids import converted_again
+
+    notes = [card_id_for_guid(f"guid-{n}") for n in range(4)]
+    stored = [notes[0], notes[0] + "-2", *notes[1:]]  # a reversed note's second card too
+    assert converted_again(stored, [notes[0], notes[1] + "-3"])  # 2 of its 4 notes
+    assert not converted_again(stored, [notes[0]])  # 1 of 4: another deck sharing a note
+    assert not converted_again(stored, [card_id_for_guid("another deck")])
+    assert not converted_again(["kv-bytes", "pool"], ["kv-bytes", "pool"])  # written by hand

@@ -18,7 +18,7 @@ anki_collection = pytest.importorskip(
 
 from kvdrill.app.cli import main  # noqa: E402
 from kvdrill.app.services.pack_files import parse_pack  # noqa: E402
-from kvdrill.engine.interop.pack_text import card_id_for_guid  # noqa: E402
+from kvdrill.engine.interop.card_ids import card_id_for_guid  # noqa: E402
 
 Collection = anki_collection.Collection
 PACK = """---

@@ -55,7 +55,8 @@ def run(args: argparse.Namespace) -> int:
     )
     if result.history is not None:
         started = (
-            f"; {plural(result.left_new, 'card')} new or learning in Anki start new"
+            f"; {plural(result.left_new, 'card')} new or learning in Anki "
+            f"{'starts' if result.left_new == 1 else 'start'} new"
             if result.left_new
             else ""
         )

@@ -1,9 +1,9 @@
 """A ``ForeignDeck`` -> the text of a kvdrill pack, with ids that survive a second conversion.
 
-A note with Anki's guid gets ``anki-`` and a digest of the guid as its card id: the same note
-converts to the same card however its text changes, so importing the new pack updates the
-card and keeps its history. A note without one (plain CSV, a text export without the "unique
-identifier" column) gets a slug of its front, as ``kvdrill check --add-ids`` would make.
+A note with Anki's guid gets its card ids from the guid (engine/interop/card_ids.py): the same
+note converts to the same cards however its text changes. A note without one (plain CSV, a
+text export without the "unique identifier" column) gets a slug of its front, as
+``kvdrill check --add-ids`` would make.
 
 Cloze notes (``{{c1::...}}``) become one recall card each: the prompt shows every deletion as
 ``[...]`` (or its hint), the answer shows the text with the deletions in bold.
@@ -11,12 +11,12 @@ Cloze notes (``{{c1::...}}``) become one recall card each: the prompt shows ever
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 
+from kvdrill.engine.interop.card_ids import card_id_for_guid, card_key_for
 from kvdrill.engine.interop.markup import (
     escape_markdown,
     html_to_markdown,
@@ -29,9 +29,7 @@ from kvdrill.engine.interop.notes import AnkiCard, ForeignDeck, ForeignField, Fo
 from kvdrill.engine.packs.headings import MAX_ID_CHARS, normalize_tag, slugify, unique_id
 from kvdrill.engine.packs.model import MAX_CARDS_PER_PACK
 
-GUID_ID_PREFIX = "anki-"
 DECK_TAG_PREFIX = "deck::"  # becomes the pack tag ``deck.<deck name>``
-_GUID_DIGEST_CHARS = 16
 _CLOZE_RE = re.compile(r"\{\{c(\d{1,4})::(.*?)(?:::(.*?))?\}\}", re.DOTALL)
 _CLOZE_NUMBER_RE = re.compile(r"\{\{c(\d{1,4})::")
 _TAG_BAD_RE = re.compile(r"[^\w.-]+")
@@ -50,11 +48,6 @@ class ConvertedPack:
 
 class NothingToConvert(ValueError):
     """Every note was empty, or there are more notes than a pack holds."""
-
-
-def card_id_for_guid(guid: str) -> str:
-    digest = hashlib.sha256(guid.encode("utf-8")).hexdigest()[:_GUID_DIGEST_CHARS]
-    return GUID_ID_PREFIX + digest
 
 
 def pack_tag(tag: str) -> str | None:
@@ -160,11 +153,6 @@ def _fields_for(note: ForeignNote, card: AnkiCard | None) -> tuple[ForeignField,
     )
     rest = tuple(f for f in note.fields if f not in shown)
     return (front, *rest)
-
-
-def card_key_for(base: str, order: int) -> str:
-    """A note's card id for Anki card ``order``: the first card keeps the note's id."""
-    return base if order == 0 else f"{base}-{order + 1}"
 
 
 def build_pack_text(
