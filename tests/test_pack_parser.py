@@ -510,7 +510,7 @@ FRONT_MATTER_ERRORS = [
     ),
     (
         "pack: demo\ntitle: Demo\nversion: 1\ncolour: red\n",
-        "p.md:5: unknown front-matter key `colour`; the keys are pack, title, version, lang, lessons, tags, description",
+        "p.md:5: unknown front-matter key `colour`; the keys are pack, title, version, lang, lessons, tags, description, edition_of",
     ),
     (
         "pack: demo\ntitle: Demo\nversion: [1]\n",

@@ -1,6 +1,7 @@
 """Bundled translated editions check clean and stay in step with the packs they translate.
 
-An edition is a bundled pack whose id is the original's id plus ``-<lang>`` (``memory-and-capacity-vi``).
+An edition is a bundled pack whose front matter names its original (``edition_of:``); its id is
+the original's id plus ``-<lang>`` (``memory-and-capacity-vi``).
 """
 
 from __future__ import annotations
@@ -24,7 +25,12 @@ def _pack(path: Path):
 
 
 def _original(edition: Path) -> Path:
-    return DECKS / f"{edition.stem.rsplit('-', 1)[0]}.md"
+    (original,) = [
+        path
+        for path in DECKS.glob("*.md")
+        if path.name != "README.md" and _pack(path).meta.pack == _pack(edition).meta.edition_of
+    ]
+    return original
 
 
 def test_there_are_editions_to_check() -> None:

@@ -86,6 +86,7 @@ def read_files(
     problems = [*missing, *checked.problems]
     for pack in checked.packs:
         problems.extend(extra_checks(pack))
+    problems.extend(edition_checks(checked.packs))
     # A file with errors still has its claims checked: an author sees every error at once.
     reported = {(problem.path, problem.line) for problem in problems}
     for path, key_numbers in checked.partial:
@@ -95,6 +96,47 @@ def read_files(
             if (problem.path, problem.line) not in reported
         )
     return ReadPacks(files, checked.packs, problems, checked.cards)
+
+
+def edition_checks(packs: list[Any], decks: Path = BUNDLED_DECKS) -> list[Located]:
+    """Every problem of the editions among ``packs`` (engine/packs/editions.py), each compared
+    with its original: one of ``packs``, else the bundled pack of that id."""
+    from kvdrill.app.services.pack_files import front_matter_line
+    from kvdrill.engine.packs.editions import edition_problems
+
+    by_key = {pack.meta.pack: pack for pack in packs}
+    problems: list[Located] = []
+    for pack in packs:
+        if pack.meta.edition_of is None:
+            continue
+        line = front_matter_line(pack, "edition_of")
+        original = by_key.get(pack.meta.edition_of) or _bundled_pack(pack.meta.edition_of, decks)
+        if original is None:
+            problems.append(
+                Located(
+                    pack.path,
+                    line,
+                    f"edition_of: there is no pack {pack.meta.edition_of} among the packs "
+                    "given or the bundled decks; give its file too",
+                )
+            )
+            continue
+        problems.extend(edition_problems(pack, original, line))
+    return problems
+
+
+def _bundled_pack(key: str, decks: Path) -> Any:
+    """The bundled pack with id ``key``, parsed, or None (also when it does not parse: the
+    bundled import reports that)."""
+    from kvdrill.app.services.pack_files import file_pack_id, parse_pack
+
+    for path in bundled_pack_files(decks):
+        if file_pack_id(path) == key:
+            try:
+                return parse_pack(path)
+            except PackErrors:
+                return None
+    return None
 
 
 def check_report(read: ReadPacks) -> dict[str, Any]:

@@ -245,7 +245,7 @@ def check_files(
                 problems.append(
                     Located(
                         pack.path,
-                        _front_matter_line(pack, "pack"),
+                        front_matter_line(pack, "pack"),
                         f'pack id "{pack.meta.pack}" is already used by {first_file[pack.meta.pack]}',
                     )
                 )
@@ -259,7 +259,7 @@ def check_files(
     return CheckedPaths(packs, problems, cards, partial)
 
 
-def _front_matter_line(pack: ParsedPack, key: str) -> int:
+def front_matter_line(pack: ParsedPack, key: str) -> int:
     """1-based line of ``key:`` in a parsed pack's front matter (1 if it cannot be found)."""
     try:
         lines = Path(pack.path).read_text(encoding="utf-8").splitlines()

@@ -15,6 +15,7 @@ FRONT_MATTER_TYPES = {
     "lessons": "must be a list of lesson numbers",
     "tags": "must be a list of tags",
     "description": "must be text",
+    "edition_of": "must be text (the id of the pack this one translates)",
 }
 FRONT_MATTER_KEYS = tuple(FRONT_MATTER_TYPES)
 
@@ -34,6 +35,7 @@ def front_matter_model() -> Any:
         lessons: list[StrictStr | StrictInt] | StrictStr | StrictInt = []
         tags: list[StrictStr] | StrictStr = []
         description: StrictStr = ""
+        edition_of: StrictStr | None = None
 
     return FrontMatter
 

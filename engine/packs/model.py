@@ -90,6 +90,7 @@ class PackMeta(_Record):
     lessons: list[str] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
     description: str = ""
+    edition_of: str | None = None  # the pack id this pack translates (engine/packs/editions.py)
 
 
 @dataclass(frozen=True, kw_only=True)

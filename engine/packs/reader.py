@@ -143,6 +143,11 @@ class PackReader:
                 line_of("lang"),
                 f'lang "{shorten(lang)}" is not a language tag such as en, vi or en-GB',
             )
+        if isinstance(original := values.get("edition_of"), str):
+            if bad := id_problem(original, "edition_of pack id"):
+                self.error(line_of("edition_of"), bad)
+            elif original == values.get("pack"):
+                self.error(line_of("edition_of"), "a pack cannot be an edition of itself")
         lessons = self.lessons(values.get("lessons", []), line_of("lessons"))
         tags = self.tags(values.get("tags", []), line_of("tags"))
         if not typed or len(self.errors) > errors_before or lessons is None or tags is None:
@@ -156,6 +161,7 @@ class PackReader:
             lessons=lessons,
             tags=tags,
             description=values.get("description", "").strip(),
+            edition_of=values.get("edition_of"),
         )
 
     def front_matter_types(

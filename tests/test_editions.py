@@ -1,0 +1,134 @@
+"""An edition (front matter ``edition_of:``) must be its original in another language: the
+checker reports each missing or extra card id, changed structure and changed number as
+``file:line: what is wrong``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kvdrill.app.services.importing import read_packs
+
+pytestmark = pytest.mark.unit
+
+ORIGINAL = """---
+pack: kv-basics
+title: KV basics
+version: 1
+---
+
+## KV bytes per token {#kv-per-token}
+
+### Prompt
+How many bytes does one token of Llama 3.1 8B add?
+
+### Answer
+2 × 32 × 8 × 128 × 2 B = 131,072 B.
+
+### Key numbers
+- Llama 3.1 8B: 128 KiB per token (131,072 B) `claim: kv_bytes_per_token model=llama-3.1-8b kv_dtype=bf16 = 128 KiB`
+
+### Follow-up
+Q: And a 4,096-token chat?
+
+A: 512 MiB.
+
+## What doubles the pool? {#double-the-pool}
+
+### Prompt
+Which change doubles the tokens?
+
+### Choices
+- [ ] 8-bit weights
+- [x] FP8 KV cache
+"""
+
+EDITION = """---
+pack: kv-basics-vi
+title: KV cơ bản
+version: 1
+lang: vi
+edition_of: kv-basics
+---
+
+Số viết theo kiểu quốc tế: dấu phẩy ngăn hàng nghìn, dấu chấm thập phân (131,072 B; 3.43).
+
+## Số byte KV mỗi token {#kv-per-token}
+
+### Prompt
+Mỗi token của Llama 3.1 8B thêm bao nhiêu byte?
+
+### Answer
+2 × 32 × 8 × 128 × 2 B = 131,072 B.
+
+### Key numbers
+- Llama 3.1 8B: 128 KiB mỗi token (131,072 B) `claim: kv_bytes_per_token model=llama-3.1-8b kv_dtype=bf16 = 128 KiB`
+
+### Follow-up
+Q: Còn một cuộc chat 4,096 token?
+
+A: 512 MiB.
+
+## Điều gì nhân đôi vùng nhớ? {#double-the-pool}
+
+### Prompt
+Thay đổi nào nhân đôi số token?
+
+### Choices
+- [ ] Trọng số 8 bit
+- [x] KV cache FP8
+"""
+
+
+def _check(tmp_path: Path, edition: str) -> list[str]:
+    (tmp_path / "kv-basics.md").write_text(ORIGINAL, encoding="utf-8")
+    (tmp_path / "kv-basics-vi.md").write_text(edition, encoding="utf-8")
+    return [str(problem) for problem in read_packs([tmp_path]).problems]
+
+
+def test_a_faithful_edition_checks_clean(tmp_path: Path) -> None:
+    assert _check(tmp_path, EDITION) == []
+
+
+def test_a_missing_and_an_extra_card_id_are_errors_at_their_lines(tmp_path: Path) -> None:
+    problems = _check(tmp_path, EDITION.replace("{#double-the-pool}", "{#double-pool}"))
+    where = str(tmp_path / "kv-basics-vi.md")
+    assert any(
+        p.startswith(f"{where}:6: card {{#double-the-pool}} of kv-basics") and "missing" in p
+        for p in problems
+    ), problems
+    assert any(
+        p.startswith(f"{where}:27: card {{#double-pool}} is not in kv-basics") for p in problems
+    )
+
+
+def test_a_number_written_the_vietnamese_way_is_caught(tmp_path: Path) -> None:
+    problems = _check(tmp_path, EDITION.replace("mỗi token (131,072 B)", "mỗi token (131.072 B)"))
+    where = str(tmp_path / "kv-basics-vi.md")
+    assert [p for p in problems if p.startswith(f"{where}:20:")] == [
+        f"{where}:20: the key number's figures differ from {tmp_path / 'kv-basics.md'}:16: "
+        "131.072 here, 131,072 there (write numbers as the English pack does: 131,072 and 3.43)"
+    ]
+
+
+def test_a_changed_claim_and_a_changed_answer_are_caught(tmp_path: Path) -> None:
+    edition = EDITION.replace("= 128 KiB`", "= 128.0 KiB`").replace(
+        "- [ ] Trọng số 8 bit\n- [x]", "- [x] Trọng số 8 bit\n- [ ]"
+    )
+    problems = _check(tmp_path, edition)
+    assert any(":20: the claim differs from" in p for p in problems), problems
+    assert any("marks other choices correct" in p for p in problems), problems
+
+
+def test_a_dropped_follow_up_is_a_missing_card(tmp_path: Path) -> None:
+    edition = EDITION.replace(
+        "### Follow-up\nQ: Còn một cuộc chat 4,096 token?\n\nA: 512 MiB.\n", ""
+    )
+    problems = _check(tmp_path, edition)
+    assert any("card {#kv-per-token/follow-up} of kv-basics" in p for p in problems), problems
+
+
+def test_an_edition_of_an_unknown_pack_says_so(tmp_path: Path) -> None:
+    problems = _check(tmp_path, EDITION.replace("edition_of: kv-basics", "edition_of: kv-basic"))
+    assert any(":6: edition_of: there is no pack kv-basic" in p for p in problems), problems
