@@ -456,7 +456,8 @@ def write_anki_package(
 
     genanki writes the notes and new cards of a schema-11 collection; a note's ``scheduling``
     then turns its card into a review card (type and queue, due, interval, factor, repetitions,
-    lapses) and adds its answers to ``revlog``, in the columns Anki documents for schema 11.
+    lapses; its FSRS memory state in ``data`` as Anki keeps it) and adds its answers to
+    ``revlog``, in the columns Anki documents for schema 11.
     ``created`` (epoch seconds) is the collection's creation, day 0 of review dues."""
     import genanki
 
@@ -501,8 +502,8 @@ def write_anki_package(
 
 
 _REVIEW_CARD_SQL = (
-    "UPDATE cards SET type = 2, queue = ?, due = ?, ivl = ?, factor = ?, reps = ?, lapses = ? "
-    "WHERE ord = 0 AND nid = (SELECT id FROM notes WHERE guid = ?)"
+    "UPDATE cards SET type = 2, queue = ?, due = ?, ivl = ?, factor = ?, reps = ?, lapses = ?, "
+    "data = ? WHERE ord = 0 AND nid = (SELECT id FROM notes WHERE guid = ?)"
 )
 _REVLOG_SQL = (
     "INSERT INTO revlog (id, cid, usn, ease, ivl, lastIvl, factor, time, type) "
@@ -521,7 +522,16 @@ def _write_scheduling(cursor: sqlite3.Cursor, notes: list[AnkiNote], created: in
     for note, plan in scheduled:
         cursor.execute(
             _REVIEW_CARD_SQL,
-            (plan.queue, plan.due, plan.interval, plan.factor, plan.reps, plan.lapses, note.guid),
+            (
+                plan.queue,
+                plan.due,
+                plan.interval,
+                plan.factor,
+                plan.reps,
+                plan.lapses,
+                json.dumps(plan.memory) if plan.memory else "",
+                note.guid,
+            ),
         )
         for answer in plan.answers:
             moment = answer.id

@@ -371,6 +371,19 @@ Yes.
 """
 
 
+def _fresh_anki_with(package: Path, folder: Path):
+    """A new Anki collection in ``folder`` that has imported ``package`` with its scheduling,
+    as "Import any learning progress" does."""
+    folder.mkdir()
+    col = Collection(str(folder / "collection.anki2"))
+    request = anki_collection.ImportAnkiPackageRequest(
+        package_path=str(package),
+        options=anki_collection.ImportAnkiPackageOptions(with_scheduling=True),
+    )
+    col.import_anki_package(request)
+    return col
+
+
 def test_a_profile_exported_with_scheduling_imports_into_anki_with_its_schedules(
     tmp_path: Path, db_url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -411,14 +424,8 @@ def test_a_profile_exported_with_scheduling_imports_into_anki_with_its_schedules
     )
     assert f"{len(states)} cards with your schedule and answers" in capsys.readouterr().out
 
-    (tmp_path / "fresh").mkdir()
-    col = Collection(str(tmp_path / "fresh" / "collection.anki2"))
+    col = _fresh_anki_with(package, tmp_path / "fresh")
     try:
-        request = anki_collection.ImportAnkiPackageRequest(
-            package_path=str(package),
-            options=anki_collection.ImportAnkiPackageOptions(with_scheduling=True),
-        )
-        col.import_anki_package(request)
         anki_today = (datetime.now() - timedelta(hours=ANKI_ROLLOVER_HOURS)).date()
         for key in ("kv-bytes", "kv-bytes/follow-up", "pool", "later"):
             (note_id,) = col.find_notes(f'"Source:proof/{key}"')
@@ -470,3 +477,56 @@ def test_a_newer_export_converted_to_another_file_takes_the_old_files_cards_over
     assert main(["--db", db_url, "import", str(other)]) == 1
     assert f"pack id 'inference' is already used by {new}" in capsys.readouterr().err
     assert _states(db_url) == (states, logs)
+
+
+def test_an_fsrs_profile_exports_its_memory_state_and_buried_cards_to_anki(
+    tmp_path: Path, db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from drill_helpers import keys_until_done
+
+    from kvdrill.app.services.drill import DrillSession
+
+    pack = tmp_path / "proof.md"
+    pack.write_text(KV_PACK, encoding="utf-8")
+    assert main(["--db", db_url, "import", str(pack)]) == 0
+    assert main(["--db", db_url, "settings", "scheduler", "fsrs"]) == 0
+    database = open_database(db_url)
+    start = datetime.now().replace(microsecond=0) - timedelta(days=10)
+    try:
+        keys_until_done(DrillSession.open(database, now=start, new_limit=3), {"pool": [2, 4]})
+        keys_until_done(DrillSession.open(database, now=start + timedelta(days=3), new_limit=0), {})
+    finally:
+        database.close()
+    assert main(["--db", db_url, "cards", "proof/pool", "--bury"]) == 0
+    capsys.readouterr()
+    states, _ = _states(db_url)
+    memories = {key: json.loads(state["fsrs"]) for key, state in states.items()}
+    assert all(memory["stability"] > 0 for memory in memories.values()) and len(memories) == 3
+
+    # --format json carries the same: the memory state and the bury.
+    assert main(["--db", db_url, "export", "--format", "json", str(tmp_path / "data")]) == 0
+    rows = json.loads((tmp_path / "data" / "schedules.json").read_text(encoding="utf-8"))
+    by_card = {row["card"]: row for row in rows}
+    assert by_card["pool"]["buried_until"] == states["pool"]["buried_until"] is not None
+    for key, memory in memories.items():
+        assert by_card[key]["fsrs"]["stability"] == memory["stability"]
+        assert by_card[key]["fsrs"]["difficulty"] == memory["difficulty"]
+
+    package = tmp_path / "proof.apkg"
+    argv = ["--db", db_url, "export", "--format", "apkg", str(package), "--with-scheduling"]
+    assert main(argv) == 0
+    col = _fresh_anki_with(package, tmp_path / "fresh")
+    try:
+        for key, memory in memories.items():
+            (note_id,) = col.find_notes(f'"Source:proof/{key}"')
+            (card,) = col.get_note(note_id).cards()
+            assert card.memory_state is not None, key
+            # Anki keeps a memory state to three decimals.
+            assert card.memory_state.stability == pytest.approx(memory["stability"], abs=6e-4)
+            assert card.memory_state.difficulty == pytest.approx(memory["difficulty"], abs=6e-4)
+            assert card.queue == (-3 if key == "pool" else 2), key  # buried until Anki's next day
+        assert [col.get_card(c).id for c in col.find_cards("is:buried")] == [
+            card.id for card in col.get_note(col.find_notes('"Source:proof/pool"')[0]).cards()
+        ]
+    finally:
+        col.close()

@@ -46,6 +46,7 @@ IMPORTED_PREFIX = "anki:"
 # Anki card types and queues (rslib/src/card/mod.rs).
 _REVIEW, _RELEARNING = 2, 3
 _SUSPENDED, _BURIED = -1, (-2, -3)
+_BURIED_BY_HAND = -3  # Anki's "manually buried": unburied when its next day starts
 # A due above this is a time (epoch seconds: a card relearning within the day), not a day number.
 _DUE_IS_TIME = 1_000_000_000
 # A review card's repetitions at least this: SM-2's next pass is then ceil(interval * EF).
@@ -374,13 +375,15 @@ class AnkiAnswer:
 class AnkiScheduling:
     """An Anki review card's columns, and its review log."""
 
-    queue: int  # 2 review, -1 suspended
+    queue: int  # 2 review, -1 suspended, -3 buried (until Anki's next day)
     due: int  # days since the collection's creation day
     interval: int
     factor: int
     reps: int
     lapses: int
     answers: tuple[AnkiAnswer, ...]
+    # The FSRS memory state as Anki keeps it in ``cards.data`` ({"s": ..., "d": ...}).
+    memory: dict[str, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -427,12 +430,28 @@ def anki_scheduling(
                 kind=0 if answer.before is None or answer.before.is_new else 1,
             )
         )
+    if schedule.suspended:
+        queue = _SUSPENDED
+    elif schedule.buried_until is not None and schedule.buried_until > day_zero:
+        queue = _BURIED_BY_HAND
+    else:
+        queue = _REVIEW
     return AnkiScheduling(
-        queue=-1 if schedule.suspended else 2,
+        queue=queue,
         due=(schedule.due_day - day_zero).days,
         interval=max(1, schedule.interval_days),
         factor=schedule.easiness_milli,
         reps=schedule.reviews,
         lapses=schedule.lapses,
         answers=tuple(rows),
+        memory=_anki_memory(schedule.fsrs),
     )
+
+
+def _anki_memory(fsrs: dict[str, Any] | None) -> dict[str, float] | None:
+    """kvdrill's FSRS state as Anki's card memory state, when the card has one."""
+    stability = (fsrs or {}).get("stability")
+    difficulty = (fsrs or {}).get("difficulty")
+    if not isinstance(stability, int | float) or not isinstance(difficulty, int | float):
+        return None
+    return {"s": float(stability), "d": float(difficulty)}
