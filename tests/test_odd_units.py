@@ -47,3 +47,26 @@ def test_dimensionless_on_a_count_reads_as_the_plain_number() -> None:
     variant = make_variant(problem, template_id, 0)
     verdict = check_answer(variant, f"{format_number(variant.expected_value, 6)} dimensionless")
     assert verdict.correct
+
+
+def _cost_variant():
+    problem = dict(TEMPLATES)["cost-and-capacity/gen-cost-per-million"]
+    return make_variant(problem, "cost-and-capacity/gen-cost-per-million", 3)
+
+
+def test_a_price_is_typed_in_dollars_and_a_percentage_is_refused() -> None:
+    variant = _cost_variant()
+    dollars = format_number(variant.expected_value)
+    for typed in (dollars, f"${dollars}", f"$ {dollars}", f"{dollars} USD", f"{dollars} dollars"):
+        assert check_answer(variant, typed).correct, typed
+    # The same digits read as a percentage or a ratio are another quantity, not a price.
+    cents = format_number(variant.expected_value * 100)
+    for typed in (f"{cents}%", f"{dollars}x"):
+        verdict = check_answer(variant, typed)
+        assert not verdict.correct and verdict.unreadable, typed
+        assert "amount of money" in verdict.headline, (typed, verdict.headline)
+
+
+def test_a_dollar_sign_and_another_unit_are_refused_in_one_line() -> None:
+    verdict = check_answer(_cost_variant(), "$0.17 GB")
+    assert verdict.unreadable and "$ sign and the unit GB" in verdict.headline

@@ -282,7 +282,7 @@ TEMPLATES = [
         "ask": "cost_per_million_tokens",
         "vary": {"gpus": [1], "price_per_gpu_hour": [2.5], "tokens_per_second": [5000]},
         "prompt": "{gpus} GPU at ${price_per_gpu_hour}/h making {tokens_per_second}: $/M?",
-        "unit": "",
+        "unit": "USD",
     },
     {
         "ask": "tp_allreduce_bytes_per_token",

@@ -131,7 +131,7 @@ _SYMBOL_TABLE: tuple[Symbol, ...] = (
     Symbol("arrival_rate", "request/s", "requests arriving per second"),
     Symbol("latency", "s", "mean time a request spends in the system (end to end)"),
     Symbol("gpus", "dimensionless", "GPUs serving (all replicas and their tensor-parallel ranks)"),
-    Symbol("price_per_gpu_hour", "dimensionless", "dollars one GPU costs per hour"),
+    Symbol("price_per_gpu_hour", "USD", "dollars one GPU costs per hour"),
     Symbol("tokens_per_second", "token/s", "tokens all those GPUs produce per second"),
     # Derived quantities (outputs of formulas, inputs of others)
     Symbol("attention_params", "dimensionless", "attention parameters in one layer", True),
@@ -162,7 +162,7 @@ _SYMBOL_TABLE: tuple[Symbol, ...] = (
     Symbol("critical_batch", "dimensionless", "decode batch where weight reads and math tie"),
     Symbol("speculative_expected_tokens", "token", "tokens one speculative step yields on average"),
     Symbol("littles_law_concurrency", "request", "requests in flight on average (Little's law)"),
-    Symbol("cost_per_million_tokens", "dimensionless", "dollars per million tokens generated"),
+    Symbol("cost_per_million_tokens", "USD", "dollars per million tokens generated"),
     Symbol(
         "tp_allreduce_bytes_per_token", "byte", "bytes each GPU sends per token in TP all-reduces"
     ),

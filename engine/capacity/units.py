@@ -12,6 +12,8 @@ What the units mean (all case-sensitive):
   (= TFLOP/s);
 - dimensionless: tokens, requests, sequences, params, users, blocks, layers, GPUs, ``x``
   (a ratio, 3.43x) and ``%`` (0.01); so ``449k tokens`` and ``449k`` are the same quantity;
+- money: ``USD`` (``$0.35`` is read as 0.35 USD), a dimension of its own, so a percentage or a
+  ratio typed for a price is refused rather than read as a number of dollars;
 - rates: any ``unit/unit`` with one slash, e.g. ``GB/s``, ``TB/s``, ``tokens/s``, ``KiB/token``.
 
 ``KB`` and ``Kb`` are rejected on purpose: people write ``KB`` for both 1000 and 1024 bytes, and
@@ -59,6 +61,7 @@ _COUNT: Dimension = frozenset()
 _INFORMATION: Dimension = frozenset({("[information]", 1)})
 _TIME: Dimension = frozenset({("[time]", 1)})
 _COMPUTE: Dimension = frozenset({("[compute]", 1)})
+_CURRENCY: Dimension = frozenset({("[currency]", 1)})
 # The units most results are shown in or set with, as (factor to base units, dimension): enough
 # for ``kvdrill calc --unit KiB`` or ``--set pool=54.8GiB`` without building the pint registry,
 # and, two of them around a slash, for rates (GB/s, tokens/s). Each entry equals what pint
@@ -95,7 +98,10 @@ BASIC_UNIT_SCALES: dict[str, tuple[float, Dimension]] = {
     "GFLOP": (1e9, _COMPUTE),
     "TFLOP": (1e12, _COMPUTE),
     "PFLOP": (1e15, _COMPUTE),
+    "USD": (1.0, _CURRENCY),
 }
+CURRENCY_UNIT = "USD"
+CURRENCY_SIGN = "$"  # typed before the number: $0.35
 
 
 def basic_unit_scale(text: str) -> tuple[float, Dimension] | None:
@@ -355,6 +361,7 @@ _DIMENSION_WORDS: dict[frozenset[tuple[str, int]], str] = {
     frozenset({("[compute]", 1)}): "an amount of FLOP",
     frozenset({("[compute]", 1), ("[time]", -1)}): "a compute rate",
     frozenset({("[compute]", 1), ("[information]", -1)}): "FLOP per byte",
+    _CURRENCY: "an amount of money",
 }
 
 
@@ -384,10 +391,30 @@ def read_quantity_parts(text: str, example: str = "something like 128 KiB") -> R
     """Split text into a checked number and a checked unit text (unit may be ''); ``example``
     as in ``read_number``."""
     cleaned = clean_text(text)
-    number = read_number(cleaned, example)
+    number_text, signed = without_currency_sign(cleaned)
+    number = read_number(number_text, example)
+    unit_text = unit_after_number(number.rest, cleaned)
     return ReadQuantity(
-        number.value, unit_after_number(number.rest, cleaned), number.significant_figures
+        number.value, signed_unit(unit_text, signed, cleaned), number.significant_figures
     )
+
+
+def without_currency_sign(cleaned: str) -> tuple[str, bool]:
+    """'$0.35' -> ('0.35', True): the text with a leading $ taken off, and whether it had one."""
+    if not cleaned.startswith(CURRENCY_SIGN):
+        return cleaned, False
+    return cleaned.removeprefix(CURRENCY_SIGN).lstrip(), True
+
+
+def signed_unit(unit_text: str, signed: bool, cleaned: str) -> str:
+    """The unit of a number typed with a leading $ (USD), refusing a second, different unit."""
+    if not signed:
+        return unit_text
+    if unit_text not in ("", CURRENCY_UNIT):
+        raise AnswerError(
+            f"'{shorten(cleaned)}' has both a $ sign and the unit {unit_text}: type one of them."
+        )
+    return CURRENCY_UNIT
 
 
 def unit_after_number(rest: str, whole: str) -> str:
@@ -456,6 +483,8 @@ def format_quantity(value: float, unit: str, significant: int = 4) -> str:
         return number
     if unit in RATIO_UNITS:
         return number + unit
+    if unit == CURRENCY_UNIT:
+        return CURRENCY_SIGN + number
     if number == "1":
         unit = SINGULAR_COUNT_UNITS.get(unit, unit)
     return f"{number} {unit}"

@@ -37,8 +37,10 @@ from kvdrill.engine.capacity.units import (
     read_number,
     scale_number,
     shorten,
+    signed_unit,
     unit_after_number,
     unit_scale,
+    without_currency_sign,
 )
 
 if TYPE_CHECKING:
@@ -80,14 +82,15 @@ def read_typed_answer(text: str, expected_unit: str) -> TypedAnswer:
     _, expected_dimension = unit_scale(expected_unit)
     cleaned = clean_text(text)
     # The example uses the asked unit and a neutral number: never one that could be the answer.
+    number_text, signed = without_currency_sign(cleaned)
     number = read_number(
-        cleaned, example=f"something like {EXAMPLE_NUMBER} {expected_unit}".strip()
+        number_text, example=f"something like {EXAMPLE_NUMBER} {expected_unit}".strip()
     )
     if not expected_dimension:
         number = _billions(number, cleaned)
     if number.value < 0:
         raise AnswerError(f"{cleaned} is negative; this answer cannot be.")
-    unit = unit_after_number(number.rest, cleaned)
+    unit = signed_unit(unit_after_number(number.rest, cleaned), signed, cleaned)
     if unit and not expected_dimension and unit_scale(unit) == (1.0, frozenset()):
         # A plain number written with a unit word of no dimension ("64 dimensionless"): the
         # number is the answer, read as a bare one.
