@@ -67,9 +67,10 @@ class VersionAction(argparse.Action):
 
 
 def _environment_help() -> str:
-    width = max(len(name) for name in environment.VARIABLES)
-    lines = [f"  {name:<{width}}  {text}" for name, text in environment.VARIABLES.items()]
-    return "environment variables:\n" + "\n".join(lines)
+    from kvdrill.app.text_table import table_lines
+
+    rows = [[name, text] for name, text in environment.VARIABLES.items()]
+    return "environment variables:\n" + "\n".join(table_lines(rows, indent="  "))
 
 
 def named_command(argv: list[str]) -> str | None:

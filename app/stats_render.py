@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from kvdrill.app.text_table import table_lines as fitted_table
+from kvdrill.app.text_table import wrapped
 from kvdrill.engine.study.stats_report import (
     MIN_GROUP_LEARNERS,
     MIN_REVIEWS,
@@ -110,20 +112,22 @@ def topic_row(topic: TopicStats, topics: list[TopicStats] | None = None) -> list
     ]
 
 
-# "missed" is the share of first answers of a day graded below 3, a brand-new card's first
+# "miss" is the share of first answers of a day graded below 3, a brand-new card's first
 # answer included: not a lapse rate (a lapse is a learned card forgotten).
-MISSED_MEANING = "missed: first answers of a day graded below 3, new cards included"
+MISSED_MEANING = "miss: first answers of a day graded below 3, new cards included"
+# The headers are short so the table fits 80 columns; this says what the short ones mean.
+HEADER_MEANING = f"revs: recent reviews · {MISSED_MEANING} · due7d: due in the next 7 days"
 
 TOPIC_HEADERS = [
     "topic",
     "weak",
-    "reviews",
+    "revs",
     "acc",
-    "missed",
+    "miss",
     "trend",
     "EF",
     "sec",
-    "due 7d",
+    "due7d",
     "leech",
 ]
 
@@ -158,11 +162,9 @@ def practise_hint(code: str) -> str:
 
 
 def table_lines(rows: list[list[str]]) -> list[str]:
-    """Rows of cells (the first is the header) as left-aligned columns, indented two spaces."""
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return [
-        "  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) for row in rows
-    ]
+    """Rows of cells (the first is the header) as left-aligned columns, indented two spaces;
+    the topic (first) column wraps so the table fits 80 columns."""
+    return fitted_table(rows, wrap=0, indent="  ")
 
 
 GROUP_HEADERS = ["topic", "weak", "judged", "reviews", "acc"]
@@ -179,18 +181,20 @@ def group_row(topic: GroupTopic) -> list[str]:
 
 
 def render_group_text(report: GroupReport, max_topics: int = 20) -> str:
-    out = [
+    out = wrapped(
         f"kvdrill stats --group — {plural(report.learners, 'learner')}, study day {report.today}, "
-        f"window {report.window_days} days",
-        "",
+        f"window {report.window_days} days"
+    )
+    out.append("")
+    out += wrapped(
         f"Weak topics across the group (weak: learners scoring {WEAK_SCORE} or more; judged: "
-        f"learners with {MIN_REVIEWS}+ recent reviews; acc: the group's recent reviews graded 3+):",
-    ]
+        f"learners with {MIN_REVIEWS}+ recent reviews; acc: the group's recent reviews graded 3+):"
+    )
     out += table_lines([GROUP_HEADERS] + [group_row(t) for t in report.topics[:max_topics]])
     if len(report.topics) > max_topics:
         out.append(f"  ... and {len(report.topics) - max_topics} more (use --json for all)")
     if report.hidden_topics:
-        out.append(f"  {hidden_topics_note(report)}")
+        out += wrapped(hidden_topics_note(report), indent="  ")
     return "\n".join(out)
 
 
@@ -209,8 +213,10 @@ def hidden_topics_note(report: GroupReport) -> str:
 def render_text(report: StatsReport, max_topics: int = 15, practise: str | None = None) -> str:
     """The report as text; ``practise``: a mistake code the hint closing the mistakes names."""
     out = [
-        f"kvdrill stats — profile {report.profile}, study day {report.today}, "
-        f"window {report.window_days} days",
+        *wrapped(
+            f"kvdrill stats — profile {report.profile}, study day {report.today}, "
+            f"window {report.window_days} days"
+        ),
         f"{plural(report.total_reviews, 'review')} in all; "
         f"streak {plural(report.streak_days, 'day')}.",
         "",
@@ -220,9 +226,13 @@ def render_text(report: StatsReport, max_topics: int = 15, practise: str | None 
     out += table_lines([TOPIC_HEADERS] + [topic_row(t, report.topics) for t in topics[:max_topics]])
     if len(topics) > max_topics:
         out.append(f"  ... and {len(topics) - max_topics} more (use --json for all)")
-    out.append(f"  ({MISSED_MEANING})")
+    out += wrapped(f"({HEADER_MEANING})", indent="  ", hang="   ")
     out += ["", "Mistakes:"]
-    out += ["  " + line for line in mistake_sentences(report)] or ["  none diagnosed yet"]
+    sentences = mistake_sentences(report)
+    for line in sentences:
+        out += wrapped(line, indent="  ", hang="    ")
+    if not sentences:
+        out.append("  none diagnosed yet")
     if practise is not None and report.mistakes:
         out.append("  " + practise_hint(practise))
     out += ["", f"Reviews per day, last {len(report.heatmap) // 7} weeks:"]
@@ -236,7 +246,7 @@ def render_text(report: StatsReport, max_topics: int = 15, practise: str | None 
     out += ["", "Retention by week (first answers graded 3 or more):"]
     out.append("  " + " ".join(percent(w.retention).rjust(4) for w in report.retention))
     if report.predicted_recall is not None:
-        out += ["", recall_line(report.predicted_recall)]
+        out += ["", *wrapped(recall_line(report.predicted_recall))]
     return "\n".join(out)
 
 

@@ -30,7 +30,9 @@ def test_list_names_the_bundled_templates(db_url: str, capsys) -> None:
     assert TEMPLATE in ids and all("/" in item for item in ids)
     assert all(item["title"] for item in templates)
     code, out, _ = run(capsys, db_url, "--list")
-    assert code == 0 and TEMPLATE in out and out.count("\n") == len(ids)
+    # One row per template; a title too long for 80 columns goes on under itself.
+    rows = [line.split()[0] for line in out.splitlines() if not line.startswith(" ")]
+    assert code == 0 and rows == ids
 
 
 def test_a_variant_is_printed_without_its_answer(db_url: str, capsys) -> None:

@@ -205,8 +205,10 @@ def test_the_missed_column_says_what_it_measures_and_the_forecast_has_axes(
 
     profile = build_scenario(session)
     text = render_text(build_report(session, profile, TODAY, 30))
-    assert "lapse" not in TOPIC_HEADERS and "missed" in TOPIC_HEADERS
-    assert "first answers of a day graded below 3, new cards included" in text
+    assert "lapse" not in TOPIC_HEADERS and "miss" in TOPIC_HEADERS
+    assert "miss: first answers of a day graded below 3, new cards included" in " ".join(
+        text.split()
+    )
     forecast = text.split("Due per day, next 30 days")[1].splitlines()
     assert forecast[2].strip().startswith("today") and "+7d" in forecast[2]
 

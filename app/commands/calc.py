@@ -9,15 +9,22 @@ EPILOG = """\
 examples:
   kvdrill calc kv_bytes_per_token --model llama-3.1-8b --unit KiB
   kvdrill calc weight_bytes --model llama-3.1-70b --dtype fp8 --unit GB
-  kvdrill calc decode_floor_time --model llama-3.1-70b --gpu h100-sxm --tp 2 --unit ms
-  kvdrill calc max_concurrency --model llama-3.1-8b --set pool=54.8GiB --set max_model_len=131072
-  kvdrill calc requests_that_fit --set kv_pool_tokens=533k --set request_tokens=7000
-  kvdrill calc max_model_len --model llama-3.1-8b --set pool=54.8GiB --set max_concurrency=10
-  kvdrill calc max_concurrency --model llama-3.1-8b --gpu h100-sxm --set max_model_len=131072
+  kvdrill calc decode_floor_time --model llama-3.1-70b --gpu h100-sxm --tp 2 \\
+      --unit ms
+  kvdrill calc max_concurrency --model llama-3.1-8b --set pool=54.8GiB \\
+      --set max_model_len=131072
+  kvdrill calc requests_that_fit --set kv_pool_tokens=533k \\
+      --set request_tokens=7000
+  kvdrill calc max_model_len --model llama-3.1-8b --set pool=54.8GiB \\
+      --set max_concurrency=10
+  kvdrill calc max_concurrency --model llama-3.1-8b --gpu h100-sxm \\
+      --set max_model_len=131072
   kvdrill calc prefill_flops --model llama-3.1-8b --set prompt_tokens=1000
-  kvdrill calc acceptance_rate --set speculative_expected_tokens=3 --set draft_tokens=4
-QUANTITY is a formula name (see --list) or, to solve backwards, an input of a formula whose
-result you give with --set. Values without a unit are in bytes, seconds or tokens."""
+  kvdrill calc acceptance_rate --set speculative_expected_tokens=3 \\
+      --set draft_tokens=4
+QUANTITY is a formula name (see --list) or, to solve backwards, an input of a
+formula whose result you give with --set. Values without a unit are in bytes,
+seconds or tokens."""
 
 
 def register(subparsers) -> None:
@@ -87,12 +94,14 @@ def _list(as_json: bool = False) -> int:
         }
         print(json.dumps(payload, indent=2))
         return 0
+    from kvdrill.app.text_table import table_lines
+
     print("Quantities (formula: description):")
-    for formula in FORMULAS.values():
-        print(f"  {formula.name:<30} [{formula.unit}] {formula.description}")
+    rows = [[f.name, f"[{f.unit}] {f.description}"] for f in FORMULAS.values()]
+    print("\n".join(table_lines(rows, indent="  ")))
     print("\nSymbols for --set (unit: description):")
-    for symbol in SYMBOLS.values():
-        print(f"  {symbol.name:<30} [{symbol.unit}] {symbol.description}")
+    rows = [[s.name, f"[{s.unit}] {s.description}"] for s in SYMBOLS.values()]
+    print("\n".join(table_lines(rows, indent="  ")))
     return 0
 
 

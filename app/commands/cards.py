@@ -67,7 +67,7 @@ def register(subparsers) -> None:
         ("forget", "make the card new again (its history is kept)"),
     ):
         actions.add_argument(f"--{action}", action="store_true", help=meaning)
-    actions.add_argument("--flag", metavar="COLOUR", help="flag the card (none: take it off)")
+    actions.add_argument("--flag", metavar="C", help="flag the card with colour C (none: off)")
     parser.set_defaults(func=run)
 
 

@@ -24,18 +24,17 @@ def register(subparsers) -> None:
     gpus.set_defaults(func=run_gpus)
 
 
-def _table(header: list[str], rows: list[list[str]]) -> str:
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    lines = [
-        "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
-        for row in [header, *rows]
-    ]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
+def _table(header: list[str], rows: list[list[str]], notes: list[str]) -> str:
+    """The catalog as a table of 80 columns: each entry's notes on lines under its row."""
+    from kvdrill.app.text_table import table_lines
+
+    return "\n".join(table_lines([header, *rows], rule=True, notes=notes))
 
 
 def _model_notes(spec) -> str:
     notes = []
+    if spec.published_active_params_b:
+        notes.append(f"{spec.published_active_params_b:g} B active")
     if spec.moe:
         moe = spec.moe
         shared = f" + {moe.shared_experts} shared" if moe.shared_experts else ""
@@ -67,7 +66,7 @@ def run_models(args: argparse.Namespace) -> int:
         ]
         print(json.dumps(payload, indent=2))
         return 0
-    header = ["id", "layers", "heads/kv", "head_dim", "hidden", "MLP", "vocab", "params", "notes"]
+    header = ["id", "layers", "heads/kv", "head_dim", "hidden", "MLP", "vocab", "params"]
     rows = [
         [
             spec.id,
@@ -77,17 +76,11 @@ def run_models(args: argparse.Namespace) -> int:
             str(spec.hidden),
             str(spec.intermediate),
             str(spec.vocab),
-            f"{spec.published_params_b:g} B"
-            + (
-                f" ({spec.published_active_params_b:g} act.)"
-                if spec.published_active_params_b
-                else ""
-            ),
-            _model_notes(spec),
+            f"{spec.published_params_b:g} B",
         ]
         for spec in entries
     ]
-    print(_table(header, rows))
+    print(_table(header, rows, [_model_notes(spec) for spec in entries]))
     return 0
 
 
@@ -106,29 +99,41 @@ def run_gpus(args: argparse.Namespace) -> int:
         ]
         print(json.dumps(payload, indent=2))
         return 0
-    header = ["id", "name", "memory", "bandwidth", "BF16 dense", "FP8 dense", "notes"]
+    header = ["id", "name", "memory", "bandwidth", "BF16 TFLOP/s", "FP8 TFLOP/s"]
     rows = [
         [
             card.id,
             card.name,
             f"{card.memory_gb:g} GB",
             f"{card.bandwidth_tbps:g} TB/s",
-            f"{card.bf16_tflops:g} TFLOP/s",
-            (f"{card.fp8_tflops:g} TFLOP/s" if card.fp8_tflops else "no")
-            + (" (+FP4)" if card.fp4 else ""),
-            "; ".join(
-                n
-                for n in (
-                    card.memory_note,
-                    f"CUDA sees {card.visible_memory_gib:g} GiB",
-                    "aka " + ", ".join(card.aliases) if card.aliases else "",
-                )
-                if n
-            ),
+            f"{card.bf16_tflops:g}",
+            f"{card.fp8_tflops:g}" if card.fp8_tflops else "no",
         ]
         for card in entries
     ]
-    print(_table(header, rows))
-    print("memory in decimal GB (80 GB = 80e9 bytes), bandwidth in decimal TB/s, as on datasheets;")
-    print("pools start from what CUDA sees where a vLLM log shows it (kvdrill gpus --json: source)")
+    notes = [
+        "; ".join(
+            n
+            for n in (
+                card.memory_note.rstrip("."),
+                "FP4 too" if card.fp4 else "",
+                f"CUDA sees {card.visible_memory_gib:g} GiB",
+                "aka " + ", ".join(card.aliases) if card.aliases else "",
+            )
+            if n
+        )
+        for card in entries
+    ]
+    print(_table(header, rows, notes))
+    from kvdrill.app.text_table import wrapped
+
+    print(
+        "\n".join(
+            wrapped(
+                "Memory in decimal GB (80 GB = 80e9 bytes), bandwidth in decimal TB/s and dense "
+                "TFLOP/s (no sparsity), as on datasheets; pools start from what CUDA sees where "
+                "a vLLM log shows it (kvdrill gpus --json: source)."
+            )
+        )
+    )
     return 0

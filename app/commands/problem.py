@@ -57,9 +57,10 @@ def _print_list(templates, as_json: bool) -> int:
         return 0
     if not templates:
         print("No problem templates: import a pack with problem cards.")
-    width = max((len(t.id) for t in templates), default=0)
-    for template in templates:
-        print(f"{literal(template.id):<{width}}  {literal(template.title)}")
+    from kvdrill.app.text_table import table_lines
+
+    rows = [[literal(template.id), literal(template.title)] for template in templates]
+    print("\n".join(table_lines(rows)))
     return 0
 
 

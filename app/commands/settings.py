@@ -51,11 +51,13 @@ def run(args: argparse.Namespace) -> int:
     if args.key is not None:
         print(f"{args.key} = {values[args.key]}")
         return 0
-    names = setting_names()
-    width = max(len(name) for name in names)
-    for name in names:
-        meaning, allowed = describe_setting(name)
-        print(f"{name:<{width}}  {values[name]!s:<8}  {meaning} ({allowed})")
+    from kvdrill.app.text_table import table_lines
+
+    rows = [
+        [name, str(values[name]), "{} ({})".format(*describe_setting(name))]
+        for name in setting_names()
+    ]
+    print("\n".join(table_lines(rows)))
     fitted = "fitted to your log" if settings.fsrs_parameters else "the defaults"
     print(f"FSRS parameters: {fitted} (kvdrill optimize fits them)")
     return 0

@@ -19,7 +19,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from kvdrill.app.stats_render import (
     GROUP_HEADERS,
-    MISSED_MEANING,
+    HEADER_MEANING,
     TOPIC_HEADERS,
     bar_line,
     forecast_axis,
@@ -48,10 +48,10 @@ if TYPE_CHECKING:
 
 SORT_KEYS = {
     "weak": lambda t: (t.score is None, -(t.score or 0)),
-    "reviews": lambda t: -t.recent_reviews,
-    "missed": lambda t: -(t.lapse_rate or 0),
+    "revs": lambda t: -t.recent_reviews,
+    "miss": lambda t: -(t.lapse_rate or 0),
     "acc": lambda t: t.accuracy if t.accuracy is not None else 2,
-    "due 7d": lambda t: -t.due_next_7_days,
+    "due7d": lambda t: -t.due_next_7_days,
     "topic": topic_order,
 }
 
@@ -149,7 +149,7 @@ class StatsScreen(KvdrillScreen[tuple[str, str] | None]):
         self.query_one("#stats-summary", Static).update(
             f"Study day {report.today} · {plural(report.total_reviews, 'review')} · streak "
             f"{plural(report.streak_days, 'day')} · window {report.window_days} days · "
-            f"sorted by {self.sort_names[self.sort_index]} (o to change) · {MISSED_MEANING}"
+            f"sorted by {self.sort_names[self.sort_index]} (o to change) · {HEADER_MEANING}"
         )
         self.show_topics()
         self.show_mistakes(report)
