@@ -80,8 +80,19 @@ def test_architecture_features_are_represented() -> None:
 
 
 def test_seed_names_resolve_to_the_same_architecture() -> None:
-    assert get_model("Llama 3 8B").id == "llama-3.1-8b"
-    assert get_model("llama_3_70b").id == "llama-3.1-70b"
+    # Llama 3 is Llama 3.1's architecture with its own context: 8,192 (Meta-Llama-3-8B and
+    # -70B config.json), not the 131,072 of 3.1, so a max_model_len above it is refused.
+    for seed_name, model_id in (("Llama 3 8B", "llama-3.1-8b"), ("llama_3_70b", "llama-3.1-70b")):
+        llama_3, llama_3_1 = get_model(seed_name), get_model(model_id)
+        assert llama_3.id != llama_3_1.id
+        assert (llama_3.layers, llama_3.kv_heads, llama_3.head_dim, llama_3.hidden) == (
+            llama_3_1.layers,
+            llama_3_1.kv_heads,
+            llama_3_1.head_dim,
+            llama_3_1.hidden,
+        )
+        assert (llama_3.max_context, llama_3_1.max_context) == (8192, 131072)
+    assert get_model("llama3-8b").id == get_model("llama-3-8b-instruct").id == "llama-3-8b"
     assert get_gpu("H100").id == "h100-sxm"
 
 

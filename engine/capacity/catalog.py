@@ -102,6 +102,7 @@ class Checkpoint(_Entry):
 
     id: str
     name: str
+    aliases: tuple[str, ...] = ()
     max_context: int = _bound(gt=0)
     source: str = _bound(min_length=1)
 
@@ -337,7 +338,10 @@ def _from_snapshot(spec: type[_Entry], entry: dict) -> Any:
     }
     values["aliases"] = tuple(values["aliases"])
     if "checkpoints" in values:
-        values["checkpoints"] = tuple(Checkpoint(**c) for c in values["checkpoints"])
+        values["checkpoints"] = tuple(
+            Checkpoint(**{**c, "aliases": tuple(c.get("aliases", ()))})
+            for c in values["checkpoints"]
+        )
     return spec(**values)
 
 
@@ -394,15 +398,17 @@ def _checkpoints() -> dict[str, ModelSpec]:
     found: dict[str, ModelSpec] = {}
     for spec in models().values():
         for checkpoint in spec.checkpoints:
-            found[checkpoint.id] = replace(
+            entry = replace(
                 spec,
                 id=checkpoint.id,
                 name=checkpoint.name,
-                aliases=(),
+                aliases=checkpoint.aliases,
                 max_context=checkpoint.max_context,
                 source=checkpoint.source,
                 checkpoints=(),
             )
+            for name in (checkpoint.id, *checkpoint.aliases):
+                found[_key(name)] = entry
     return found
 
 
