@@ -13,6 +13,7 @@ from typing import NoReturn
 from kvdrill.app.commands import COMMAND_MODULES
 from kvdrill.app.error_line import error_line
 from kvdrill.app.services import environment
+from kvdrill.app.services.language import use_profile_language
 from kvdrill.engine.capacity.units import shorten
 from kvdrill.engine.errors import UserError, did_you_mean
 
@@ -90,6 +91,21 @@ def named_command(argv: list[str]) -> str | None:
     return None
 
 
+def global_values(argv: list[str]) -> tuple[str | None, str]:
+    """``--db`` and ``--profile`` as given anywhere in ``argv`` (the last one wins), before
+    the parser is built: its help is written in the profile's language."""
+    values: dict[str, str] = {}
+    for index, token in enumerate(argv):
+        if token == "--":
+            break
+        for name in ("--db", "--profile"):
+            if token == name and index + 1 < len(argv):
+                values[name] = argv[index + 1]
+            elif token.startswith(name + "="):
+                values[name] = token.split("=", 1)[1]
+    return values.get("--db"), values.get("--profile", "default")
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser of every command, or of ``command`` alone when its module is known: the
     other command modules are not imported then (the TUI's start path)."""
@@ -124,6 +140,7 @@ def _parser(
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    use_profile_language(*global_values(argv))
     parser = build_parser(named_command(argv))
     args = parser.parse_args(argv)
     func = getattr(args, "func", None)

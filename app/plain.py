@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, TextIO
 from kvdrill.app.app_options import drill_filters_of
 from kvdrill.app.plain_text import markdown_to_plain, terminal_width, wrap
 from kvdrill.engine.errors import DatabaseUnusable, PackErrors, UserError, printable
-from kvdrill.engine.study.grades import GRADE_KEYS_HELP, HARD_NOTE, parse_grade
+from kvdrill.engine.study.grades import grade_keys_help, hard_note, parse_grade
 from kvdrill.engine.study.rules import LEECH_LAPSES
 from kvdrill.engine.wording import plural
 
@@ -79,7 +79,7 @@ class PlainDrill:
         self.stdin = stdin
         self.stdout = stdout
         self.echo_input = not _is_terminal(stdin)
-        self.hard_note_shown = False  # engine/study/grades.py HARD_NOTE, once a session
+        self.hard_note_shown = False  # engine/study/grades.py hard_note, once a session
         self.counter_explained = False
         self.width = terminal_width()
 
@@ -255,10 +255,10 @@ class PlainDrill:
                 break
             card = self.session.current or card  # a note edit renews the view
         self.show_answer(card)
-        self.line(f"Grade: {GRADE_KEYS_HELP}")
+        self.line(f"Grade: {grade_keys_help()}")
         if not self.hard_note_shown:
             self.hard_note_shown = True
-            self.line(HARD_NOTE)
+            self.line(hard_note())
         while True:
             got = self.read_reply("Your grade (u s b n q): ", card)
             if got is None:
@@ -266,7 +266,7 @@ class PlainDrill:
             reply, card = got
             quality = parse_grade(reply)
             if quality is None:
-                self.line(f"Type a grade: {GRADE_KEYS_HELP}.")
+                self.line(f"Type a grade: {grade_keys_help()}.")
                 continue
             self.session.grade(quality, time.monotonic() - started)
             return

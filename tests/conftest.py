@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -14,11 +15,33 @@ DECKS = ROOT / "decks"
 
 
 @pytest.fixture(autouse=True)
-def isolated_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Point the default database and data dir at a temp folder; clear the clock override."""
+def isolated_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Point the default database and data dir at a temp folder; clear the clock override;
+    English, whatever the developer's locale (a test that wants another language asks)."""
+    from kvdrill.app.services.language import use_language
+
     monkeypatch.setenv("KVDRILL_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.delenv("KVDRILL_DB", raising=False)
     monkeypatch.delenv("KVDRILL_NOW", raising=False)
+    # A UTF-8 locale that names no language (tmux and subprocesses still read UTF-8).
+    monkeypatch.delenv("LANGUAGE", raising=False)
+    monkeypatch.delenv("LC_MESSAGES", raising=False)
+    for name in ("LANG", "LC_ALL"):
+        if name == "LANG" or name in os.environ:
+            monkeypatch.setenv(name, "C.UTF-8")
+    use_language("en")
+    yield
+    use_language("en")  # a command run in the test may have installed the profile's
+
+
+@pytest.fixture
+def vietnamese() -> Iterator[None]:
+    """The interface in Vietnamese for one test (English again after it)."""
+    from kvdrill.app.services.language import use_language
+
+    use_language("vi")
+    yield
+    use_language("en")
 
 
 # db_url (SQLite, or PostgreSQL too in modules marked both_backends) and the PostgreSQL server;

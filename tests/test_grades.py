@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from kvdrill.engine.study.grades import GRADE_KEYS_HELP, HARD_NOTE, LABELLED_GRADES, parse_grade
+from kvdrill.engine.study.grades import (
+    LABELLED_GRADES,
+    grade_keys_help,
+    hard_note,
+    parse_grade,
+)
 from kvdrill.engine.study.sm2 import SESSION_REPEAT_BELOW
 
 
@@ -25,10 +30,10 @@ def test_anything_else_is_no_grade(typed: str) -> None:
 
 def test_the_help_line_names_every_key_and_the_prefix() -> None:
     for key, (label, _) in LABELLED_GRADES.items():
-        assert f"{key} {label}" in GRADE_KEYS_HELP
-    assert "g then 0-5" in GRADE_KEYS_HELP
+        assert f"{key} {label}" in grade_keys_help()
+    assert "g then 0-5" in grade_keys_help()
 
 
 def test_the_hard_note_is_true_of_the_queue() -> None:
     label, quality = LABELLED_GRADES[2]
-    assert label in HARD_NOTE and quality < SESSION_REPEAT_BELOW
+    assert label in hard_note() and quality < SESSION_REPEAT_BELOW

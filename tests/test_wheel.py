@@ -134,6 +134,22 @@ def test_a_plain_drill_shows_a_bundled_card(installed: Path, tmp_path: Path) -> 
     assert any(title in words for title in titles), result.stdout
 
 
+def test_the_vietnamese_catalog_ships_in_the_wheel(installed: Path, tmp_path: Path) -> None:
+    program = (
+        "from kvdrill.app.services.language import use_language; use_language('vi'); "
+        "from kvdrill.i18n import _; print(_('Correct.'))"
+    )
+    result = subprocess.run(
+        [str(installed / "python"), "-c", program],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "Đúng."
+
+
 def test_every_package_folder_is_listed_in_pyproject() -> None:
     """pyproject.toml lists the packages by hand (the root is mapped to ``kvdrill``)."""
     listed = set(
@@ -141,7 +157,7 @@ def test_every_package_folder_is_listed_in_pyproject() -> None:
     )
     folders = {
         "kvdrill." + ".".join(path.parent.relative_to(ROOT).parts)
-        for top in ("app", "engine", "store", "decks")
+        for top in ("app", "engine", "store", "decks", "i18n")
         for path in (ROOT / top).rglob("*.py")
         if "__pycache__" not in path.parts
     }

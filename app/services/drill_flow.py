@@ -60,6 +60,7 @@ from kvdrill.app.services.drill_steps import (
 from kvdrill.engine.packs.card_view import CHOICE_LETTERS
 from kvdrill.engine.study.grades import LABELLED_GRADES, RAW_QUALITIES
 from kvdrill.engine.study.settings import DEFAULT_ANSWER_SECONDS
+from kvdrill.i18n import N_, _
 
 if TYPE_CHECKING:
     from kvdrill.engine.packs.card_view import CardView, DrillState
@@ -162,49 +163,54 @@ class TuiKey(NamedTuple):
 
 # In footer order.
 TUI_KEYS = [
-    TuiKey("space", Action.REVEAL, "Reveal"),
-    *[TuiKey(str(key), Action.DIGIT, label, key) for key, (label, _) in LABELLED_GRADES.items()],
+    TuiKey("space", Action.REVEAL, N_("Reveal")),
+    *[
+        TuiKey(str(key), Action.DIGIT, label, key)
+        for key, (label, _quality) in LABELLED_GRADES.items()
+    ],
     TuiKey("0", Action.DIGIT, "0", 0, show=False),
     TuiKey("5", Action.DIGIT, "5", 5, show=False),
     TuiKey("g", Action.RAW_GRADE, "0-5", show=False),
     *[TuiKey(letter, Action.CHOOSE, letter.upper(), letter, show=False) for letter in LETTERS],
-    TuiKey("enter", Action.SUBMIT, "Submit", show=False),
-    TuiKey("enter", Action.NEXT, "Next", priority=True),
-    TuiKey("ctrl+g", Action.GIVE_UP, "Give up", priority=True),
-    TuiKey("p", Action.PAUSE, "Pause"),
-    TuiKey("n", Action.NOTE, "Note"),
-    TuiKey("u", Action.UNDO, "Undo"),
-    TuiKey("s", Action.SUSPEND, "Suspend", show=False),
-    TuiKey("ctrl+b", Action.BURY, "Bury", show=False),
+    TuiKey("enter", Action.SUBMIT, N_("Submit"), show=False),
+    TuiKey("enter", Action.NEXT, N_("Next"), priority=True),
+    TuiKey("ctrl+g", Action.GIVE_UP, N_("Give up"), priority=True),
+    TuiKey("p", Action.PAUSE, N_("Pause")),
+    TuiKey("n", Action.NOTE, N_("Note")),
+    TuiKey("u", Action.UNDO, N_("Undo")),
+    TuiKey("s", Action.SUSPEND, N_("Suspend"), show=False),
+    TuiKey("ctrl+b", Action.BURY, N_("Bury"), show=False),
 ]
 
 HELP = [
-    ("space", "reveal the answer (recall cards)"),
-    ("1 2 3 4", "grade Again / Hard / Good / Easy (SM-2 quality 1 / 3 / 4 / 5)"),
-    ("g then 0-5", "grade with an exact SM-2 quality 0..5"),
-    (f"{LETTERS[0]}-{LETTERS[-1]}", "pick a choice (Enter submits several)"),
-    ("Enter", "check a typed answer; after a verdict: next card"),
-    ("ctrl+g", "give up on a problem: see the worked solution"),
-    ("p · n · u", "pause the countdown · write a note · undo the last answer"),
-    ("s · b", "suspend the card · bury it until tomorrow (ctrl+b on choices)"),
-    ("↓ ↑ j k PgDn", "scroll the card"),
-    ("Escape", "leave the answer box, so s b n p work"),
-    ("q", "home: every answer given is already saved"),
-    ("?", "this list"),
+    ("space", N_("reveal the answer (recall cards)")),
+    ("1 2 3 4", N_("grade Again / Hard / Good / Easy (SM-2 quality 1 / 3 / 4 / 5)")),
+    ("g then 0-5", N_("grade with an exact SM-2 quality 0..5")),
+    (f"{LETTERS[0]}-{LETTERS[-1]}", N_("pick a choice (Enter submits several)")),
+    ("Enter", N_("check a typed answer; after a verdict: next card")),
+    ("ctrl+g", N_("give up on a problem: see the worked solution")),
+    ("p · n · u", N_("pause the countdown · write a note · undo the last answer")),
+    ("s · b", N_("suspend the card · bury it until tomorrow (ctrl+b on choices)")),
+    ("↓ ↑ j k PgDn", N_("scroll the card")),
+    ("Escape", N_("leave the answer box, so s b n p work")),
+    ("q", N_("home: every answer given is already saved")),
+    ("?", N_("this list")),
 ]
 
 # Said on the reveal screen until the learner has seen it once in this app run: Anki users
 # expect Hard to push a card out, but SM-2 (step 7) shows every card graded below 4 again today.
-HARD_COMES_BACK = (
+HARD_COMES_BACK = N_(
     "*Grading: 1 Again and 2 Hard bring this card back later in this session; "
     "3 Good and 4 Easy schedule it for another day.*\n\n"
 )
-REVEALED_HINT = "how did it go? 1-4 grades, or g then 0-5 · ↓ scrolls · n note"
-RAW_GRADE_HINT = "exact SM-2 quality: press 0 1 2 3 4 5 (0-2 means it comes back today)"
-ANSWERED_HINT = "Enter: next card · ↓ scrolls · u undo · ? keys"
-AWAY_FROM_ANSWER_BOX_HINT = "s suspend · b bury · n note · p pause · Enter: back to typing · q home"
-FAILED_HINT = "q: back home"
-EMPTY_ANSWER = "Type an answer with its unit, or press ctrl+g to see the solution."
+REVEALED_HINT = N_("how did it go? 1-4 grades, or g then 0-5 · ↓ scrolls · n note")
+RAW_GRADE_HINT = N_("exact SM-2 quality: press 0 1 2 3 4 5 (0-2 means it comes back today)")
+ANSWERED_HINT = N_("Enter: next card · ↓ scrolls · u undo · ? keys")
+AWAY_FROM_ANSWER_BOX_HINT = N_(
+    "s suspend · b bury · n note · p pause · Enter: back to typing · q home"
+)
+FAILED_HINT = N_("q: back home")
+EMPTY_ANSWER = N_("Type an answer with its unit, or press ctrl+g to see the solution.")
 
 
 class DrillFlow:
@@ -319,7 +325,7 @@ class DrillFlow:
         lead = ""
         if not self.grading_explained:
             self.grading_explained = True
-            lead = HARD_COMES_BACK
+            lead = _(HARD_COMES_BACK)
         return ShowReveal(lead)
 
     def _on_raw_grade(self, arg: Arg) -> Step:
@@ -356,7 +362,7 @@ class DrillFlow:
     def _on_check(self, typed: Arg) -> Step:
         text = str(typed or "").strip()
         if not text:
-            return Notice(EMPTY_ANSWER, timeout=5)
+            return Notice(_(EMPTY_ANSWER), timeout=5)
         return AnswerProblem(text, self.timer.spent, self.seconds_shown())
 
     def _on_give_up(self, arg: Arg) -> Step:
@@ -367,7 +373,7 @@ class DrillFlow:
 
     def _on_pause(self, arg: Arg) -> Step:
         paused = self.timer.toggle_pause()
-        return Notice("Countdown paused: p resumes." if paused else "Countdown running.", 2)
+        return Notice(_("Countdown paused: p resumes.") if paused else _("Countdown running."), 2)
 
     def _on_edit_note(self, arg: Arg) -> Step:
         assert self.card is not None
@@ -483,18 +489,20 @@ class DrillFlow:
     def hint(self) -> str:
         """The hint line for the phase shown."""
         if self.phase is Phase.REVEALED:
-            return RAW_GRADE_HINT if self.raw_grade else REVEALED_HINT
+            return _(RAW_GRADE_HINT if self.raw_grade else REVEALED_HINT)
         if self.phase is Phase.ANSWERED:
-            return ANSWERED_HINT
+            return _(ANSWERED_HINT)
         if self.phase is Phase.OVER or self.card is None:
-            return FAILED_HINT
+            return _(FAILED_HINT)
         if self.card.kind == "choice":
-            many = len(self.card.correct_letters) > 1
-            pick = "pick every correct letter, then Enter" if many else "press the letter"
-            return f"{pick} · s suspend · ctrl+b bury · ? all keys"
+            if len(self.card.correct_letters) > 1:
+                return _(
+                    "pick every correct letter, then Enter · s suspend · ctrl+b bury · ? all keys"
+                )
+            return _("press the letter · s suspend · ctrl+b bury · ? all keys")
         if self.card.kind == "problem":
-            return "type the answer, Enter checks · ctrl+g solution · Esc more keys"
-        return "answer out loud, then space to check · s suspend · b bury · ? all keys"
+            return _("type the answer, Enter checks · ctrl+g solution · Esc more keys")
+        return _("answer out loud, then space to check · s suspend · b bury · ? all keys")
 
 
 def _same_card(shown: CardView, card: CardView) -> bool:

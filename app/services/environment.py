@@ -102,3 +102,18 @@ def fast_start_enabled() -> bool:
 
 def first_card_file() -> str | None:
     return _read(FIRST_CARD_FILE_VARIABLE) or None
+
+
+# The locale's variables in gettext's order: the first one set names the language.
+LOCALE_VARIABLES = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
+
+
+def locale_language() -> str | None:
+    """The language the locale names (``vi`` for ``vi_VN.UTF-8``); None for ``C``/``POSIX`` or
+    when no locale variable is set."""
+    for name in LOCALE_VARIABLES:
+        value = _read(name)
+        if value:
+            code = value.split(":")[0].split(".")[0].split("@")[0].split("_")[0].lower()
+            return None if code in ("c", "posix", "") else code
+    return None

@@ -1,11 +1,15 @@
-"""The base of kvdrill's full screens: to a type checker, ``self.app`` is the KvdrillApp it is
-(Textual types it as any App). Nothing changes at run time."""
+"""The base of kvdrill's screens: the footer's words in the learner's language, and, to a type
+checker, ``self.app`` as the KvdrillApp it is (Textual types it as any App)."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, TypeVar
 
-from textual.screen import Screen
+from textual.binding import ActiveBinding
+from textual.screen import ModalScreen, Screen
+
+from kvdrill.i18n import _
 
 if TYPE_CHECKING:
     from textual import getters
@@ -15,6 +19,32 @@ if TYPE_CHECKING:
 ResultType = TypeVar("ResultType")
 
 
+def translated(bindings: dict[str, ActiveBinding]) -> dict[str, ActiveBinding]:
+    """``bindings`` with their descriptions in the learner's language: BINDINGS are written at
+    class level (``N_``-marked English), before the language is known."""
+    return {
+        key: ActiveBinding(
+            active.node,
+            dataclasses.replace(active.binding, description=_(active.binding.description)),
+            active.enabled,
+            active.tooltip,
+        )
+        for key, active in bindings.items()
+    }
+
+
 class KvdrillScreen(Screen[ResultType]):
     if TYPE_CHECKING:
         app = getters.app(KvdrillApp)
+
+    @property
+    def active_bindings(self) -> dict[str, ActiveBinding]:
+        return translated(super().active_bindings)
+
+
+class KvdrillModalScreen(ModalScreen[ResultType]):
+    """A modal screen (help, note, path picker) whose footer is translated as well."""
+
+    @property
+    def active_bindings(self) -> dict[str, ActiveBinding]:
+        return translated(super().active_bindings)

@@ -68,6 +68,7 @@ from kvdrill.app.tui.widgets.card_markdown import CardMarkdown
 from kvdrill.app.tui.widgets.countdown import Countdown
 from kvdrill.engine.errors import printable
 from kvdrill.engine.study.settings import DEFAULT_ANSWER_SECONDS
+from kvdrill.i18n import N_, _, ngettext
 
 if TYPE_CHECKING:
     from kvdrill.app.services.drill import ChoiceResult, DrillSession
@@ -95,11 +96,11 @@ class DrillScreen(KvdrillScreen[None]):
             )
             for key in TUI_KEYS
         ],
-        Binding("down,j", "scroll('down')", "Scroll", show=False),
-        Binding("up,k", "scroll('up')", "Scroll", show=False),
-        Binding("pagedown", "scroll('page_down')", "Scroll", show=False),
-        Binding("pageup", "scroll('page_up')", "Scroll", show=False),
-        Binding("q,escape", f"flow({Action.LEAVE.value!r}, None)", "Home"),
+        Binding("down,j", "scroll('down')", N_("Scroll"), show=False),
+        Binding("up,k", "scroll('up')", N_("Scroll"), show=False),
+        Binding("pagedown", "scroll('page_down')", N_("Scroll"), show=False),
+        Binding("pageup", "scroll('page_up')", N_("Scroll"), show=False),
+        Binding("q,escape", f"flow({Action.LEAVE.value!r}, None)", N_("Home")),
     ]
 
     def __init__(self, narrow: dict[str, str | int | None] | None = None) -> None:
@@ -133,7 +134,7 @@ class DrillScreen(KvdrillScreen[None]):
         if self.app.options.frozen_countdown:
             self.flow.timer.clock = _frozen_clock
         with Horizontal(id="drill-top"):
-            yield Static(Content("Loading today's cards…"), id="drill-where")
+            yield Static(Content(_("Loading today's cards…")), id="drill-where")
             yield Static(Content(""), id="drill-left")
             yield Countdown(DEFAULT_ANSWER_SECONDS, timer=self.flow.timer, id="drill-timer")
         yield ProgressBar(total=1, id="drill-progress", show_eta=False, show_percentage=False)
@@ -256,7 +257,7 @@ class DrillScreen(KvdrillScreen[None]):
         elif isinstance(step, ShowNote):
             if self.phase in (Phase.REVEALED, Phase.ANSWERED):
                 await self.show_reveal()
-            self.notify("Note saved.", timeout=2)
+            self.notify(_("Note saved."), timeout=2)
         elif isinstance(step, Leave):
             self.leave()
 
@@ -273,7 +274,7 @@ class DrillScreen(KvdrillScreen[None]):
 
     async def on_call_done(self, message: CallDone) -> None:
         if message.done is None:
-            self.notify(str(message.error), title="Not done", severity="error", markup=False)
+            self.notify(str(message.error), title=_("Not done"), severity="error", markup=False)
             await self.perform(self.flow.ready())
             return
         await self.perform(self.flow.finished(message.done))
@@ -291,7 +292,7 @@ class DrillScreen(KvdrillScreen[None]):
         if isinstance(self.focused, Input):
             # First Escape leaves the answer box, so the card's keys work on a problem too.
             self.set_focus(None)
-            self.set_hint(AWAY_FROM_ANSWER_BOX_HINT)
+            self.set_hint(_(AWAY_FROM_ANSWER_BOX_HINT))
             return
         # Every answer is committed as it is given: leaving loses nothing.
         self.app.action_go_home()
@@ -329,7 +330,7 @@ class DrillScreen(KvdrillScreen[None]):
         self.auto_focus_as_usual()
         self.app.after_start()
         self.flow.open_failed()
-        self.query_one("#drill-where", Static).update(Content("Could not start the drill"))
+        self.query_one("#drill-where", Static).update(Content(_("Could not start the drill")))
         self.query_one(Countdown).display = False
         self.query_one("#drill-progress").display = False
         self.query_one("#drill-verdict", Static).display = True
@@ -338,10 +339,10 @@ class DrillScreen(KvdrillScreen[None]):
         self.refresh_bindings()
 
     def on_call_failed(self, message: CallFailed) -> None:
-        self.notify(str(message.error), title="Not done", severity="error", markup=False)
+        self.notify(str(message.error), title=_("Not done"), severity="error", markup=False)
 
     def on_bundled_decks_updated(self, message: BundledDecksUpdated) -> None:
-        self.notify("The bundled decks were updated: new cards join your next session.")
+        self.notify(_("The bundled decks were updated: new cards join your next session."))
 
     async def on_first_card_read(self, message: FirstCardRead) -> None:
         """The fast-start helper's first card, shown until the session is open (then checked)."""
@@ -353,7 +354,7 @@ class DrillScreen(KvdrillScreen[None]):
         self.app.after_start()
         self.auto_focus_as_usual()
         if self.session.practised:
-            self.notify(f"Practising {self.session.practised}.", markup=False)
+            self.notify(_("Practising {what}.").format(what=self.session.practised), markup=False)
         await self.perform(self.flow.opened(message.state))
 
     # --- painting ---------------------------------------------------------------------------------
@@ -376,7 +377,9 @@ class DrillScreen(KvdrillScreen[None]):
         reveal.display = False
         context = self.query_one("#drill-context", Static)
         context.display = kind == "followup" and bool(card.parent_title)
-        context.update(Content(printable(f"Follow-up to: {card.parent_title}")))
+        context.update(
+            Content(printable(_("Follow-up to: {title}").format(title=card.parent_title)))
+        )
         await self.query_one("#drill-prompt", CardMarkdown).update(shown(card.prompt))
         choices = self.query_one("#drill-choices", CardMarkdown)
         choices.display = kind == "choice"
@@ -394,7 +397,9 @@ class DrillScreen(KvdrillScreen[None]):
             unit = bare_number_unit(card.variant.unit)
             example = EXAMPLE_NUMBER
             answer_box.placeholder = (
-                f"e.g. {example} or {example} {unit}" if unit else f"e.g. {example}"
+                _("e.g. {number} or {number} {unit}").format(number=example, unit=unit)
+                if unit
+                else _("e.g. {number}").format(number=example)
             )
         unit_line.display = kind == "problem"
         unit_line.update(Content(answer_unit_line(unit)))
@@ -423,7 +428,13 @@ class DrillScreen(KvdrillScreen[None]):
         bar = self.query_one("#drill-progress", ProgressBar)
         total = state.done + state.remaining
         bar.update(total=max(total, 1), progress=state.done)
-        self.query_one("#drill-left", Static).update(Content(f"{state.remaining} left"))
+        self.query_one("#drill-left", Static).update(
+            Content(
+                ngettext("{count} left", "{count} left", state.remaining).format(
+                    count=state.remaining
+                )
+            )
+        )
 
     def set_hint(self, text: str) -> None:
         self.query_one("#drill-hint", Static).update(Content(text))
@@ -458,10 +469,14 @@ class DrillScreen(KvdrillScreen[None]):
         verdict = self.query_one("#drill-verdict", Static)
         verdict.display = True
         if correct:
-            verdict.update(Content.from_markup("[b $success]Correct.[/]"))
+            verdict.update(Content.from_markup("[b $success]$correct[/]", correct=_("Correct.")))
         else:
             verdict.update(
-                Content.from_markup("[b $error]Not quite:[/] the answer is $right", right=right)
+                Content.from_markup(
+                    "[b $error]$not_quite[/] $answer",
+                    not_quite=_("Not quite:"),
+                    answer=_("the answer is {letters}").format(letters=right),
+                )
             )
         verdict.set_class(bool(correct), "-correct")
         verdict.set_class(not correct, "-wrong")
@@ -475,7 +490,8 @@ class DrillScreen(KvdrillScreen[None]):
             # Not graded: the learner tries again on the same card.
             box.update(
                 Content.from_markup(
-                    "[b $warning]Not graded, try again:[/] $why",
+                    "[b $warning]$not_graded[/] $why",
+                    not_graded=_("Not graded, try again:"),
                     why=verdict.diagnosis or verdict.headline,
                 )
             )
@@ -494,7 +510,9 @@ class DrillScreen(KvdrillScreen[None]):
         if typed:
             box.update(
                 Content.from_markup(
-                    f"[b {style}]$headline[/]\nYou typed: $typed", headline=headline, typed=typed
+                    f"[b {style}]$headline[/]\n$typed",
+                    headline=headline,
+                    typed=_("You typed: {answer}").format(answer=typed),
                 )
             )
         else:
@@ -518,13 +536,13 @@ def card_label(card: CardView) -> str:
     """The line above the card: badges first (a long title is cut at the right edge)."""
     parts = []
     if card.kind == "followup":
-        parts.append("follow-up")
+        parts.append(_("follow-up"))
     if card.is_repeat:
-        parts.append("again")
+        parts.append(_("again"))
     if card.priority:
-        parts.append("★ priority")
+        parts.append("★ " + _("priority"))
     if card.is_new:
-        parts.append("new")
+        parts.append(_("new"))
     parts += [card.pack_title, card.title]
     return " · ".join(part for part in parts if part)
 
@@ -532,5 +550,7 @@ def card_label(card: CardView) -> str:
 def answer_unit_line(unit: str) -> str:
     """What the answer box reads a bare number as (engine/problems/answers.py decides)."""
     if not unit:
-        return "Answer: a number."
-    return f"Answer in {unit}: a bare number is read in {unit}, or type another unit."
+        return _("Answer: a number.")
+    return _("Answer in {unit}: a bare number is read in {unit}, or type another unit.").format(
+        unit=unit
+    )

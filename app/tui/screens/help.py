@@ -7,22 +7,36 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 from textual.widgets import Static
 
+from kvdrill.app.tui.screens.base import KvdrillModalScreen
+from kvdrill.i18n import N_, _
+
 # One line, so the drill's keys fit an 80x24 terminal without scrolling.
-EVERYWHERE = [("^p · ^t · ^q", "command palette · light / dark theme · quit")]
+EVERYWHERE = [("^p · ^t · ^q", N_("command palette · light / dark theme · quit"))]
+# The screens by the word their key list is titled with.
+SCREEN_NAMES = {
+    "DrillScreen": N_("drill"),
+    "HomeScreen": N_("home"),
+    "ImportScreen": N_("import"),
+    "SettingsScreen": N_("settings"),
+    "StatsScreen": N_("stats"),
+    "SummaryScreen": N_("summary"),
+}
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(KvdrillModalScreen[None]):
     """Lists the keys of ``under`` (its ``KEYS`` table), then the keys that work everywhere."""
 
-    BINDINGS = [Binding("escape,q,question_mark,enter", "close", "Close")]
+    BINDINGS = [Binding("escape,q,question_mark,enter", "close", N_("Close"))]
 
     def __init__(self, under: Screen) -> None:
         super().__init__()
         self.keys = list(getattr(under, "KEYS", [])) + EVERYWHERE
-        self.title_text = f"Keys: {type(under).__name__.removesuffix('Screen').lower()}"
+        name = type(under).__name__
+        screen = SCREEN_NAMES.get(name) or name.removesuffix("Screen").lower()
+        self.title_text = _("Keys: {screen}").format(screen=_(screen))
 
     def compose(self) -> ComposeResult:
         # A grid, so a long meaning wraps under itself rather than under the keys.
@@ -30,11 +44,11 @@ class HelpScreen(ModalScreen[None]):
         table.add_column(style="bold", no_wrap=True)
         table.add_column()
         for key, meaning in self.keys:
-            table.add_row(key, meaning)
+            table.add_row(key, _(meaning))
         with VerticalScroll(id="help-box"):
             yield Static(Content.from_markup("[b]$t[/b]", t=self.title_text), id="help-title")
             yield Static(table, id="help-text")
-            yield Static(Content("Escape closes this list."), id="help-hint")
+            yield Static(Content(_("Escape closes this list.")), id="help-hint")
 
     def on_mount(self) -> None:
         self.query_one("#help-box").focus()

@@ -1,0 +1,43 @@
+"""The language a profile chose, read before the app starts: its interface language.
+
+Read with ``sqlite3`` alone (read-only, as the store opens every SQLite file), so the command
+line and the first screen are in the learner's language without SQLAlchemy being imported.
+"""
+
+from __future__ import annotations
+
+from kvdrill.engine.errors import UserError
+from kvdrill.engine.study.settings import ProfileSettings
+from kvdrill.store.location import sqlite_file
+from kvdrill.store.queries_sql import stored_json
+from kvdrill.store.sql import Sql, SqliteSql
+from kvdrill.store.sqlite_file import open_current
+
+PROFILE_OPTIONS_SQL = "SELECT options FROM profiles WHERE name = :name"
+
+
+def chosen_language(sql: Sql, profile_name: str) -> str | None:
+    """The ``language`` the profile set; None when it set none (or does not exist yet)."""
+    row = sql.first(PROFILE_OPTIONS_SQL, {"name": profile_name})
+    values = (stored_json(row[0]) or {}) if row is not None else {}
+    if "language" not in values:
+        return None
+    return ProfileSettings.from_values(values).language
+
+
+def read_chosen_language(database_url: str, profile_name: str) -> str | None:
+    """``chosen_language`` from a SQLite file at the current revision; None for any other
+    database, a missing or older file, or a path the store would refuse (it says why later)."""
+    try:
+        path = sqlite_file(database_url)
+        connection = open_current(path, read_only=True) if path is not None else None
+    except (OSError, UserError):
+        return None
+    if connection is None:
+        return None
+    try:
+        return chosen_language(SqliteSql(connection), profile_name)
+    except Exception:  # noqa: BLE001 - a damaged file: the store reports it when it opens it
+        return None
+    finally:
+        connection.close()
