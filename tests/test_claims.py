@@ -188,6 +188,32 @@ def test_a_claim_carries_the_vllm_version_it_holds_for() -> None:
     assert [(p.line, "write v0.6.5" in p.message) for p in problems] == [(9, True)]
 
 
+def test_a_claim_resting_on_a_release_dependent_vllm_default_must_name_the_releases() -> None:
+    """vLLM's default max_num_batched_tokens (8,192 on an H100) holds for v0.8 to v0.27; a
+    sliding-window model's concurrency depends on it, so its claim says for which releases."""
+    from kvdrill.engine.packs.claims import verify_key_numbers
+    from kvdrill.engine.packs.model import KeyNumber
+
+    claim = "max_concurrency model=mistral-7b-v0.1 gpu=h100-sxm max_model_len=32768 = 37.5"
+    assert claim_problem(claim) is None  # the figure itself holds
+    versioned = claim.replace(" = ", " vllm=0.8-0.27 = ")
+    budget_set = claim.replace(" = ", " max_num_batched_tokens=8192 = ")
+    items = [
+        KeyNumber(text="37.5 at once", claim=claim, line=3),
+        KeyNumber(text="37.5 at once in vLLM v0.8 to v0.27", claim=versioned, line=5),
+        KeyNumber(text="37.5 at once with a budget of 8,192", claim=budget_set, line=7),
+        # A full-attention model does not use the budget: nothing to say.
+        KeyNumber(
+            text="3.43",
+            claim="max_concurrency model=llama-3.1-8b pool=54.8GiB max_model_len=131072 = 3.425",
+            line=9,
+        ),
+    ]
+    problems = verify_key_numbers(items, "p.md")
+    assert [p.line for p in problems] == [3]
+    assert "add vllm=0.8-0.27" in problems[0].message
+
+
 def test_every_scaled_4_bit_format_states_its_scales_on_a_card_with_a_claim() -> None:
     """The scale assumption (NVFP4: one 8-bit scale per 16 values) is on a card, not only in
     decks/sources/README.md, next to a checked figure in that format."""

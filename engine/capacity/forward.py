@@ -246,6 +246,9 @@ DEFAULTS: dict[str, float] = {
     "tp": 1,
     "activation_bytes": 2,  # BF16 activations, also under FP8 or 4-bit weights
 }
+# Defaults that hold only for some vLLM releases (decks/sources/README.md): a claim whose value
+# rests on one of them says which releases (``vllm=``), or sets the symbol itself.
+VERSIONED_DEFAULTS: dict[str, str] = {"max_num_batched_tokens": "0.8-0.27"}
 
 
 # Where an error sends a user whose name is close to nothing (the catalog is too long to list).

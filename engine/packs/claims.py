@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from kvdrill.engine.errors import Located, UserError
 from kvdrill.engine.packs.model import KeyNumber, ParsedPack
@@ -182,7 +182,7 @@ def verify_key_numbers(items: Iterable[KeyNumber], path: str) -> list[Located]:
     for item in items:
         if not item.claim:  # none, or empty (the parser reports that)
             continue
-        message = claim_problem(item.claim) or _version_unnamed(item)
+        message = claim_problem(item.claim) or _version_unnamed(item) or _version_unsaid(item)
         if message:
             problems.append(Located(path, item.line, message))
     return problems
@@ -201,6 +201,32 @@ def _version_unnamed(item: KeyNumber) -> str | None:
     if f"v{first}" in item.text:
         return None
     return f"claim holds for vLLM {claim.vllm}: say so in the key number (write v{first})"
+
+
+def _version_unsaid(item: KeyNumber) -> str | None:
+    """A claim without vllm= whose value rests on a default only some vLLM releases have."""
+    from kvdrill.engine.capacity.compute import canonical_symbol
+    from kvdrill.engine.capacity.forward import DEFAULTS, VERSIONED_DEFAULTS
+
+    try:
+        claim = parse_claim(item.claim or "")
+        if claim.vllm is not None:
+            return None
+        set_by_claim = {canonical_symbol(name) for name in claim.sets}
+        value = compute(claim).value
+        for name, versions in VERSIONED_DEFAULTS.items():
+            if name in set_by_claim:
+                continue
+            moved = replace(claim, sets={**claim.sets, name: repr(DEFAULTS[name] * 2)})
+            if not math.isclose(compute(moved).value, value, rel_tol=1e-9):
+                return (
+                    f"claim rests on vLLM's default {name} ({DEFAULTS[name]:,g}), which holds "
+                    f"for vLLM {versions}: add vllm={versions} and name the version in the "
+                    f"text, or set {name}"
+                )
+    except UserError:
+        return None  # claim_problem reports it
+    return None
 
 
 def claim_problem(text: str) -> str | None:
