@@ -23,6 +23,7 @@ from kvdrill.app.tui.messages import ThemeLoaded, ThemeNotSaved
 from kvdrill.app.tui.screens.drill import DrillScreen
 from kvdrill.engine.errors import DatabaseUnusable
 from kvdrill.gc_pause import resume_collector
+from kvdrill.i18n import N_, _
 
 if TYPE_CHECKING:
     from kvdrill.app.services.first_card import FirstCard
@@ -37,8 +38,8 @@ class KvdrillApp(App[None]):
     CSS_PATH = "kvdrill.tcss"
     TITLE = "kvdrill"
     BINDINGS = [
-        Binding("question_mark", "show_keys", "Keys", key_display="?"),
-        Binding("ctrl+t", "toggle_theme", "Theme", show=False),
+        Binding("question_mark", "show_keys", N_("Keys"), key_display="?"),
+        Binding("ctrl+t", "toggle_theme", N_("Theme"), show=False),
     ]
 
     def __init__(
@@ -100,12 +101,12 @@ class KvdrillApp(App[None]):
         try:
             warning = self.backend.daily_backup()
         except DatabaseUnusable as exc:  # damage a quick check misses: no answer is saved now
-            self.call_from_thread(self.notify, str(exc), title="Database", severity="error")
+            self.call_from_thread(self.notify, str(exc), title=_("Database"), severity="error")
             return
         except Exception:  # noqa: BLE001 - the screens report a database they cannot open
             return
         if warning:
-            self.call_from_thread(self.notify, warning, title="Backup", severity="warning")
+            self.call_from_thread(self.notify, warning, title=_("Backup"), severity="warning")
 
     def drill_options(self, **narrow: Any) -> dict[str, Any]:
         """The session filters: command-line options, overridden by ``narrow``."""
@@ -143,7 +144,11 @@ class KvdrillApp(App[None]):
             elif kind in ("pack", "tag", "lesson"):
                 self.action_start_drill(**{kind: topic, "mistake": None})
             else:
-                self.notify(f"Drilling by {kind} is not supported; try a pack, tag or lesson.")
+                self.notify(
+                    _("Drilling by {kind} is not supported; try a pack, tag or lesson.").format(
+                        kind=kind
+                    )
+                )
 
         self.push_screen(StatsScreen(), drill_topic)
 
@@ -157,6 +162,14 @@ class KvdrillApp(App[None]):
         """Show the theme the profile now stores (``"light"`` or ``"dark"``)."""
         self.theme_settled = True
         self.theme = LIGHT_THEME if name == "light" else DARK_THEME
+
+    def apply_language(self, language: str) -> None:
+        """Show every screen from now on in ``language`` (the profile's new setting); the
+        footer's words change at once, each screen's text when it is next built."""
+        from kvdrill.app.services.language import use_language
+
+        use_language(language)
+        self.refresh_bindings()
 
     def action_go_home(self) -> None:
         """Back to the home screen (it refreshes its counts when it shows again)."""
@@ -211,25 +224,35 @@ class KvdrillApp(App[None]):
             self.post_message(ThemeNotSaved(error))
 
     def on_theme_not_saved(self, message: ThemeNotSaved) -> None:
-        self.notify(f"The theme was not saved: {message.error}", title="Theme", severity="warning")
+        self.notify(
+            _("The theme was not saved: {error}").format(error=message.error),
+            title=_("Theme"),
+            severity="warning",
+        )
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield SystemCommand("Drill today's cards", "Start today's session", self.action_start_drill)
         yield SystemCommand(
-            "Import packs", "Import Markdown packs from a path", self.action_open_import
+            _("Drill today's cards"), _("Start today's session"), self.action_start_drill
         )
-        yield SystemCommand("Stats", "Weak topics, heatmap and forecast", self.action_open_stats)
         yield SystemCommand(
-            "Settings",
-            "New cards and reviews per day, theme, language...",
+            _("Import packs"), _("Import Markdown packs from a path"), self.action_open_import
+        )
+        yield SystemCommand(
+            _("Stats"), _("Weak topics, heatmap and forecast"), self.action_open_stats
+        )
+        yield SystemCommand(
+            _("Settings"),
+            _("New cards and reviews per day, theme, language..."),
             self.action_open_settings,
         )
-        yield SystemCommand("Home", "Back to the home screen", self.action_go_home)
-        yield SystemCommand("Keys", "List the keys of this screen", self.action_show_keys)
+        yield SystemCommand(_("Home"), _("Back to the home screen"), self.action_go_home)
+        yield SystemCommand(_("Keys"), _("List the keys of this screen"), self.action_show_keys)
         yield SystemCommand(
-            "Toggle light/dark", "Switch between the light and dark theme", self.action_toggle_theme
+            _("Toggle light/dark"),
+            _("Switch between the light and dark theme"),
+            self.action_toggle_theme,
         )
-        yield SystemCommand("Quit", "Quit kvdrill (every answer is already saved)", self.exit)
+        yield SystemCommand(_("Quit"), _("Quit kvdrill (every answer is already saved)"), self.exit)
 
     def first_card_painted(self, source: str) -> None:
         """Called once the first card is on screen (``source``: ``helper`` or ``session``);

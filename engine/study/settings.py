@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from kvdrill.engine.errors import UserError, did_you_mean
+from kvdrill.i18n import N_, _
 
 DEFAULT_NEW_PER_DAY = 10
 DEFAULT_REVIEWS_PER_DAY = 200
@@ -39,15 +40,22 @@ class Setting:
 
     def allowed(self, kind: type) -> str:
         if self.choices:
-            return "one of " + ", ".join(self.choices)
-        noun = "a whole number" if kind is int else "a number"
-        return f"{noun} from {_number_text(self.low)} to {_number_text(self.high)}"
+            return _("one of {choices}").format(choices=", ".join(self.choices))
+        if kind is int:
+            allowed = _("a whole number from {low} to {high}")
+        else:
+            allowed = _("a number from {low} to {high}")
+        return allowed.format(low=_number_text(self.low), high=_number_text(self.high))
 
     def check(self, name: str, kind: type, value: object) -> Any:
         """``value`` when it is allowed, else a UserError naming what is."""
         if self._fits(kind, value):
             return float(value) if kind is float else value  # type: ignore[arg-type]
-        raise UserError(f"{name} ({self.meaning}) must be {self.allowed(kind)}")
+        raise UserError(
+            _("{name} ({meaning}) must be {allowed}").format(
+                name=name, meaning=_(self.meaning), allowed=self.allowed(kind)
+            )
+        )
 
     def _fits(self, kind: type, value: object) -> bool:
         if self.choices:
@@ -79,18 +87,22 @@ def setting(default: Any, meaning: str, **bounds: Any) -> Any:
 @dataclass(frozen=True)
 class ProfileSettings:
     # Adding a setting is one line here; the store, the CLI and the TUI pick it up.
-    new_per_day: int = setting(DEFAULT_NEW_PER_DAY, "new cards per day", low=0, high=1000)
-    reviews_per_day: int = setting(DEFAULT_REVIEWS_PER_DAY, "reviews per day", low=0, high=100_000)
-    rollover_hour: int = setting(
-        DEFAULT_ROLLOVER_HOUR, "the hour a study day starts", low=0, high=23
+    new_per_day: int = setting(DEFAULT_NEW_PER_DAY, N_("new cards per day"), low=0, high=1000)
+    reviews_per_day: int = setting(
+        DEFAULT_REVIEWS_PER_DAY, N_("reviews per day"), low=0, high=100_000
     )
-    answer_seconds: int = setting(DEFAULT_ANSWER_SECONDS, "seconds to answer", low=5, high=3600)
-    theme: str = setting("dark", "the colour theme", choices=THEMES)
-    language: str = setting("en", "the language of the packs you study", choices=LANGUAGES)
-    scheduler: str = setting("sm2", "the scheduling algorithm", choices=SCHEDULERS)
+    rollover_hour: int = setting(
+        DEFAULT_ROLLOVER_HOUR, N_("the hour a study day starts"), low=0, high=23
+    )
+    answer_seconds: int = setting(DEFAULT_ANSWER_SECONDS, N_("seconds to answer"), low=5, high=3600)
+    theme: str = setting("dark", N_("the colour theme"), choices=THEMES)
+    language: str = setting(
+        "en", N_("the language of the packs you study and of the screens"), choices=LANGUAGES
+    )
+    scheduler: str = setting("sm2", N_("the scheduling algorithm"), choices=SCHEDULERS)
     desired_retention: float = setting(
         DEFAULT_DESIRED_RETENTION,
-        "the recall FSRS aims for at a card's due day",
+        N_("the recall FSRS aims for at a card's due day"),
         low=0.7,
         high=0.99,
     )
@@ -137,7 +149,7 @@ def setting_names() -> list[str]:
 def describe_setting(name: str) -> tuple[str, str]:
     """What setting ``name`` means and the values it takes, for a listing."""
     rule = _rule(name)
-    return rule.meaning, rule.allowed(_kind(name))
+    return _(rule.meaning), rule.allowed(_kind(name))
 
 
 def parse_setting(name: str, text: str) -> Any:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, TypeVar
 from textual.binding import ActiveBinding
 from textual.screen import ModalScreen, Screen
 
-from kvdrill.i18n import _
+from kvdrill.i18n import N_, _
 
 if TYPE_CHECKING:
     from textual import getters
@@ -17,6 +17,9 @@ if TYPE_CHECKING:
     from kvdrill.app.tui.app import KvdrillApp
 
 ResultType = TypeVar("ResultType")
+
+# Textual's own footer words (its command palette key), for the catalog.
+TEXTUAL_WORDS = [N_("palette"), N_("Open the command palette")]
 
 
 def translated(bindings: dict[str, ActiveBinding]) -> dict[str, ActiveBinding]:
@@ -27,7 +30,7 @@ def translated(bindings: dict[str, ActiveBinding]) -> dict[str, ActiveBinding]:
             active.node,
             dataclasses.replace(active.binding, description=_(active.binding.description)),
             active.enabled,
-            active.tooltip,
+            _(active.tooltip),
         )
         for key, active in bindings.items()
     }

@@ -13,18 +13,24 @@ from kvdrill.app.tui.messages import CallFailed, OverviewLoaded, failures_report
 from kvdrill.app.tui.screens.base import KvdrillScreen
 from kvdrill.app.tui.widgets.tables import fill_table
 from kvdrill.engine.errors import printable
+from kvdrill.i18n import N_, _, language, ngettext
 
 KEYS = [
-    ("d / Enter", "drill today's cards"),
-    ("i", "import packs"),
-    ("s", "stats: weak topics, heatmap, forecast"),
-    ("o", "settings: daily limits, theme, language"),
-    ("r", "refresh the counts"),
-    ("?", "this list"),
-    ("q", "quit (every answer is already saved)"),
+    ("d / Enter", N_("drill today's cards")),
+    ("i", N_("import packs")),
+    ("s", N_("stats: weak topics, heatmap, forecast")),
+    ("o", N_("settings: daily limits, theme, language")),
+    ("r", N_("refresh the counts")),
+    ("?", N_("this list")),
+    ("q", N_("quit (every answer is already saved)")),
 ]
 
-PACK_COLUMNS = [("Pack", "pack"), ("Due", "due"), ("Unseen", "new"), ("Cards", "total")]
+PACK_COLUMNS = [
+    (N_("Pack"), "pack"),
+    (N_("Due"), "due"),
+    (N_("Unseen"), "new"),
+    (N_("Cards"), "total"),
+]
 
 
 class HomeScreen(KvdrillScreen[None]):
@@ -32,30 +38,33 @@ class HomeScreen(KvdrillScreen[None]):
 
     KEYS = KEYS
     BINDINGS = [
-        Binding("d", "app.start_drill", "Drill"),
-        Binding("enter", "app.start_drill", "Drill", show=False, priority=True),
-        Binding("i", "app.open_import", "Import"),
-        Binding("s", "app.open_stats", "Stats"),
-        Binding("o", "app.open_settings", "Settings", show=False),
-        Binding("r", "refresh_overview", "Refresh", show=False),
-        Binding("q", "app.quit", "Quit"),
+        Binding("d", "app.start_drill", N_("Drill")),
+        Binding("enter", "app.start_drill", N_("Drill"), show=False, priority=True),
+        Binding("i", "app.open_import", N_("Import")),
+        Binding("s", "app.open_stats", N_("Stats")),
+        Binding("o", "app.open_settings", N_("Settings"), show=False),
+        Binding("r", "refresh_overview", N_("Refresh"), show=False),
+        Binding("q", "app.quit", N_("Quit")),
     ]
 
     def compose(self) -> ComposeResult:
+        self.built_language = language()
         with VerticalScroll(id="home-body"):
             yield Static(Content("kvdrill"), id="home-title")
-            yield Static(Content("Opening your collection…"), id="home-today")
+            yield Static(Content(_("Opening your collection…")), id="home-today")
             yield DataTable(id="home-packs", cursor_type="row", zebra_stripes=True)
             yield Static(Content(""), id="home-weak")
             yield Static(
-                Content("d or Enter: drill   i: import   s: stats   ?: keys   q: quit"),
+                Content(_("d or Enter: drill   i: import   s: stats   ?: keys   q: quit")),
                 id="home-hint",
             )
         yield Footer(compact=True)
 
-    def on_screen_resume(self) -> None:
+    async def on_screen_resume(self) -> None:
         # Also sent when the screen first shows; under a drill started from the command line
         # the home screen waits until it is uncovered, off the fast-start path.
+        if self.built_language != language():  # the learner chose another in the settings
+            await self.recompose()
         self.refresh_overview()
 
     def action_refresh_overview(self) -> None:
@@ -72,7 +81,7 @@ class HomeScreen(KvdrillScreen[None]):
     def on_call_failed(self, message: CallFailed) -> None:
         self.query_one("#home-today", Static).update(
             Content.from_markup(
-                "[b]Could not open the collection:[/b] $error", error=str(message.error)
+                _("[b]Could not open the collection:[/b] $error"), error=str(message.error)
             )
         )
 
@@ -81,22 +90,27 @@ class HomeScreen(KvdrillScreen[None]):
         due = sum(pack.due for pack in overview.packs)
         self.query_one("#home-title", Static).update(
             Content.from_markup(
-                "[b]kvdrill[/b] · profile $profile · study day $day",
+                _("[b]kvdrill[/b] · profile $profile · study day $day"),
                 profile=overview.profile,
                 day=overview.today.isoformat(),
             )
         )
-        days = "day" if overview.streak_days == 1 else "days"
         self.query_one("#home-today", Static).update(
             Content.from_markup(
-                "Today: [b]$reviewed[/b] reviewed · [b]$due[/b] due · [b]$new[/b] new to learn"
-                " · streak [b]$streak[/b] $days$suspended",
+                ngettext(
+                    "Today: [b]$reviewed[/b] reviewed · [b]$due[/b] due · [b]$new[/b] new to "
+                    "learn · streak [b]$streak[/b] day$suspended",
+                    "Today: [b]$reviewed[/b] reviewed · [b]$due[/b] due · [b]$new[/b] new to "
+                    "learn · streak [b]$streak[/b] days$suspended",
+                    overview.streak_days,
+                ),
                 reviewed=str(overview.reviewed_today),
                 due=str(due),
                 new=str(overview.new_today),
                 streak=str(overview.streak_days),
-                days=days,
-                suspended=f" · {overview.suspended} suspended" if overview.suspended else "",
+                suspended=" · " + _("{count} suspended").format(count=overview.suspended)
+                if overview.suspended
+                else "",
             )
         )
         rows: list[tuple[list[str], str | None]] = [
@@ -104,10 +118,13 @@ class HomeScreen(KvdrillScreen[None]):
             for pack in overview.packs
         ]
         if not overview.packs:
-            rows.append((["No packs yet: press i to import one.", "", "", ""], None))
-        fill_table(self.query_one("#home-packs", DataTable), PACK_COLUMNS, rows)
+            rows.append(([_("No packs yet: press i to import one."), "", "", ""], None))
+        columns = [(_(label), key) for label, key in PACK_COLUMNS]
+        fill_table(self.query_one("#home-packs", DataTable), columns, rows)
         weak = self.query_one("#home-weak", Static)
         weak.display = bool(overview.weak_topics)
         weak.update(
-            Content.from_markup("Weakest topics: $topics", topics=", ".join(overview.weak_topics))
+            Content.from_markup(
+                _("Weakest topics: $topics"), topics=", ".join(overview.weak_topics)
+            )
         )

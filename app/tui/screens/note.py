@@ -6,18 +6,19 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Static, TextArea
 
+from kvdrill.app.tui.screens.base import KvdrillModalScreen
 from kvdrill.engine.errors import printable
+from kvdrill.i18n import N_, _
 
 
-class NoteScreen(ModalScreen[str | None]):
+class NoteScreen(KvdrillModalScreen[str | None]):
     """Dismisses with the new text (ctrl+s) or ``None`` (Escape)."""
 
     BINDINGS = [
-        Binding("ctrl+s", "save", "Save", priority=True),
-        Binding("escape", "cancel", "Cancel", priority=True),
+        Binding("ctrl+s", "save", N_("Save"), priority=True),
+        Binding("escape", "cancel", N_("Cancel"), priority=True),
     ]
 
     def __init__(self, card_title: str, text: str) -> None:
@@ -28,10 +29,10 @@ class NoteScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="note-box"):
             yield Static(
-                Content.from_markup("[b]Your note[/b] on $t", t=printable(self.card_title))
+                Content.from_markup(_("[b]Your note[/b] on $t"), t=printable(self.card_title))
             )
             yield TextArea(self.text, id="note-text", soft_wrap=True)
-            yield Static(Content("ctrl+s saves · Escape cancels"), id="note-hint")
+            yield Static(Content(_("ctrl+s saves · Escape cancels")), id="note-hint")
 
     def on_mount(self) -> None:
         area = self.query_one(TextArea)

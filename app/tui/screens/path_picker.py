@@ -15,16 +15,18 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import DirectoryTree, Footer, Static
 
+from kvdrill.app.tui.screens.base import KvdrillModalScreen
+from kvdrill.i18n import N_, _
+
 KEYS = [
-    ("↓ ↑", "move"),
-    ("Enter", "choose the file or directory under the cursor, then scan it"),
-    ("Space", "open or close a directory"),
-    ("Backspace", "start from the parent directory"),
-    ("Escape", "back to the path box, nothing chosen"),
-    ("?", "this list"),
+    ("↓ ↑", N_("move")),
+    ("Enter", N_("choose the file or directory under the cursor, then scan it")),
+    ("Space", N_("open or close a directory")),
+    ("Backspace", N_("start from the parent directory")),
+    ("Escape", N_("back to the path box, nothing chosen")),
+    ("?", N_("this list")),
 ]
 
 
@@ -68,13 +70,13 @@ def shown_path(path: Path) -> str:
     return str(relative) if relative.parts else "."
 
 
-class PathPickerScreen(ModalScreen[str | None]):
+class PathPickerScreen(KvdrillModalScreen[str | None]):
     """Pick a pack file or a directory with the keyboard."""
 
     KEYS = KEYS
     BINDINGS = [
-        Binding("escape", "cancel", "Cancel"),
-        Binding("backspace", "parent", "Up a directory"),
+        Binding("escape", "cancel", N_("Cancel")),
+        Binding("backspace", "parent", N_("Up a directory")),
     ]
 
     def __init__(self, typed: str = "") -> None:
@@ -86,7 +88,7 @@ class PathPickerScreen(ModalScreen[str | None]):
             yield Static(Content(""), id="picker-where")
             yield PackTree(self.start, id="picker-tree")
             yield Static(
-                Content("Enter: choose · Space: open/close · Backspace: up · Esc: cancel"),
+                Content(_("Enter: choose · Space: open/close · Backspace: up · Esc: cancel")),
                 id="picker-hint",
             )
         yield Footer(compact=True)
@@ -98,7 +100,7 @@ class PathPickerScreen(ModalScreen[str | None]):
     def show_where(self) -> None:
         where = shown_path(Path(self.query_one(PackTree).path))
         self.query_one("#picker-where", Static).update(
-            Content.from_markup("[b]Choose a pack file or a directory[/b] in $w", w=where)
+            Content.from_markup(_("[b]Choose a pack file or a directory[/b] in $w"), w=where)
         )
 
     @on(DirectoryTree.FileSelected)

@@ -16,11 +16,12 @@ from textual.widgets import Footer, Input, Static
 from kvdrill.app.tui.messages import CallFailed, SettingsLoaded, failures_reported
 from kvdrill.app.tui.screens.base import KvdrillScreen
 from kvdrill.engine.study.settings import describe_setting, setting_names
+from kvdrill.i18n import N_, _, language
 
 KEYS = [
-    ("Tab / shift+Tab", "move between settings"),
-    ("Enter", "save the value typed"),
-    ("Escape", "back"),
+    ("Tab / shift+Tab", N_("move between settings")),
+    ("Enter", N_("save the value typed")),
+    ("Escape", N_("back")),
 ]
 
 
@@ -28,18 +29,20 @@ class SettingsScreen(KvdrillScreen[None]):
     """Every profile setting with what it means and the values it takes."""
 
     KEYS = KEYS
-    BINDINGS = [Binding("escape", "app.pop_screen", "Back")]
+    BINDINGS = [Binding("escape", "app.pop_screen", N_("Back"))]
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="settings-body"):
-            yield Static(Content.from_markup("[b]Settings[/b] of profile $p", p=self.app.profile))
+            yield Static(
+                Content.from_markup(_("[b]Settings[/b] of profile $p"), p=self.app.profile)
+            )
             for name in setting_names():
                 meaning, allowed = describe_setting(name)
                 with Horizontal(classes="setting-row"):
                     yield Static(Content(name), classes="setting-name")
                     yield Input(id=f"setting-{name}", classes="setting-value", disabled=True)
                     yield Static(Content(f"{meaning} ({allowed})"), classes="setting-help")
-            yield Static(Content("Loading…"), id="settings-status")
+            yield Static(Content(_("Loading…")), id="settings-status")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -62,11 +65,16 @@ class SettingsScreen(KvdrillScreen[None]):
             field = self.query_one(f"#setting-{name}", Input)
             field.value = str(values[name])
             field.disabled = False
-        status = "Type a value and press Enter to save it."
+        status = _("Type a value and press Enter to save it.")
         if message.changed is not None:
-            status = f"Saved: {message.changed} = {values[message.changed]}"
+            status = _("Saved: {name} = {value}").format(
+                name=message.changed, value=values[message.changed]
+            )
             if message.changed == "theme":
                 self.app.apply_theme_name(values["theme"])
+            if message.changed == "language" and values["language"] != language():
+                self.app.apply_language(values["language"])
+                self.refresh(recompose=True)
         else:
             self.query_one(f"#setting-{setting_names()[0]}", Input).focus()
         self.query_one("#settings-status", Static).update(Content(status))
@@ -77,5 +85,5 @@ class SettingsScreen(KvdrillScreen[None]):
 
     def on_call_failed(self, message: CallFailed) -> None:
         self.query_one("#settings-status", Static).update(
-            Content.from_markup("[b]Not saved:[/b] $error", error=str(message.error))
+            Content.from_markup(_("[b]Not saved:[/b] $error"), error=str(message.error))
         )

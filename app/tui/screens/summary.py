@@ -13,93 +13,118 @@ from textual.widgets import Footer, Static
 from kvdrill.app.tui.screens.base import KvdrillScreen
 from kvdrill.engine.errors import printable
 from kvdrill.engine.study.rules import LEECH_LAPSES
+from kvdrill.i18n import N_, _, ngettext
 
 if TYPE_CHECKING:
     from kvdrill.app.services.drill import SessionSummary
 
 KEYS = [
-    ("Enter / h", "back home"),
-    ("d", "drill again (anything still due)"),
-    ("s", "stats"),
-    ("i", "import packs"),
-    ("q", "quit"),
-    ("?", "this list"),
+    ("Enter / h", N_("back home")),
+    ("d", N_("drill again (anything still due)")),
+    ("s", N_("stats")),
+    ("i", N_("import packs")),
+    ("q", N_("quit")),
+    ("?", N_("this list")),
 ]
 
 
 def _duration(seconds: float) -> str:
     whole = int(round(seconds))
     if whole < 60:
-        return f"{whole} s"
-    return f"{whole // 60} min {whole % 60:02d} s"
+        return _("{seconds} s").format(seconds=whole)
+    return _("{minutes} min {seconds} s").format(minutes=whole // 60, seconds=f"{whole % 60:02d}")
 
 
 def _cards(count: int) -> str:
-    return f"{count} card" if count == 1 else f"{count} cards"
+    return ngettext("{count} card", "{count} cards", count).format(count=count)
+
+
+def _rows(rows: list[tuple[str, str, dict[str, str]]]) -> list[Content]:
+    """Label and figures, the figures lined up after the longest label in the language shown."""
+    width = max(len(label) for label, _markup, _values in rows) + 4
+    return [
+        Content(label.ljust(width)) + Content.from_markup(markup, **values)
+        for label, markup, values in rows
+    ]
 
 
 def summary_lines(summary: SessionSummary | None) -> list[Content]:
     """The summary as lines of literal text (topics and titles come from packs)."""
     if summary is None or not summary.cards_done:
         return [
-            Content.from_markup("[b]Nothing to drill right now.[/b]"),
+            Content.from_markup("[b]$text[/b]", text=_("Nothing to drill right now.")),
             Content(""),
-            Content("No card is due and today's new cards are done. Come back tomorrow,"),
-            Content("import a pack with i, or learn more new cards"),
-            Content("today with: kvdrill drill --new 5"),
+            *[
+                Content(line)
+                for line in _(
+                    "No card is due and today's new cards are done. Come back tomorrow,\n"
+                    "import a pack with i, or learn more new cards\n"
+                    "today with: kvdrill drill --new 5"
+                ).split("\n")
+            ],
         ]
     cards = summary.cards_done
     answers = summary.answers
-    lines = [Content.from_markup("[b]Session done.[/b]"), Content("")]
+    lines = [Content.from_markup("[b]$text[/b]", text=_("Session done.")), Content("")]
+    rows: list[tuple[str, str, dict[str, str]]] = []
     if summary.practised:
-        lines.append(Content.from_markup("Practised        [b]$m[/b]", m=summary.practised))
-    lines.append(
-        Content.from_markup(
-            "Cards done       [b]$n[/b]  ($a answers, repeats included)",
-            n=str(cards),
-            a=str(answers),
+        rows.append((_("Practised"), "[b]$m[/b]", {"m": summary.practised}))
+    rows.append(
+        (
+            _("Cards done"),
+            _("[b]$n[/b]  ($a answers, repeats included)"),
+            {"n": str(cards), "a": str(answers)},
         )
     )
     accuracy = summary.accuracy
     if accuracy is not None:
-        lines.append(
-            Content.from_markup(
-                "Accuracy         [b]$a[/b] right at the first try", a=f"{round(100 * accuracy)}%"
+        rows.append(
+            (
+                _("Accuracy"),
+                _("[b]$a[/b] right at the first try"),
+                {"a": f"{round(100 * accuracy)}%"},
             )
         )
-    lines.append(
-        Content.from_markup(
-            "Time spent       [b]$t[/b]  ($a answering)",
-            t=_duration(summary.seconds),
-            a=_duration(summary.answer_seconds),
+    rows.append(
+        (
+            _("Time spent"),
+            _("[b]$t[/b]  ($a answering)"),
+            {"t": _duration(summary.seconds), "a": _duration(summary.answer_seconds)},
         )
     )
     back = summary.session_due_tomorrow
-    lines.append(
-        Content.from_markup(
-            "Back tomorrow    [b]$n[/b] of these $cards", n=str(back), cards=_cards(cards)
+    rows.append(
+        (
+            _("Back tomorrow"),
+            _("[b]$n[/b] of these $cards"),
+            {"n": str(back), "cards": _cards(cards)},
         )
     )
     others = summary.others_due_tomorrow
     if others:
-        lines.append(
-            Content(f"                 and {_cards(others)} from the rest of your collection")
+        rows.append(
+            (
+                "",
+                _("and $cards from the rest of your collection"),
+                {"cards": _cards(others)},
+            )
         )
+    lines += _rows(rows)
     missed = summary.topics_missed
     lines.append(Content(""))
     if missed:
-        lines.append(Content.from_markup("[b]Topics missed[/b]"))
+        lines.append(Content.from_markup("[b]$text[/b]", text=_("Topics missed")))
         for topic, count in missed:
-            times = "time" if count == 1 else "times"
-            lines.append(Content(f"  · {printable(topic)}: {count} {times}"))
+            times = ngettext("{count} time", "{count} times", count).format(count=count)
+            lines.append(Content(f"  · {printable(topic)}: {times}"))
     else:
-        lines.append(Content("No topic missed."))
+        lines.append(Content(_("No topic missed.")))
     leeches = summary.new_leeches
     if leeches:
         lines.append(Content(""))
         lines.append(
             Content.from_markup(
-                "[b]New leeches[/b] (missed $n times; rewrite them?)", n=str(LEECH_LAPSES)
+                _("[b]New leeches[/b] (missed $n times; rewrite them?)"), n=str(LEECH_LAPSES)
             )
         )
         lines.extend(Content(f"  · {printable(title)}") for title in leeches)
@@ -111,11 +136,11 @@ class SummaryScreen(KvdrillScreen[None]):
 
     KEYS = KEYS
     BINDINGS = [
-        Binding("enter,h,escape", "app.go_home", "Home"),
-        Binding("d", "drill_again", "Drill again"),
-        Binding("s", "app.open_stats", "Stats"),
-        Binding("i", "app.open_import", "Import", show=False),
-        Binding("q", "app.quit", "Quit"),
+        Binding("enter,h,escape", "app.go_home", N_("Home")),
+        Binding("d", "drill_again", N_("Drill again")),
+        Binding("s", "app.open_stats", N_("Stats")),
+        Binding("i", "app.open_import", N_("Import"), show=False),
+        Binding("q", "app.quit", N_("Quit")),
     ]
 
     def __init__(self, summary: SessionSummary | None) -> None:

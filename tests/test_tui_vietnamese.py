@@ -1,0 +1,142 @@
+"""Each screen in Vietnamese at 80x24: the footer's words translated and every one of them on
+screen, and no line of text cut (Vietnamese words are longer than the English ones)."""
+
+from __future__ import annotations
+
+import pytest
+from textual.containers import ScrollableContainer
+from textual.widgets import Static
+from textual.widgets._footer import FooterKey
+from tui_helpers import make_app, settle
+
+from kvdrill.i18n import _
+
+pytestmark = pytest.mark.usefixtures("vietnamese")
+
+SIZE = (80, 24)
+
+
+def screen_lines(app) -> list[str]:
+    return [
+        "".join(segment.text for segment in strip)
+        for strip in app.screen._compositor.render_strips()
+    ]
+
+
+def _scrolls(widget) -> bool:
+    """Inside a scrolling container, text below the fold is scrolled to, not cut."""
+    return any(isinstance(node, ScrollableContainer) for node in widget.ancestors)
+
+
+def cut_texts(app) -> list[str]:
+    """The footer keys off the edge, and the texts (outside any scrolling box) whose widget is
+    too small for them."""
+    screen = app.screen
+    width = screen.size.width
+    cut = [
+        f"footer key {key.description!r} ends at column {key.region.right}"
+        for key in screen.query(FooterKey)
+        if key.display and key.region.right > width
+    ]
+    for widget in screen.query(Static):
+        region = widget.content_region
+        if not widget.display or region.area == 0 or _scrolls(widget):
+            continue
+        if widget.styles.text_wrap == "nowrap":  # one line, cut at the right edge
+            needed = widget.get_content_width(region.size, screen.size)
+            if needed > region.width:
+                cut.append(f"#{widget.id}: {needed} columns in {region.width}: {widget.visual}")
+            continue
+        needed = widget.get_content_height(region.size, screen.size, region.width)
+        if needed > region.height:
+            cut.append(f"#{widget.id}: {needed} lines in {region.height}: {widget.visual}")
+    return cut
+
+
+def footer_words(app) -> list[str]:
+    return [key.description for key in app.screen.query(FooterKey) if key.display]
+
+
+async def check(app, english: list[str]) -> None:
+    lines = screen_lines(app)
+    assert len(lines) == SIZE[1] and all(len(line) <= SIZE[0] for line in lines)
+    assert cut_texts(app) == [], "\n".join(lines)
+    words = footer_words(app)
+    assert words, "\n".join(lines)
+    untranslated = [word for word in words if word in english]
+    assert untranslated == [], f"footer words in English: {untranslated}"
+    footer = lines[-1]
+    assert all(word in footer for word in words), footer
+
+
+ENGLISH_FOOTER = [
+    "Keys",
+    "Drill",
+    "Import",
+    "Stats",
+    "Quit",
+    "Home",
+    "Reveal",
+    "Note",
+    "Pause",
+    "Undo",
+    "Next",
+    "Give up",
+    "Back",
+    "Close",
+    "Save",
+    "Cancel",
+    "Drill again",
+]
+
+
+async def test_the_drill_in_vietnamese(drill_db: str) -> None:
+    app = make_app(drill_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await check(app, ENGLISH_FOOTER)
+        assert _("q: back home") != "q: back home"
+        await pilot.press("space")
+        await settle(pilot)
+        await check(app, ENGLISH_FOOTER)
+        assert "Lại" in screen_lines(app)[-1]
+        await pilot.press("question_mark")
+        await settle(pilot)
+        text = "\n".join(screen_lines(app))
+        assert "Phím: ôn tập" in text and "hiện đáp án" in text
+        assert app.screen.query_one("#help-box").max_scroll_y == 0
+        await pilot.press("escape")
+        await settle(pilot)
+
+
+async def test_a_problem_in_vietnamese(problem_db: str) -> None:
+    app = make_app(problem_db)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await check(app, ENGLISH_FOOTER)
+        text = "\n".join(screen_lines(app))
+        assert "Đáp án" in text, text
+        await pilot.press("ctrl+g")
+        await settle(pilot)
+        await check(app, ENGLISH_FOOTER)
+
+
+async def test_home_settings_and_summary_in_vietnamese(drill_db: str) -> None:
+    from kvdrill.app.tui.screens.summary import SummaryScreen
+
+    app = make_app(drill_db, start="home")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await check(app, ENGLISH_FOOTER)
+        text = "\n".join(screen_lines(app))
+        assert "Hôm nay" in text and "Bộ thẻ" in text, text
+        await pilot.press("o")
+        await settle(pilot)
+        await check(app, ENGLISH_FOOTER)
+        assert "Cài đặt" in "\n".join(screen_lines(app))
+        await pilot.press("escape")
+        await settle(pilot)
+        app.push_screen(SummaryScreen(None))
+        await settle(pilot)
+        await check(app, ENGLISH_FOOTER)
+        assert "Hiện chưa có gì để ôn." in "\n".join(screen_lines(app))
