@@ -60,7 +60,7 @@ def answers(path: Path, synchronous: str, count: int) -> tuple[float, float]:
         row.update(
             profile_id=1, card_id=card_id, reviewed_at="2026-03-10 09:00:00.000000",
             study_day="2026-03-10", quality=4, seconds=5.0, graded_by="self",
-            moved_schedule=1, prev_state='{"repetitions": 1}',
+            moved_schedule=1, prev_state='{"repetitions": 1}', practice=0,
         )  # fmt: skip
         connection.execute(insert, list(row.values()))
         connection.execute("COMMIT")
