@@ -1,0 +1,204 @@
+"""What a learner feels in a terminal: kvdrill in a real tmux pane at 80x24, beside a bare
+Textual app in the same pane, alternated in one run.
+
+    .venv/bin/python scripts/bench_tmux.py [--runs 5] [--cards 20]
+
+Rows (the README's benchmark table):
+- launch of ``kvdrill`` to the home screen painted, beside the bare app (scripts/
+  bare_textual_app.py) to its one line painted (target at most 1.4x);
+- key press to the screen changed in a drill (reveal with space, grade with 4, on recall
+  cards), median, p95 and max, beside the bare app repainting its line per key (targets:
+  median at most 2x the bare app's, p95 at most 100 ms).
+
+Launch: from just before ``tmux new-session`` to ``capture-pane`` first showing the screen's
+last line to be painted (polled every 5 ms). Key: the pane's output is piped to a file
+(``pipe-pane``); from just before ``send-keys`` to the first byte the app writes after it,
+the app idle before each key (no output for 200 ms). Both sides pay the same tmux client
+start. Each side's database is a fresh one in a temporary folder: a generated pack of
+``--cards`` recall cards, the bundled decks imported by a warm-up run that is not counted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+from bench_table import load, milliseconds, print_header, print_row
+
+ROOT = Path(__file__).resolve().parent.parent
+KVDRILL = [sys.executable, "-m", "kvdrill.app"]
+BARE_APP = [sys.executable, str(ROOT / "scripts" / "bare_textual_app.py")]
+HOME_READY = "d or Enter: drill"  # the home screen's key line, painted last
+BARE_READY = "What is the KV cache size"
+QUIET_SECONDS = 0.2
+LAUNCH_RATIO, KEY_RATIO, KEY_P95_MS = 1.4, 2.0, 100.0
+
+
+def tmux(*args: str) -> str:
+    return subprocess.run(
+        ["tmux", *args], capture_output=True, text=True, timeout=30, check=True
+    ).stdout
+
+
+class Pane:
+    """One app in a detached tmux session at 80x24, its output piped to a file."""
+
+    def __init__(self, argv: list[str], env: dict[str, str], folder: Path):
+        self.name = f"kvdrill-bench-{uuid.uuid4().hex[:8]}"
+        self.output = folder / f"{self.name}.out"
+        self.output.touch()
+        command = ["env", *(f"{key}={value}" for key, value in env.items()), *argv]
+        self.started = time.perf_counter()
+        tmux("new-session", "-d", "-s", self.name, "-x", "80", "-y", "24", shlex.join(command))
+        tmux("pipe-pane", "-o", "-t", self.name, f"cat >> {shlex.quote(str(self.output))}")
+
+    def screen(self) -> str:
+        return tmux("capture-pane", "-p", "-t", self.name)
+
+    def wait_for(self, text: str, timeout: float = 120) -> float:
+        """Seconds from the launch until ``text`` is on screen."""
+        deadline = time.perf_counter() + timeout
+        while time.perf_counter() < deadline:
+            if text in self.screen():
+                return time.perf_counter() - self.started
+            time.sleep(0.005)
+        raise SystemExit(f"gave up waiting for {text!r}; the pane shows:\n{self.screen()}")
+
+    def quiet(self) -> None:
+        """Wait until the app has written nothing for ``QUIET_SECONDS``."""
+        size, since = self.output.stat().st_size, time.perf_counter()
+        while time.perf_counter() - since < QUIET_SECONDS:
+            time.sleep(0.01)
+            now = self.output.stat().st_size
+            if now != size:
+                size, since = now, time.perf_counter()
+
+    def key_to_change(self, key: str) -> float:
+        """Seconds from sending ``key`` to the app's first output after it."""
+        self.quiet()
+        size = self.output.stat().st_size
+        started = time.perf_counter()
+        tmux("send-keys", "-t", self.name, key)
+        deadline = started + 30
+        while self.output.stat().st_size == size:
+            if time.perf_counter() > deadline:
+                raise SystemExit(f"no change after {key!r}; the pane shows:\n{self.screen()}")
+            time.sleep(0.0005)
+        return time.perf_counter() - started
+
+    def close(self) -> None:
+        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True, timeout=30)
+
+
+def recall_pack(path: Path, cards: int) -> None:
+    """A pack of ``cards`` recall cards (the format of decks/README.md)."""
+    lines = [
+        "---",
+        "pack: bench-keys",
+        "title: Key benchmark",
+        "version: 1",
+        "tags: [bench]",
+        "description: Recall cards for scripts/bench_tmux.py.",
+        "---",
+    ]
+    for number in range(cards):
+        lines += [
+            "",
+            f"## Bytes of value {number} {{#value-{number}}}",
+            "",
+            "### Prompt",
+            "",
+            f"How many bytes do {number + 1} BF16 values take?",
+            "",
+            "### Answer",
+            "",
+            f"{2 * (number + 1)} bytes.",
+        ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5, help="launches of each, alternated")
+    parser.add_argument("--cards", type=int, default=20, help="recall cards in the drill")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="kvdrill-bench-tmux-") as name:
+        folder = Path(name)
+        env = {
+            "KVDRILL_DATA_DIR": str(folder / "data"),
+            "TERM": "xterm-256color",
+            "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
+        }
+        recall_pack(folder / "bench-keys.md", args.cards)
+        subprocess.run(
+            [*KVDRILL, "import", str(folder / "bench-keys.md")],
+            env=os.environ | env, check=True, capture_output=True,
+        )  # fmt: skip
+        print(f"kvdrill and a bare Textual app in tmux at 80x24; {load()}")
+        # Warm-ups, not counted: bytecode caches, the bundled decks' first import.
+        for argv, ready in ((KVDRILL, HOME_READY), (BARE_APP, BARE_READY)):
+            pane = Pane(argv, env, folder)
+            pane.wait_for(ready)
+            pane.close()
+        launches: dict[str, list[float]] = {"kvdrill": [], "bare": []}
+        for _ in range(args.runs):
+            for side, argv, ready in (("kvdrill", KVDRILL, HOME_READY), ("bare", BARE_APP, BARE_READY)):  # fmt: skip
+                pane = Pane(argv, env, folder)
+                launches[side].append(pane.wait_for(ready))
+                pane.close()
+
+        drill = Pane([*KVDRILL, "drill", "--pack", "bench-keys", "--new", str(args.cards)], env, folder)  # fmt: skip
+        bare = Pane(BARE_APP, env, folder)
+        keys: dict[str, list[float]] = {"kvdrill": [], "bare": []}
+        try:
+            drill.wait_for(f"{args.cards} left")
+            bare.wait_for(BARE_READY)
+            for _ in range(args.cards - 1):  # the last grade ends the session
+                for key in ("Space", "4"):
+                    keys["kvdrill"].append(drill.key_to_change(key))
+                    keys["bare"].append(bare.key_to_change(key))
+        finally:
+            drill.close()
+            bare.close()
+
+    print_header()
+    mine, theirs = (statistics.median(launches[side]) for side in ("kvdrill", "bare"))
+    ratio = mine / theirs
+    print_row(
+        f"launch -> home screen painted ({args.runs} runs)", milliseconds(mine),
+        milliseconds(theirs), ratio, f"<= {LAUNCH_RATIO}x", ratio <= LAUNCH_RATIO,
+    )  # fmt: skip
+    ms = {side: [value * 1e3 for value in values] for side, values in keys.items()}
+    shown = {
+        side: f"{statistics.median(v):.0f} / {percentile(v, 0.95):.0f} / {max(v):.0f} ms"
+        for side, v in ms.items()
+    }
+    ratio = statistics.median(ms["kvdrill"]) / statistics.median(ms["bare"])
+    p95 = percentile(ms["kvdrill"], 0.95)
+    print_row(
+        f"key -> screen changed in a drill, median / p95 / max ({len(ms['kvdrill'])} keys)",
+        shown["kvdrill"], shown["bare"], ratio,
+        f"median <= {KEY_RATIO}x, p95 <= {KEY_P95_MS:.0f} ms",
+        ratio <= KEY_RATIO and p95 <= KEY_P95_MS,
+    )  # fmt: skip
+    print("launch runs (s): kvdrill " + ", ".join(f"{t:.3f}" for t in launches["kvdrill"]))
+    print("                 bare    " + ", ".join(f"{t:.3f}" for t in launches["bare"]))
+    print(f"at the end: {load()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
