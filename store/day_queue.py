@@ -48,7 +48,7 @@ def lesson_values(session: Session) -> list[str]:
     return sorted(values, key=lambda value: (len(value.lstrip("0")), value.lstrip("0"), value))
 
 
-def _in_lesson(lesson: str) -> Select:
+def cards_of_lesson(lesson: str) -> Select:
     """The ids of the cards of ``lesson``, as a subquery."""
     return select(CardTopic.card_id).where(
         CardTopic.kind == "lesson", CardTopic.value.in_(lesson_spellings(lesson))
@@ -71,7 +71,7 @@ def check_filters(
         )
         if found is None:
             raise UserError(f"no card has the tag '{tag}'")
-    if lesson is not None and session.scalar(_in_lesson(lesson).limit(1)) is None:
+    if lesson is not None and session.scalar(cards_of_lesson(lesson).limit(1)) is None:
         known = ", ".join(lesson_values(session)) or "no card names a lesson"
         raise UserError(f"no card draws on lesson '{lesson.strip()}' (lessons: {known})")
 

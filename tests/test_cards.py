@@ -8,6 +8,7 @@ import json
 from datetime import datetime, timedelta
 
 import pytest
+from drill_helpers import answer_kv_problem_wrong as answer_kv_problem_wrong_once
 from sqlalchemy import func, select
 
 from kvdrill.app.cli import main
@@ -37,13 +38,9 @@ def listed(capsys, monkeypatch, db_url, now, *argv) -> dict[str, dict]:
 
 def answer_kv_problem_wrong(db) -> None:
     """A day of sm2-problems: the problem answered without the factor 2 for K and V."""
-    session = DrillSession.open(db, now=DAY1, pack="sm2-problems")
-    session.grade(4, 2.0)  # the recall card between
+    session = answer_kv_problem_wrong_once(db, DAY1)
     card = session.current
-    half = card.variant.expected_value / 2
-    verdict = session.answer_problem(f"{half:g} {card.variant.unit}", 30.0)
-    assert verdict.mistake == "kv_factor_2"
-    session.answer_problem(f"{session.current.variant.expected_value:g} {card.variant.unit}", 9.0)
+    session.answer_problem(f"{card.variant.expected_value:g} {card.variant.unit}", 9.0)
 
 
 def test_the_list_has_each_cards_state_and_due_day_and_narrows_and_sorts(

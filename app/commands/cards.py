@@ -5,7 +5,6 @@ schedule and whole history; and the actions on a card."""
 from __future__ import annotations
 
 import argparse
-import textwrap
 from typing import TYPE_CHECKING, Any
 
 from kvdrill.engine.errors import UserError
@@ -103,6 +102,8 @@ def run(args: argparse.Namespace) -> int:
             return 0
         if args.card is not None:
             today, page = services.show_card(args.card)
+            from kvdrill.engine.study.browse import page_lines
+
             print(_page_json(page, today) if args.json else "\n".join(page_lines(page, today)))
             return 0
         today, cards = services.list_cards(
@@ -166,46 +167,3 @@ def _page_json(page: CardPage, today: date) -> str:
         },
         indent=2,
     )
-
-
-def page_lines(page: CardPage, today: date) -> list[str]:
-    """A card's page in lines of at most 80 columns."""
-    from kvdrill.app.plain import literal
-    from kvdrill.engine.study.browse import state_text
-
-    card = page.card
-
-    def wrapped(text: str, indent: str = "") -> list[str]:
-        return textwrap.wrap(
-            literal(text), WIDTH, initial_indent=indent, subsequent_indent=indent or "  "
-        ) or [indent.rstrip()]
-
-    due = card.due_day.isoformat() if card.due_day and card.reviews else "-"
-    facts = (
-        f"{card.kind} · {state_text(card, today)} · due {due} · interval "
-        f"{page.interval_days} d · ease {card.easiness_milli / 1000:.2f} · "
-        f"{card.reviews} reviews · {card.lapses} lapses"
-    )
-    lines = [*wrapped(f"{card.reference}  {card.title}"), *wrapped(facts)]
-    lines += wrapped(page.prompt.strip().splitlines()[0] if page.prompt.strip() else "", "Prompt: ")
-    lines.append("")
-    lines.append(f"History ({len(page.history)} answers):" if page.history else "Never answered.")
-    for entry in page.history:
-        head = (
-            f"  {entry.reviewed_at:%Y-%m-%d %H:%M}  grade {entry.quality}  "
-            f"{entry.seconds:.1f} s  {'checked' if entry.graded_by == 'auto' else 'self-graded'}"
-        )
-        lines.append(head)
-        if entry.typed_answer is not None:
-            expected = f" (expected {entry.expected})" if entry.expected else ""
-            lines += wrapped(f"typed {entry.typed_answer}{expected}", "    ")
-        if entry.diagnosis:
-            lines += wrapped(entry.diagnosis, "    ")
-    if page.mistakes:
-        lines.append("")
-        lines += wrapped(
-            "Mistakes: " + ", ".join(f"{code} x{times}" for code, times in page.mistakes.items())
-        )
-    lines.append("")
-    lines += wrapped(page.note, "Your note: ") if page.note else ["No note."]
-    return lines

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 from kvdrill.app.services import environment
 
 if TYPE_CHECKING:  # the UI imports this module on its start path; these load when called
+    from pathlib import Path
+
     from kvdrill.app.services.drill import DrillSession
     from kvdrill.app.services.importing import ImportScan
     from kvdrill.app.services.mistakes import MistakeSession
@@ -122,6 +124,7 @@ class Services:
         flag: str | None = None,
         cram: bool = False,
         ahead: int | None = None,
+        card: str | None = None,
     ) -> DrillSession:
         """A ``DrillSession`` (app/services/drill.py) on today's queue; with ``mistake``, a
         session of up to ``count`` variants exercising that mistake code instead
@@ -143,6 +146,7 @@ class Services:
             flag=flag,
             cram=cram,
             ahead=ahead,
+            card=card,
         )
 
     def flag(self, reference: str, colour: str | None) -> str:
@@ -169,6 +173,24 @@ class Services:
         from kvdrill.app.services.browser import show_card
 
         return show_card(self.database, self.profile, environment.now(), reference)
+
+    def filter_choices(self) -> dict[str, list[str]]:
+        """What the browser's pack, tag, lesson and kind filters can be set to."""
+        from kvdrill.app.services.browser import filter_choices
+
+        return filter_choices(self.database)
+
+    def card_file(self, reference: str) -> tuple[Path, int]:
+        """The pack file of the card ``pack/card`` and its line, to open in an editor."""
+        from kvdrill.app.services.browser import card_file
+
+        return card_file(self.database, reference)
+
+    def import_edited(self, path: Path) -> ImportScan:
+        """Check and import a pack file just edited; nothing is written if it has errors."""
+        from kvdrill.app.services.browser import import_edited
+
+        return import_edited(self.database, path, environment.now())
 
     def unsuspend(self, reference: str) -> str:
         """Bring the card ``pack/card`` back into the drills; its title."""

@@ -5,6 +5,7 @@ and showing read only: no profile is created by them."""
 from __future__ import annotations
 
 from datetime import date, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kvdrill.engine.errors import UserError
@@ -12,6 +13,7 @@ from kvdrill.engine.study.browse import BrowsedCard, CardPage, browse
 from kvdrill.engine.study.clock import study_day
 
 if TYPE_CHECKING:
+    from kvdrill.app.services.importing import ImportScan
     from kvdrill.store.db import Database
 
 ACTIONS = ("suspend", "unsuspend", "bury", "forget", "flag")
@@ -24,6 +26,8 @@ def list_cards(
     *,
     pack: str | None = None,
     tag: str | None = None,
+    lesson: str | None = None,
+    kind: str | None = None,
     search: str | None = None,
     state: str | None = None,
     sort: str | None = None,
@@ -34,10 +38,12 @@ def list_cards(
     from kvdrill.store.profiles import profile_for_reading
 
     with database.session() as session:
-        check_filters(session, pack, tag)
+        check_filters(session, pack, tag, lesson)
         profile = profile_for_reading(session, profile_name, now)
         today = study_day(now, profile.rollover_hour)
-        cards = browsed_cards(session, profile.id, pack=pack, tag=tag, search=search)
+        cards = browsed_cards(
+            session, profile.id, pack=pack, tag=tag, lesson=lesson, kind=kind, search=search
+        )
     return today, browse(cards, today, state, sort)
 
 
@@ -88,3 +94,42 @@ def act_on_card(
             kept = before.suspended if before is not None else False
             reviews.restore_schedule(session, profile.id, card.id, Schedule(suspended=kept))
         return card.title
+
+
+def filter_choices(database: Database) -> dict[str, list[str]]:
+    """What each browser filter (pack, tag, lesson, kind) can be set to."""
+    from kvdrill.store.browser import filter_choices as stored_choices
+
+    with database.session() as session:
+        return stored_choices(session)
+
+
+def card_file(database: Database, reference: str) -> tuple[Path, int]:
+    """The pack file the card ``pack/card`` is written in, and the card's line there; a
+    UserError when that file cannot be edited (a bundled deck, a file gone since its import)."""
+    from kvdrill.store.browser import card_source
+    from kvdrill.store.reviews import find_card
+
+    with database.session() as session:
+        path_text, line, bundled = card_source(session, find_card(session, reference))
+    if bundled:
+        raise UserError(
+            f"{reference} is in a bundled deck, which kvdrill updates itself: copy its file, "
+            "give the copy a pack id of its own and import that to edit it"
+        )
+    path = Path(path_text)
+    if not path_text or not path.is_file():
+        raise UserError(f"{reference}'s pack file {path_text or '(unknown)'} is not there any more")
+    return path, max(line, 1)
+
+
+def import_edited(database: Database, path: Path, now: datetime) -> ImportScan:
+    """Check the file ``path`` the learner just edited and import it, all or nothing (the
+    import of ``kvdrill import``: schedules and history kept). The scan: with ``errors``
+    (``file:line: message``) nothing was written."""
+    from kvdrill.app.services.importing import scan, store_packs
+
+    checked = scan(database, str(path))
+    if not checked.errors:
+        store_packs(database, checked.packs, now)
+    return checked

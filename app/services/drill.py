@@ -209,6 +209,7 @@ class DrillSession:
         flag: str | None = None,
         cram: bool = False,
         ahead: int | None = None,
+        card: str | None = None,
     ) -> DrillSession:
         """Today's session: plan the queue from the store (see engine/study/queue.py for the rules).
 
@@ -217,7 +218,11 @@ class DrillSession:
 
         ``cram``: every available card the filters leave, seen or new, in pack order, answered
         as practice (logged, no schedule moved, no daily limit used). ``ahead``: the reviews
-        due in the next ``ahead`` days as well, answered as early reviews (schedules move)."""
+        due in the next ``ahead`` days as well, answered as early reviews (schedules move).
+
+        ``card`` (``pack/card``): that one card now, as practice (a cram of one card)."""
+        if card is not None:
+            pack, cram = card.strip().partition("/")[0], True
         if cram and ahead is not None:
             raise UserError("--cram and --ahead do not go together: cram moves no schedule")
         _check_count("--ahead", ahead, least=1)
@@ -236,6 +241,9 @@ class DrillSession:
             cards = queue_cards(
                 session, row.id, missed, lang=lang, pack=pack, tag=tag, lesson=lesson, flag=flag
             )
+            if card is not None:
+                card_id = reviews.find_card(session, card).id
+                cards = [queued for queued in cards if queued.card_id == card_id]
             profile_id, rollover, seconds = row.id, row.rollover_hour, row.answer_seconds
         if cram:
             plan = cram_plan(cards, today, limit)

@@ -117,3 +117,14 @@ def locale_language() -> str | None:
             code = value.split(":")[0].split(".")[0].split("@")[0].split("_")[0].lower()
             return None if code in ("c", "posix", "") else code
     return None
+
+
+def editor_command() -> list[str]:
+    """The learner's editor, as a command: ``$VISUAL``, else ``$EDITOR``, else ``vi``."""
+    import shlex
+
+    text = _read("VISUAL") or _read("EDITOR") or "vi"
+    try:
+        return shlex.split(text)
+    except ValueError:
+        raise UserError(f"the editor command {text[:80]!r} has an unclosed quote") from None

@@ -152,6 +152,12 @@ class KvdrillApp(App[None]):
 
         self.push_screen(StatsScreen(), drill_topic)
 
+    def action_open_cards(self) -> None:
+        from kvdrill.app.tui.screens.cards import CardsScreen
+
+        if not isinstance(self.screen, CardsScreen):
+            self.push_screen(CardsScreen())
+
     def action_open_settings(self) -> None:
         from kvdrill.app.tui.screens.settings import SettingsScreen
 
@@ -239,6 +245,9 @@ class KvdrillApp(App[None]):
         )
         yield SystemCommand(
             _("Stats"), _("Weak topics, heatmap and forecast"), self.action_open_stats
+        )
+        yield SystemCommand(
+            _("Cards"), _("Find a card: its history, suspend, flag, edit"), self.action_open_cards
         )
         yield SystemCommand(
             _("Settings"),

@@ -145,6 +145,32 @@ class GroupReportLoaded(WorkerResult):
     report: GroupReport
 
 
+# --- the card browser and a card's page ---------------------------------------------------
+
+
+@dataclass
+class CardsListed(WorkerResult):
+    """The browser's cards (``BrowsedCard``) on the study day ``today``."""
+
+    today: Any
+    cards: list[Any]
+
+
+@dataclass
+class FilterChoicesLoaded(WorkerResult):
+    """What each browser filter can be set to: filter name -> values."""
+
+    choices: dict[str, list[str]]
+
+
+@dataclass
+class CardPageLoaded(WorkerResult):
+    """A card's page (``CardPage``) on the study day ``today``."""
+
+    today: Any
+    page: Any
+
+
 # --- settings -------------------------------------------------------------------------------
 
 

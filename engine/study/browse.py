@@ -9,11 +9,13 @@ last miss), review (waiting for its day). ``leech`` and ``flagged`` hold besides
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
+from typing import NamedTuple
 
-from kvdrill.engine.errors import UserError, did_you_mean
+from kvdrill.engine.errors import UserError, did_you_mean, printable
 
 REFERENCE_COLUMN = 30  # longer references take a line of their own
 MAIN_STATES = ("suspended", "buried", "new", "due", "learning", "review")
@@ -29,9 +31,9 @@ SORT_KEYS = {
 }
 
 
-@dataclass(frozen=True)
-class BrowsedCard:
-    """One card of the browser, with the profile's schedule for it (a new card's defaults)."""
+class BrowsedCard(NamedTuple):
+    """One card of the browser, with the profile's schedule for it (a new card's defaults).
+    A named tuple: a listing makes one per card of the collection, straight from the rows."""
 
     reference: str  # pack/card
     title: str
@@ -126,15 +128,16 @@ def listing(cards: list[BrowsedCard], today: date, width: int = 80) -> list[str]
             reference = ""
         cells = (
             f"{reference:<{reference_width}}",
-            f"{_cut(title, title_width):<{title_width}}",
-            f"{_cut(state, state_width):<{state_width}}",
+            f"{cut(title, title_width):<{title_width}}",
+            f"{cut(state, state_width):<{state_width}}",
             f"{due:>10}",
         )
         lines.append(" ".join(cells))
     return lines
 
 
-def _cut(text: str, limit: int) -> str:
+def cut(text: str, limit: int) -> str:
+    """``text`` within ``limit`` characters, an ellipsis marking a cut."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -170,3 +173,47 @@ class CardPage:
             if entry.mistake:
                 counts[entry.mistake] = counts.get(entry.mistake, 0) + 1
         return dict(sorted(counts.items(), key=lambda item: -item[1]))
+
+
+def page_lines(page: CardPage, today: date, width: int = 80) -> list[str]:
+    """A card's page (``kvdrill cards PACK/CARD``, the card page screen) in lines of at most
+    ``width`` columns; pack and learner text with its control characters escaped."""
+    card = page.card
+
+    def wrapped(text: str, indent: str = "") -> list[str]:
+        return textwrap.wrap(
+            printable(text, multiline=True),
+            width,
+            initial_indent=indent,
+            subsequent_indent=indent or "  ",
+        ) or [indent.rstrip()]
+
+    due = card.due_day.isoformat() if card.due_day and card.reviews else "-"
+    facts = (
+        f"{card.kind} · {state_text(card, today)} · due {due} · interval "
+        f"{page.interval_days} d · ease {card.easiness_milli / 1000:.2f} · "
+        f"{card.reviews} reviews · {card.lapses} lapses"
+    )
+    lines = [*wrapped(f"{card.reference}  {card.title}"), *wrapped(facts)]
+    lines += wrapped(page.prompt.strip().splitlines()[0] if page.prompt.strip() else "", "Prompt: ")
+    lines.append("")
+    lines.append(f"History ({len(page.history)} answers):" if page.history else "Never answered.")
+    for entry in page.history:
+        head = (
+            f"  {entry.reviewed_at:%Y-%m-%d %H:%M}  grade {entry.quality}  "
+            f"{entry.seconds:.1f} s  {'checked' if entry.graded_by == 'auto' else 'self-graded'}"
+        )
+        lines.append(head)
+        if entry.typed_answer is not None:
+            expected = f" (expected {entry.expected})" if entry.expected else ""
+            lines += wrapped(f"typed {entry.typed_answer}{expected}", "    ")
+        if entry.diagnosis:
+            lines += wrapped(entry.diagnosis, "    ")
+    if page.mistakes:
+        lines.append("")
+        lines += wrapped(
+            "Mistakes: " + ", ".join(f"{code} x{times}" for code, times in page.mistakes.items())
+        )
+    lines.append("")
+    lines += wrapped(page.note, "Your note: ") if page.note else ["No note."]
+    return lines

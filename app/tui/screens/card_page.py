@@ -1,0 +1,125 @@
+"""A card's page: its schedule, its whole review history (date, grade, time, the typed answer
+and the diagnosis of a problem), its mistakes and the learner's note, in the lines
+``kvdrill cards PACK/CARD`` prints; and the card actions: suspend, unsuspend, bury, flag,
+forget (new again, history kept), edit, drill it now."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.widgets import Footer, Static
+
+from kvdrill.app.tui.messages import CallFailed, CardPageLoaded, failures_reported
+from kvdrill.app.tui.screens.card_actions import CardActionsScreen
+from kvdrill.engine.study.browse import page_lines
+
+if TYPE_CHECKING:
+    from kvdrill.engine.study.browse import CardPage
+
+KEYS = [
+    ("s · u", "suspend the card · unsuspend it"),
+    ("b", "bury it until tomorrow"),
+    ("x", "flag it with a colour (or take the flag off)"),
+    ("f f", "forget it: new again, its history kept (f twice)"),
+    ("e", "edit its pack file in $VISUAL / $EDITOR, then import it"),
+    ("d", "drill it now, as practice (its schedule stays)"),
+    ("↓ ↑ PgDn", "scroll"),
+    ("Escape", "back"),
+    ("?", "this list"),
+]
+FORGET_ASKS = "Press f again to make this card new (its history is kept)."
+
+
+class CardPageScreen(CardActionsScreen):
+    """One card, read from the service in a worker, painted as lines of text."""
+
+    DEFAULT_CSS = """
+    CardPageScreen #card-body { height: 1fr; padding: 0 1; scrollbar-size-vertical: 1; }
+    CardPageScreen #card-hint { height: 1; padding: 0 1; color: $text-muted; }
+    """
+    KEYS = KEYS
+    BINDINGS = [
+        Binding("s", "act('suspend')", "Suspend"),
+        Binding("u", "act('unsuspend')", "Unsuspend"),
+        Binding("b", "act('bury')", "Bury"),
+        Binding("x", "flag", "Flag"),
+        Binding("f", "forget", "Forget"),
+        Binding("e", "edit", "Edit"),
+        Binding("d", "drill", "Drill"),
+        Binding("down,j", "scroll('down')", "Scroll", show=False),
+        Binding("up,k", "scroll('up')", "Scroll", show=False),
+        Binding("pagedown", "scroll('page_down')", "Scroll", show=False),
+        Binding("pageup", "scroll('page_up')", "Scroll", show=False),
+        Binding("escape,q", "close", "Back", key_display="esc"),
+    ]
+
+    def __init__(self, reference: str) -> None:
+        super().__init__()
+        self.reference = reference
+        self.page: CardPage | None = None
+        self.forget_asked = False
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="card-body"):
+            yield Static(Content(f"Loading {self.reference}…"), id="card-text")
+        yield Static(
+            Content("s u b x f e d act on this card · ? keys · Escape back"), id="card-hint"
+        )
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#card-body").focus()
+        self.load_page()
+
+    @work(thread=True, exclusive=True, group="card-page", exit_on_error=False)
+    def load_page(self) -> None:
+        with failures_reported(self):
+            self.post_message(CardPageLoaded(*self.app.backend.show_card(self.reference)))
+
+    def on_call_failed(self, message: CallFailed) -> None:
+        self.query_one("#card-text", Static).update(
+            Content.from_markup("[b]Could not show the card:[/b] $e", e=str(message.error))
+        )
+
+    def on_card_page_loaded(self, message: CardPageLoaded) -> None:
+        self.page = message.page
+        width = max(40, self.size.width - 3)  # the padding and the scrollbar
+        self.query_one("#card-text", Static).update(
+            Content("\n".join(page_lines(message.page, message.today, width)))
+        )
+
+    def card_changed(self, reference: str) -> None:
+        self.load_page()
+
+    def action_act(self, action: str) -> None:
+        self.forget_asked = False
+        self.act_on(self.reference, action)
+
+    def action_forget(self) -> None:
+        if not self.forget_asked:
+            self.forget_asked = True
+            self.notify(FORGET_ASKS, timeout=4)
+            return
+        self.forget_asked = False
+        self.act_on(self.reference, "forget")
+
+    def action_flag(self) -> None:
+        self.forget_asked = False
+        self.pick_flag(self.reference, self.page.card.flag if self.page else None)
+
+    def action_edit(self) -> None:
+        self.edit_card(self.reference)
+
+    def action_drill(self) -> None:
+        self.drill_card(self.reference)
+
+    def action_scroll(self, where: str) -> None:
+        getattr(self.query_one("#card-body", VerticalScroll), f"scroll_{where}")(animate=False)
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,311 @@
+"""The card browser: search the prompts, answers and notes; filter by pack, tag, lesson, kind
+and state; sort; open a card's page; suspend, bury, flag, edit or drill the card under the
+cursor. The list comes from the service ``kvdrill cards`` uses (app/services/browser.py), in a
+worker, and the table holds at most ``SHOWN_ROWS`` of the cards that match (the count says how
+many match), so a collection of 100,000 cards lists as fast as a small one paints.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.content import Content
+from textual.timer import Timer
+from textual.widgets import DataTable, Footer, Input, Static
+
+from kvdrill.app.tui.messages import (
+    CallFailed,
+    CardsListed,
+    FilterChoicesLoaded,
+    failures_reported,
+)
+from kvdrill.app.tui.screens.card_actions import CardActionsScreen
+from kvdrill.app.tui.widgets.tables import fill_table
+from kvdrill.engine.errors import printable
+from kvdrill.engine.study.browse import SORT_KEYS, STATES, cut, state_text
+from kvdrill.engine.wording import plural
+
+if TYPE_CHECKING:
+    from datetime import date
+
+    from kvdrill.engine.study.browse import BrowsedCard
+
+SHOWN_ROWS = 500  # the table's rows; the search and filters narrow the rest
+SEARCH_PAUSE = 0.3  # seconds of no typing before the search runs
+ANY = "*"  # the pick list's "no filter" (no pack, tag, lesson or kind is named "*")
+FILTERS = ("state", "pack", "tag", "lesson", "kind")
+SORT_NAMES = {
+    "due": "due day",
+    "lapses": "lapses",
+    "ease": "ease",
+    "last": "last review",
+    "reviews": "reviews",
+    "pack": "card id",
+}
+FLAG_STYLES = {
+    "red": "red",
+    "orange": "dark_orange",
+    "green": "green",
+    "blue": "blue",
+    "pink": "hot_pink",
+    "turquoise": "turquoise2",
+    "purple": "purple",
+}
+
+KEYS = [
+    ("/", "search the prompts, answers and your notes (Enter: back to the list)"),
+    ("f · p · t", "filter by state · pack · tag"),
+    ("l · k · c", "filter by lesson · kind of card · clear every filter"),
+    ("o", "sort: due day, lapses, ease, last review, reviews, card id"),
+    ("↑ ↓ PgDn", "move in the list"),
+    ("Enter", "open the card's page: schedule, history, mistakes, note"),
+    ("s · b", "suspend (again: unsuspend) · bury until tomorrow"),
+    ("x · e · d", "flag · edit its pack file in $EDITOR · drill it now"),
+    ("Escape", "back"),
+    ("?", "this list"),
+]
+
+
+class CardsScreen(CardActionsScreen):
+    """Every card, narrowed and sorted, with the card actions on the highlighted one."""
+
+    DEFAULT_CSS = """
+    CardsScreen #cards-summary { height: 1; padding: 0 1; text-wrap: nowrap;
+        text-overflow: ellipsis; }
+    CardsScreen #cards-search { height: 1; border: none; padding: 0 1; margin: 0 1; }
+    CardsScreen #cards-table { height: 1fr; scrollbar-size-vertical: 1; }
+    CardsScreen #cards-hint { height: 1; padding: 0 1; color: $text-muted; }
+    """
+    KEYS = KEYS
+    BINDINGS = [
+        Binding("slash", "search", "Search", key_display="/"),
+        Binding("f", "filter('state')", "State"),
+        Binding("p", "filter('pack')", "Pack", show=False),
+        Binding("t", "filter('tag')", "Tag", show=False),
+        Binding("l", "filter('lesson')", "Lesson", show=False),
+        Binding("k", "filter('kind')", "Kind", show=False),
+        Binding("c", "clear_filters", "Clear", show=False),
+        Binding("o", "sort", "Sort"),
+        Binding("enter", "open_card", "Open", key_display="⏎"),
+        Binding("s", "toggle_suspend", "Suspend", show=False),
+        Binding("b", "bury", "Bury", show=False),
+        Binding("x", "flag", "Flag"),
+        Binding("e", "edit", "Edit"),
+        Binding("d", "drill", "Drill"),
+        Binding("escape,q", "close", "Back", key_display="esc"),
+    ]
+
+    def __init__(self, **filters: str | None) -> None:
+        super().__init__()
+        self.filters: dict[str, str | None] = {name: filters.get(name) for name in FILTERS}
+        self.search = ""
+        self.sort: str | None = None
+        self.today: date | None = None
+        self.cards: list[BrowsedCard] = []
+        self.choices: dict[str, list[str]] = {}
+        self._search_timer: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(Content("Loading the cards…"), id="cards-summary")
+        yield Input(placeholder="/ search prompts, answers and notes", id="cards-search")
+        yield DataTable(id="cards-table", cursor_type="row", zebra_stripes=True)
+        yield Static(
+            Content("Enter open · s suspend · b bury · p t l k filter · c clear · ? keys"),
+            id="cards-hint",
+        )
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#cards-table", DataTable).focus()
+        self.load_choices()
+
+    def on_screen_resume(self) -> None:
+        # Also when the screen first shows; and back from a card's page or a drill, whose
+        # changes the list then shows.
+        self.load_cards()
+
+    # --- loading ----------------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="cards", exit_on_error=False)
+    def load_cards(self) -> None:
+        with failures_reported(self):
+            today, cards = self.app.backend.list_cards(
+                search=self.search or None, sort=self.sort, **self.filters
+            )
+            self.post_message(CardsListed(today, cards))
+
+    @work(thread=True, group="card-choices", exit_on_error=False)
+    def load_choices(self) -> None:
+        with failures_reported(self):
+            self.post_message(FilterChoicesLoaded(self.app.backend.filter_choices()))
+
+    def on_filter_choices_loaded(self, message: FilterChoicesLoaded) -> None:
+        self.choices = message.choices
+
+    def on_call_failed(self, message: CallFailed) -> None:
+        self.query_one("#cards-summary", Static).update(
+            Content.from_markup("[b]Could not list the cards:[/b] $e", e=str(message.error))
+        )
+
+    def on_cards_listed(self, message: CardsListed) -> None:
+        table = self.query_one("#cards-table", DataTable)
+        kept = self.highlighted()
+        self.today, self.cards = message.today, message.cards
+        self.query_one("#cards-summary", Static).update(Content(self.summary()))
+        shown = self.cards[:SHOWN_ROWS]
+        widths = column_widths(shown, self.today, self.size.width)
+        fill_table(
+            table,
+            [("Card", "card"), ("Title", "title"), ("State", "state"), ("Due", "due")],
+            [(card_row(card, self.today, widths), card.reference) for card in shown],
+        )
+        if kept is not None and kept in table.rows:
+            table.move_cursor(row=table.get_row_index(kept), animate=False)
+
+    def summary(self) -> str:
+        matched = plural(len(self.cards), "card")
+        shown = f" (first {SHOWN_ROWS} shown)" if len(self.cards) > SHOWN_ROWS else ""
+        narrowed = [f"{name} {value}" for name, value in self.filters.items() if value]
+        if self.search:
+            narrowed.append(f"text “{printable(self.search)}”")
+        sort = SORT_NAMES[self.sort] if self.sort else "pack order"
+        return f"{matched}{shown} · {', '.join(narrowed) or 'all'} · by {sort}"
+
+    # --- searching, filtering, sorting -----------------------------------------------------------
+
+    def action_search(self) -> None:
+        self.query_one("#cards-search", Input).focus()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if self._search_timer is not None:
+            self._search_timer.stop()
+        self._search_timer = self.set_timer(SEARCH_PAUSE, self._search_now)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self._search_now()
+        self.query_one("#cards-table", DataTable).focus()
+
+    def _search_now(self) -> None:
+        if self._search_timer is not None:
+            self._search_timer.stop()
+            self._search_timer = None
+        text = self.query_one("#cards-search", Input).value.strip()
+        if text != self.search:
+            self.search = text
+            self.load_cards()
+
+    def action_filter(self, name: str) -> None:
+        from kvdrill.app.tui.screens.pick import PickScreen
+
+        values = list(STATES) if name == "state" else self.choices.get(name, [])
+        options = [(ANY, f"any {name}"), *((value, value) for value in values)]
+
+        def picked(choice: str | None) -> None:
+            if choice is not None:
+                self.filters[name] = None if choice == ANY else choice
+                self.load_cards()
+
+        current = self.filters[name] or ANY
+        self.app.push_screen(PickScreen(f"Only the cards of this {name}", options, current), picked)
+
+    def action_clear_filters(self) -> None:
+        self.filters = dict.fromkeys(FILTERS)
+        self.query_one("#cards-search", Input).value = ""
+        self.search = ""
+        self.load_cards()
+
+    def action_sort(self) -> None:
+        from kvdrill.app.tui.screens.pick import PickScreen
+
+        options = [(ANY, "pack order"), *((key, SORT_NAMES[key]) for key in SORT_KEYS)]
+
+        def picked(choice: str | None) -> None:
+            if choice is not None:
+                self.sort = None if choice == ANY else choice
+                self.load_cards()
+
+        self.app.push_screen(PickScreen("Sort the cards by", options, self.sort or ANY), picked)
+
+    # --- the highlighted card ----------------------------------------------------------------
+
+    def highlighted(self) -> str | None:
+        table = self.query_one("#cards-table", DataTable)
+        if table.row_count == 0:
+            return None
+        return str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+
+    def highlighted_card(self) -> BrowsedCard | None:
+        reference = self.highlighted()
+        return next((card for card in self.cards if card.reference == reference), None)
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        self.action_open_card()
+
+    def action_open_card(self) -> None:
+        from kvdrill.app.tui.screens.card_page import CardPageScreen
+
+        reference = self.highlighted()
+        if reference is not None:
+            self.app.push_screen(CardPageScreen(reference))
+
+    def action_toggle_suspend(self) -> None:
+        card = self.highlighted_card()
+        if card is not None:
+            self.act_on(card.reference, "unsuspend" if card.suspended else "suspend")
+
+    def action_bury(self) -> None:
+        if (reference := self.highlighted()) is not None:
+            self.act_on(reference, "bury")
+
+    def action_flag(self) -> None:
+        card = self.highlighted_card()
+        if card is not None:
+            self.pick_flag(card.reference, card.flag)
+
+    def action_edit(self) -> None:
+        if (reference := self.highlighted()) is not None:
+            self.edit_card(reference)
+
+    def action_drill(self) -> None:
+        if (reference := self.highlighted()) is not None:
+            self.drill_card(reference)
+
+    def card_changed(self, reference: str) -> None:
+        self.load_cards()
+
+    def action_close(self) -> None:
+        if self.focused is self.query_one("#cards-search", Input):
+            self.query_one("#cards-table", DataTable).focus()
+            return
+        self.dismiss(None)
+
+
+def column_widths(cards: list[BrowsedCard], today: date, width: int) -> tuple[int, int, int]:
+    """The card id, title and state columns' widths, so the four columns (the due day takes
+    10) fit ``width``: each column has a cell of padding on either side, the scrollbar one."""
+    card_width = min(28, max([4, *(len(card.reference) for card in cards)]))
+    state_width = min(16, max([5, *(len(state_text(card, today)) for card in cards)]))
+    title_width = max(8, width - 1 - 8 - card_width - state_width - 10)
+    return card_width, title_width, state_width
+
+
+def card_row(card: BrowsedCard, today: date, widths: tuple[int, int, int]) -> list[Any]:
+    """A card's cells: its id and title cut to fit (an ellipsis marks the cut), its state with
+    the flag in its colour, the due day."""
+    card_width, title_width, state_width = widths
+    state = Text(cut(state_text(card, today), state_width))
+    if card.flag:
+        start = state.plain.rfind(card.flag)
+        if start >= 0:
+            state.stylize(FLAG_STYLES.get(card.flag, "bold"), start)
+    due = card.due_day.isoformat() if card.due_day and card.reviews else "-"
+    return [
+        cut(printable(card.reference), card_width),
+        cut(printable(card.title), title_width),
+        state,
+        due,
+    ]
