@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from kvdrill.engine.errors import UserError
 from kvdrill.engine.study.browse import BrowsedCard, CardPage, browse
 from kvdrill.engine.study.clock import study_day
+from kvdrill.i18n import _
 
 if TYPE_CHECKING:
     from kvdrill.app.services.importing import ImportScan
@@ -114,12 +115,18 @@ def card_file(database: Database, reference: str) -> tuple[Path, int]:
         path_text, line, bundled = card_source(session, find_card(session, reference))
     if bundled:
         raise UserError(
-            f"{reference} is in a bundled deck, which kvdrill updates itself: copy its file, "
-            "give the copy a pack id of its own and import that to edit it"
+            _(
+                "{card} is in a bundled deck, which kvdrill updates itself: copy its file, "
+                "give the copy a pack id of its own and import that to edit it"
+            ).format(card=reference)
         )
     path = Path(path_text)
     if not path_text or not path.is_file():
-        raise UserError(f"{reference}'s pack file {path_text or '(unknown)'} is not there any more")
+        raise UserError(
+            _("The pack file of {card} is not there any more: {path}").format(
+                card=reference, path=path_text or "?"
+            )
+        )
     return path, max(line, 1)
 
 

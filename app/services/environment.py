@@ -12,6 +12,7 @@ from pathlib import Path
 
 from kvdrill.engine.errors import UserError
 from kvdrill.engine.study.clock import parse_now
+from kvdrill.i18n import _
 
 # One helper for every message that can quote a database URL; the store's errors use it too.
 from kvdrill.store.location import mask_password  # noqa: F401 - re-exported
@@ -127,4 +128,6 @@ def editor_command() -> list[str]:
     try:
         return shlex.split(text)
     except ValueError:
-        raise UserError(f"the editor command {text[:80]!r} has an unclosed quote") from None
+        raise UserError(
+            _("The editor command {command} has an unclosed quote").format(command=text[:80])
+        ) from None

@@ -19,15 +19,14 @@ from textual.app import SuspendNotSupported
 
 from kvdrill.app.tui.screens.base import KvdrillScreen
 from kvdrill.engine.study.flags import FLAG_COLOURS, NO_FLAG
-from kvdrill.engine.wording import plural
+from kvdrill.i18n import N_, _, ngettext
 
 DONE_WORDS = {
-    "suspend": "Suspended",
-    "unsuspend": "Unsuspended",
-    "bury": "Buried until tomorrow",
-    "forget": "New again, its history kept",
+    "suspend": N_("Suspended: {title}"),
+    "unsuspend": N_("Unsuspended: {title}"),
+    "bury": N_("Buried until tomorrow: {title}"),
+    "forget": N_("New again, its history kept: {title}"),
 }
-FLAG_CHOICES = [(colour, colour) for colour in FLAG_COLOURS] + [(NO_FLAG, "none: take it off")]
 
 
 class CardActionsScreen(KvdrillScreen[None]):
@@ -46,18 +45,20 @@ class CardActionsScreen(KvdrillScreen[None]):
         except Exception as error:  # noqa: BLE001 - shown to the learner, never a traceback
             self.app.call_from_thread(self._failed, error)
             return
-        if action == "flag":
-            done = f"Flagged {colour}" if colour else "Flag taken off"
+        if action == "flag" and colour:
+            done = _("Flagged {colour}: {title}").format(colour=colour, title=title)
+        elif action == "flag":
+            done = _("Flag taken off: {title}").format(title=title)
         else:
-            done = DONE_WORDS[action]
-        self.app.call_from_thread(self._acted, reference, f"{done}: {title}")
+            done = _(DONE_WORDS[action]).format(title=title)
+        self.app.call_from_thread(self._acted, reference, done)
 
     def _acted(self, reference: str, text: str) -> None:
         self.notify(text, timeout=3, markup=False)
         self.card_changed(reference)
 
     def _failed(self, error: Exception) -> None:
-        self.notify(str(error), title="Not done", severity="error", markup=False)
+        self.notify(str(error), title=_("Not done"), severity="error", markup=False)
 
     def pick_flag(self, reference: str, current: str | None = None) -> None:
         """Ask for a colour (``none`` takes the flag off), then flag the card with it."""
@@ -67,7 +68,10 @@ class CardActionsScreen(KvdrillScreen[None]):
             if choice is not None:
                 self.act_on(reference, "flag", None if choice == NO_FLAG else choice)
 
-        self.app.push_screen(PickScreen(f"Flag {reference}", FLAG_CHOICES, current), picked)
+        choices = [(colour, colour) for colour in FLAG_COLOURS]
+        choices.append((NO_FLAG, _("none: take the flag off")))
+        title = _("Flag {card}").format(card=reference)
+        self.app.push_screen(PickScreen(title, choices, current), picked)
 
     def drill_card(self, reference: str) -> None:
         """A session of this one card, now, as practice (its schedule stays)."""
@@ -112,17 +116,23 @@ class CardActionsScreen(KvdrillScreen[None]):
             return
         if scan.errors:
             more = len(scan.errors) - 1
-            text = scan.errors[0] + (f" (and {more} more)" if more else "")
+            text = scan.errors[0]
+            if more:
+                text += " " + _("(and {count} more)").format(count=more)
             self.app.call_from_thread(self._edit_refused, text)
             return
         changed = sum(diff.changed + diff.added + diff.retired for diff in scan.diffs)
-        words = f"{plural(changed, 'card')} changed" if changed else "no card changed"
-        self.app.call_from_thread(self._acted, reference, f"Imported {path.name}: {words}")
+        text = ngettext(
+            "Imported {file}: {count} card changed",
+            "Imported {file}: {count} cards changed",
+            changed,
+        ).format(file=path.name, count=changed)
+        self.app.call_from_thread(self._acted, reference, text)
 
     def _edit_refused(self, text: str) -> None:
         self.notify(
-            text + "\nNothing was imported: fix the file and edit again.",
-            title="Not imported",
+            text + "\n" + _("Nothing was imported: fix the file and edit again."),
+            title=_("Not imported"),
             severity="error",
             timeout=12,
             markup=False,
@@ -134,7 +144,15 @@ def _run(command: list[str]) -> Exception | None:
     try:
         finished = subprocess.run(command, check=False)
     except OSError as error:
-        return OSError(f"the editor {command[0]!r} could not start: {error.strerror}")
+        return OSError(
+            _("The editor {editor} could not start: {why}").format(
+                editor=command[0], why=error.strerror
+            )
+        )
     if finished.returncode != 0:
-        return OSError(f"the editor {command[0]!r} exited with status {finished.returncode}")
+        return OSError(
+            _("The editor {editor} stopped with status {status}: nothing was imported").format(
+                editor=command[0], status=finished.returncode
+            )
+        )
     return None

@@ -17,22 +17,23 @@ from textual.widgets import Footer, Static
 from kvdrill.app.tui.messages import CallFailed, CardPageLoaded, failures_reported
 from kvdrill.app.tui.screens.card_actions import CardActionsScreen
 from kvdrill.engine.study.browse import page_lines
+from kvdrill.i18n import N_, _
 
 if TYPE_CHECKING:
     from kvdrill.engine.study.browse import CardPage
 
 KEYS = [
-    ("s · u", "suspend the card · unsuspend it"),
-    ("b", "bury it until tomorrow"),
-    ("x", "flag it with a colour (or take the flag off)"),
-    ("f f", "forget it: new again, its history kept (f twice)"),
-    ("e", "edit its pack file in $VISUAL / $EDITOR, then import it"),
-    ("d", "drill it now, as practice (its schedule stays)"),
-    ("↓ ↑ PgDn", "scroll"),
-    ("Escape", "back"),
-    ("?", "this list"),
+    ("s · u", N_("suspend the card · unsuspend it")),
+    ("b", N_("bury it until tomorrow")),
+    ("x", N_("flag it with a colour (or take the flag off)")),
+    ("f f", N_("forget it: new again, its history kept (f twice)")),
+    ("e", N_("edit its pack file in $VISUAL / $EDITOR, then import it")),
+    ("d", N_("drill it now, as practice (its schedule stays)")),
+    ("↓ ↑ PgDn", N_("scroll")),
+    ("Escape", N_("back")),
+    ("?", N_("this list")),
 ]
-FORGET_ASKS = "Press f again to make this card new (its history is kept)."
+FORGET_ASKS = N_("Press f again to make this card new (its history is kept).")
 
 
 class CardPageScreen(CardActionsScreen):
@@ -44,18 +45,18 @@ class CardPageScreen(CardActionsScreen):
     """
     KEYS = KEYS
     BINDINGS = [
-        Binding("s", "act('suspend')", "Suspend"),
-        Binding("u", "act('unsuspend')", "Unsuspend"),
-        Binding("b", "act('bury')", "Bury"),
-        Binding("x", "flag", "Flag"),
-        Binding("f", "forget", "Forget"),
-        Binding("e", "edit", "Edit"),
-        Binding("d", "drill", "Drill"),
-        Binding("down,j", "scroll('down')", "Scroll", show=False),
-        Binding("up,k", "scroll('up')", "Scroll", show=False),
-        Binding("pagedown", "scroll('page_down')", "Scroll", show=False),
-        Binding("pageup", "scroll('page_up')", "Scroll", show=False),
-        Binding("escape,q", "close", "Back", key_display="esc"),
+        Binding("s", "act('suspend')", N_("Suspend")),
+        Binding("u", "act('unsuspend')", N_("Unsuspend")),
+        Binding("b", "act('bury')", N_("Bury")),
+        Binding("x", "flag", N_("Flag")),
+        Binding("f", "forget", N_("Forget")),
+        Binding("e", "edit", N_("Edit")),
+        Binding("d", "drill", N_("Drill")),
+        Binding("down,j", "scroll('down')", N_("Scroll"), show=False),
+        Binding("up,k", "scroll('up')", N_("Scroll"), show=False),
+        Binding("pagedown", "scroll('page_down')", N_("Scroll"), show=False),
+        Binding("pageup", "scroll('page_up')", N_("Scroll"), show=False),
+        Binding("escape,q", "close", N_("Back"), key_display="esc"),
     ]
 
     def __init__(self, reference: str) -> None:
@@ -66,9 +67,9 @@ class CardPageScreen(CardActionsScreen):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="card-body"):
-            yield Static(Content(f"Loading {self.reference}…"), id="card-text")
+            yield Static(Content(_("Loading {card}…").format(card=self.reference)), id="card-text")
         yield Static(
-            Content("s u b x f e d act on this card · ? keys · Escape back"), id="card-hint"
+            Content(_("s u b x f e d act on this card · ? keys · Escape back")), id="card-hint"
         )
         yield Footer(compact=True)
 
@@ -83,7 +84,9 @@ class CardPageScreen(CardActionsScreen):
 
     def on_call_failed(self, message: CallFailed) -> None:
         self.query_one("#card-text", Static).update(
-            Content.from_markup("[b]Could not show the card:[/b] $e", e=str(message.error))
+            Content.from_markup(
+                "[b]$what[/b] $e", what=_("Could not show the card:"), e=str(message.error)
+            )
         )
 
     def on_card_page_loaded(self, message: CardPageLoaded) -> None:
@@ -103,7 +106,7 @@ class CardPageScreen(CardActionsScreen):
     def action_forget(self) -> None:
         if not self.forget_asked:
             self.forget_asked = True
-            self.notify(FORGET_ASKS, timeout=4)
+            self.notify(_(FORGET_ASKS), timeout=4)
             return
         self.forget_asked = False
         self.act_on(self.reference, "forget")

@@ -27,7 +27,7 @@ from kvdrill.app.tui.screens.card_actions import CardActionsScreen
 from kvdrill.app.tui.widgets.tables import fill_table
 from kvdrill.engine.errors import printable
 from kvdrill.engine.study.browse import SORT_KEYS, STATES, cut, state_text
-from kvdrill.engine.wording import plural
+from kvdrill.i18n import N_, _, ngettext
 
 if TYPE_CHECKING:
     from datetime import date
@@ -37,14 +37,14 @@ if TYPE_CHECKING:
 SHOWN_ROWS = 500  # the table's rows; the search and filters narrow the rest
 SEARCH_PAUSE = 0.3  # seconds of no typing before the search runs
 ANY = "*"  # the pick list's "no filter" (no pack, tag, lesson or kind is named "*")
-FILTERS = ("state", "pack", "tag", "lesson", "kind")
+FILTERS = (N_("state"), N_("pack"), N_("tag"), N_("lesson"), N_("kind"))
 SORT_NAMES = {
-    "due": "due day",
-    "lapses": "lapses",
-    "ease": "ease",
-    "last": "last review",
-    "reviews": "reviews",
-    "pack": "card id",
+    "due": N_("due day"),
+    "lapses": N_("lapses"),
+    "ease": N_("ease"),
+    "last": N_("last review"),
+    "reviews": N_("reviews"),
+    "pack": N_("card id"),
 }
 FLAG_STYLES = {
     "red": "red",
@@ -57,16 +57,16 @@ FLAG_STYLES = {
 }
 
 KEYS = [
-    ("/", "search the prompts, answers and your notes (Enter: back to the list)"),
-    ("f · p · t", "filter by state · pack · tag"),
-    ("l · k · c", "filter by lesson · kind of card · clear every filter"),
-    ("o", "sort: due day, lapses, ease, last review, reviews, card id"),
-    ("↑ ↓ PgDn", "move in the list"),
-    ("Enter", "open the card's page: schedule, history, mistakes, note"),
-    ("s · b", "suspend (again: unsuspend) · bury until tomorrow"),
-    ("x · e · d", "flag · edit its pack file in $EDITOR · drill it now"),
-    ("Escape", "back"),
-    ("?", "this list"),
+    ("/", N_("search the prompts, answers and your notes (Enter: back to the list)")),
+    ("f · p · t", N_("filter by state · pack · tag")),
+    ("l · k · c", N_("filter by lesson · kind of card · clear every filter")),
+    ("o", N_("sort: due day, lapses, ease, last review, reviews, card id")),
+    ("↑ ↓ PgDn", N_("move in the list")),
+    ("Enter", N_("open the card's page: schedule, history, mistakes, note")),
+    ("s · b", N_("suspend (again: unsuspend) · bury until tomorrow")),
+    ("x · e · d", N_("flag · edit its pack file in $EDITOR · drill it now")),
+    ("Escape", N_("back")),
+    ("?", N_("this list")),
 ]
 
 
@@ -82,21 +82,21 @@ class CardsScreen(CardActionsScreen):
     """
     KEYS = KEYS
     BINDINGS = [
-        Binding("slash", "search", "Search", key_display="/"),
-        Binding("f", "filter('state')", "State"),
-        Binding("p", "filter('pack')", "Pack", show=False),
-        Binding("t", "filter('tag')", "Tag", show=False),
-        Binding("l", "filter('lesson')", "Lesson", show=False),
-        Binding("k", "filter('kind')", "Kind", show=False),
-        Binding("c", "clear_filters", "Clear", show=False),
-        Binding("o", "sort", "Sort"),
-        Binding("enter", "open_card", "Open", key_display="⏎"),
-        Binding("s", "toggle_suspend", "Suspend", show=False),
-        Binding("b", "bury", "Bury", show=False),
-        Binding("x", "flag", "Flag"),
-        Binding("e", "edit", "Edit"),
-        Binding("d", "drill", "Drill"),
-        Binding("escape,q", "close", "Back", key_display="esc"),
+        Binding("slash", "search", N_("Search"), key_display="/"),
+        Binding("f", "filter('state')", N_("State")),
+        Binding("p", "filter('pack')", N_("Pack"), show=False),
+        Binding("t", "filter('tag')", N_("Tag"), show=False),
+        Binding("l", "filter('lesson')", N_("Lesson"), show=False),
+        Binding("k", "filter('kind')", N_("Kind"), show=False),
+        Binding("c", "clear_filters", N_("Clear"), show=False),
+        Binding("o", "sort", N_("Sort")),
+        Binding("enter", "open_card", N_("Open"), key_display="⏎"),
+        Binding("s", "toggle_suspend", N_("Suspend"), show=False),
+        Binding("b", "bury", N_("Bury"), show=False),
+        Binding("x", "flag", N_("Flag")),
+        Binding("e", "edit", N_("Edit")),
+        Binding("d", "drill", N_("Drill")),
+        Binding("escape,q", "close", N_("Back"), key_display="esc"),
     ]
 
     def __init__(self, **filters: str | None) -> None:
@@ -110,11 +110,11 @@ class CardsScreen(CardActionsScreen):
         self._search_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static(Content("Loading the cards…"), id="cards-summary")
-        yield Input(placeholder="/ search prompts, answers and notes", id="cards-search")
+        yield Static(Content(_("Loading the cards…")), id="cards-summary")
+        yield Input(placeholder=_("/ search prompts, answers and notes"), id="cards-search")
         yield DataTable(id="cards-table", cursor_type="row", zebra_stripes=True)
         yield Static(
-            Content("Enter open · s suspend · b bury · p t l k filter · c clear · ? keys"),
+            Content(_("Enter open · s suspend · b bury · p t l k filter · c clear · ? keys")),
             id="cards-hint",
         )
         yield Footer(compact=True)
@@ -148,7 +148,9 @@ class CardsScreen(CardActionsScreen):
 
     def on_call_failed(self, message: CallFailed) -> None:
         self.query_one("#cards-summary", Static).update(
-            Content.from_markup("[b]Could not list the cards:[/b] $e", e=str(message.error))
+            Content.from_markup(
+                "[b]$what[/b] $e", what=_("Could not list the cards:"), e=str(message.error)
+            )
         )
 
     def on_cards_listed(self, message: CardsListed) -> None:
@@ -167,13 +169,17 @@ class CardsScreen(CardActionsScreen):
             table.move_cursor(row=table.get_row_index(kept), animate=False)
 
     def summary(self) -> str:
-        matched = plural(len(self.cards), "card")
-        shown = f" (first {SHOWN_ROWS} shown)" if len(self.cards) > SHOWN_ROWS else ""
-        narrowed = [f"{name} {value}" for name, value in self.filters.items() if value]
+        count = len(self.cards)
+        matched = ngettext("{count} card", "{count} cards", count).format(count=f"{count:,}")
+        if count > SHOWN_ROWS:
+            matched += " " + _("(first {shown} shown)").format(shown=SHOWN_ROWS)
+        narrowed = [f"{_(name)} {value}" for name, value in self.filters.items() if value]
         if self.search:
-            narrowed.append(f"text “{printable(self.search)}”")
-        sort = SORT_NAMES[self.sort] if self.sort else "pack order"
-        return f"{matched}{shown} · {', '.join(narrowed) or 'all'} · by {sort}"
+            narrowed.append(_("text “{text}”").format(text=printable(self.search)))
+        sort = _(SORT_NAMES[self.sort]) if self.sort else _("pack order")
+        return _("{matched} · {narrowed} · by {sort}").format(
+            matched=matched, narrowed=", ".join(narrowed) or _("all"), sort=sort
+        )
 
     # --- searching, filtering, sorting -----------------------------------------------------------
 
@@ -202,7 +208,7 @@ class CardsScreen(CardActionsScreen):
         from kvdrill.app.tui.screens.pick import PickScreen
 
         values = list(STATES) if name == "state" else self.choices.get(name, [])
-        options = [(ANY, f"any {name}"), *((value, value) for value in values)]
+        options = [(ANY, _("any {filter}").format(filter=_(name))), *((v, v) for v in values)]
 
         def picked(choice: str | None) -> None:
             if choice is not None:
@@ -210,7 +216,8 @@ class CardsScreen(CardActionsScreen):
                 self.load_cards()
 
         current = self.filters[name] or ANY
-        self.app.push_screen(PickScreen(f"Only the cards of this {name}", options, current), picked)
+        title = _("Only the cards of this {filter}").format(filter=_(name))
+        self.app.push_screen(PickScreen(title, options, current), picked)
 
     def action_clear_filters(self) -> None:
         self.filters = dict.fromkeys(FILTERS)
@@ -221,14 +228,14 @@ class CardsScreen(CardActionsScreen):
     def action_sort(self) -> None:
         from kvdrill.app.tui.screens.pick import PickScreen
 
-        options = [(ANY, "pack order"), *((key, SORT_NAMES[key]) for key in SORT_KEYS)]
+        options = [(ANY, _("pack order")), *((key, _(SORT_NAMES[key])) for key in SORT_KEYS)]
 
         def picked(choice: str | None) -> None:
             if choice is not None:
                 self.sort = None if choice == ANY else choice
                 self.load_cards()
 
-        self.app.push_screen(PickScreen("Sort the cards by", options, self.sort or ANY), picked)
+        self.app.push_screen(PickScreen(_("Sort the cards by"), options, self.sort or ANY), picked)
 
     # --- the highlighted card ----------------------------------------------------------------
 

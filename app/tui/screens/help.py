@@ -17,6 +17,8 @@ from kvdrill.i18n import N_, _
 EVERYWHERE = [("^p · ^t · ^q", N_("command palette · light / dark theme · quit"))]
 # The screens by the word their key list is titled with.
 SCREEN_NAMES = {
+    "CardPageScreen": N_("card"),
+    "CardsScreen": N_("cards"),
     "DrillScreen": N_("drill"),
     "HomeScreen": N_("home"),
     "ImportScreen": N_("import"),

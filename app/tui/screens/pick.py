@@ -8,14 +8,15 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from kvdrill.app.tui.screens.base import KvdrillModalScreen
 from kvdrill.engine.errors import printable
+from kvdrill.i18n import N_, _
 
 
-class PickScreen(ModalScreen[str | None]):
+class PickScreen(KvdrillModalScreen[str | None]):
     """Dismisses with the value of the option chosen (Enter), or ``None`` (Escape).
     ``options``: (value, label) pairs; ``current`` is highlighted first."""
 
@@ -28,7 +29,7 @@ class PickScreen(ModalScreen[str | None]):
     #pick-list { height: auto; max-height: 16; border: none; }
     #pick-hint { color: $text-muted; }
     """
-    BINDINGS = [Binding("escape,q", "cancel", "Cancel")]
+    BINDINGS = [Binding("escape,q", "cancel", N_("Cancel"))]
 
     def __init__(
         self, title: str, options: Sequence[tuple[str, str]], current: str | None = None
@@ -45,7 +46,7 @@ class PickScreen(ModalScreen[str | None]):
                 *(Option(Content(printable(label)), id=value) for value, label in self.options),
                 id="pick-list",
             )
-            yield Static(Content("↑ ↓ choose · Enter picks · Escape cancels"), id="pick-hint")
+            yield Static(Content(_("↑ ↓ choose · Enter picks · Escape cancels")), id="pick-hint")
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)
