@@ -12,9 +12,11 @@ answer, so bury there is the word ``bury``.
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from collections.abc import Callable
+from pathlib import PurePath
 from typing import TYPE_CHECKING, TextIO
 
 from kvdrill.app.app_options import drill_filters_of
@@ -86,6 +88,14 @@ class PlainDrill:
     def text(self, markdown: str, lead: str = "") -> str:
         """Card Markdown as printed here: plain, wrapped to the terminal, after ``lead``."""
         return shown(markdown, self.width, lead)
+
+    def card_text(self, card: CardView, markdown: str, lead: str = "") -> str:
+        """A card's Markdown as ``text`` prints it, each image a placeholder with its path."""
+        from kvdrill.engine.packs.media import with_image_lines
+
+        if "![" in markdown:
+            markdown = with_image_lines(markdown, card.pack_path, _plain_image_line)
+        return self.text(markdown, lead)
 
     def line(self, text: str, hang: str = "") -> None:
         """Print plain ``text`` wrapped to the terminal, wrapped lines indented by ``hang``."""
@@ -172,7 +182,7 @@ class PlainDrill:
         )
         if card.parent_title:
             self.line(f"Follow-up to: {literal(card.parent_title)}")
-        self.say(self.text(card.prompt))
+        self.say(self.card_text(card, card.prompt))
         if card.kind == "choice":
             for choice in card.choices:
                 self.say(self.text(choice.text, lead=f"  {choice.letter}. "))
@@ -329,7 +339,7 @@ class PlainDrill:
         for heading, body in card.answer_sections():
             self.say(f"{heading}:")
             if isinstance(body, str):
-                self.say(self.text(body))
+                self.say(self.card_text(card, body))
             else:
                 for item in body:
                     self.say(self.text(item, lead="  - "))
@@ -337,7 +347,7 @@ class PlainDrill:
 
     def show_tip_and_note(self, card: CardView) -> None:
         if card.tip.strip():
-            self.say(self.text(card.tip, lead="Tip: "))
+            self.say(self.card_text(card, card.tip, lead="Tip: "))
         note = card.note
         if note.strip():
             self.line(f"Your note: {literal(note).strip()}")
@@ -401,3 +411,11 @@ def run_plain(args, stdin: TextIO, stdout: TextIO) -> int:
         return PlainDrill(session, stdin, stdout, reviews_only=args.new == 0).run()
     finally:
         services.close()
+
+
+def _plain_image_line(alt: str, file: PurePath | None, target: str) -> str:
+    """An image on a line of its own, escaped so the plain text shows it as written."""
+    from kvdrill.engine.packs.media import image_text
+
+    text = re.sub(r"([!-/:-@\[-`{-~])", r"\\\1", image_text(alt, file, target))
+    return f"\n\n{text}\n\n"

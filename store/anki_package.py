@@ -5,7 +5,7 @@ An .apkg is a zip. Inside is the collection, an SQLite database: ``collection.an
 Anki, ``collection.anki21`` or ``collection.anki2`` (schema 11: note types as JSON in ``col``)
 in legacy ones. Current Anki also puts a stub ``collection.anki2`` next to the real
 collection, so the newest name present wins. Media files are the zip members with numeric
-names; they are counted, not carried over. The collection is unpacked into a temporary folder,
+names, listed by the ``media`` member; ``copy_media`` copies those the cards show. The collection is unpacked into a temporary folder,
 read with sqlite3 in read-only mode, and deleted.
 """
 
@@ -20,6 +20,7 @@ import tempfile
 import zipfile
 import zlib
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,20 +48,40 @@ _CHUNK = 1024 * 1024
 _FIELD_SEPARATOR = "\x1f"
 
 
-def _unpack(archive: zipfile.ZipFile, name: str, target: Path, path: str) -> None:
-    """Copy the collection out of the zip, decompressing zstd, with a size cap."""
+def _copy_out(
+    archive: zipfile.ZipFile,
+    name: str,
+    target: Path,
+    *,
+    compressed: bool,
+    room: int,
+    too_big: tuple[str, str],
+) -> int:
+    """Copy the zip member ``name`` to ``target``, zstd-decompressed if ``compressed``; the
+    bytes written. ``ConvertError`` (``too_big``: the package's path and why) once more than
+    ``room`` bytes would be."""
     written = 0
     with archive.open(name) as member, target.open("wb") as out:
-        source = member
-        if name.endswith("21b"):
-            source = zstandard.ZstdDecompressor().stream_reader(member)
+        source: Any = zstandard.ZstdDecompressor().stream_reader(member) if compressed else member
         while chunk := source.read(_CHUNK):
             written += len(chunk)
-            if written > MAX_COLLECTION_BYTES:
-                raise ConvertError(
-                    path, 1, f"the collection inside is over {MAX_COLLECTION_BYTES >> 30} GiB"
-                )
+            if written > room:
+                raise ConvertError(too_big[0], 1, too_big[1])
             out.write(chunk)
+    return written
+
+
+def _unpack(archive: zipfile.ZipFile, name: str, target: Path, path: str) -> None:
+    """Copy the collection out of the zip, decompressing zstd, with a size cap."""
+    too_big = f"the collection inside is over {MAX_COLLECTION_BYTES >> 30} GiB"
+    _copy_out(
+        archive,
+        name,
+        target,
+        compressed=name.endswith("21b"),
+        room=MAX_COLLECTION_BYTES,
+        too_big=(path, too_big),
+    )
 
 
 def read_anki_package(file: Path, title: str) -> ForeignDeck:
@@ -79,7 +100,7 @@ def read_anki_package(file: Path, title: str) -> ForeignDeck:
                         "not an Anki package: the zip holds no collection.anki2 or "
                         "collection.anki21b",
                     )
-                media = sum(1 for n in names if n.isdigit())
+                media = _media_members(archive, names)
                 collection = folder / "collection.sqlite"
                 _unpack(archive, name, collection, path)
         except zipfile.BadZipFile as exc:
@@ -95,7 +116,77 @@ def _reason(exc: BaseException) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__
 
 
-def _read_collection(collection: Path, path: str, title: str, media: int) -> ForeignDeck:
+# --- media ----------------------------------------------------------------------------------
+
+# What a media file's name may be to be copied: one plain file name (no folder, no dot file).
+_MEDIA_NAME_RE = re.compile(r"[^/\\\x00-\x1f\x7f]{1,200}")
+_ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+# The media files copied out of one package, in all: a zip bomb must not fill the disk.
+MAX_MEDIA_BYTES = 1024 * 1024 * 1024
+_MAX_MEDIA_LIST_BYTES = 64 * 1024 * 1024  # the list of names: far above 100,000 files
+
+
+def _media_members(archive: zipfile.ZipFile, names: set[str]) -> dict[str, str]:
+    """Media file name -> its zip member. The ``media`` member maps them: JSON in legacy
+    packages (``{"0": "chart.png"}``), a zstd-compressed protobuf list in current ones (entry
+    N is member N, unless the entry names another). A name that is no plain file name is left
+    out: it could point outside the folder it is copied to."""
+    if "media" not in names or archive.getinfo("media").file_size > _MAX_MEDIA_LIST_BYTES:
+        return {}
+    raw = archive.read("media")
+    found: dict[str, str] = {}
+    if raw.startswith(_ZSTD_MAGIC):
+        reader = zstandard.ZstdDecompressor().stream_reader(raw)
+        listing = reader.read(_MAX_MEDIA_LIST_BYTES)
+        for index, (number, entry) in enumerate(_proto_items(listing)):
+            if number != 1 or not isinstance(entry, bytes):
+                continue
+            fields = dict(_proto_items(entry))
+            name, member = fields.get(1), fields.get(255, index)
+            if isinstance(name, bytes) and isinstance(member, int):
+                found[name.decode("utf-8", "replace")] = str(member)
+    else:
+        try:
+            mapping = json.loads(raw)
+        except (ValueError, RecursionError):
+            mapping = {}
+        if isinstance(mapping, dict):
+            found = {str(name): str(member) for member, name in mapping.items()}
+    return {
+        name: member
+        for name, member in found.items()
+        if member in names and _MEDIA_NAME_RE.fullmatch(name) and not name.startswith(".")
+    }
+
+
+def copy_media(file: Path, wanted: Collection[str], folder: Path) -> int:
+    """Copy the media files ``wanted`` (by name) out of the package ``file`` into ``folder``
+    (made by the caller), decompressed; how many were copied. ``ConvertError`` on a damaged
+    package or more than ``MAX_MEDIA_BYTES`` in all."""
+    path = str(file)
+    written = copied = 0
+    try:
+        with zipfile.ZipFile(file) as archive:
+            members = _media_members(archive, set(archive.namelist()))
+            for name in sorted(set(wanted) & set(members)):
+                with archive.open(members[name]) as member:
+                    compressed = member.read(len(_ZSTD_MAGIC)) == _ZSTD_MAGIC
+                # Current packages compress each file; legacy ones do not.
+                written += _copy_out(
+                    archive,
+                    members[name],
+                    folder / name,
+                    compressed=compressed,
+                    room=MAX_MEDIA_BYTES - written,
+                    too_big=(path, f"its media files are over {MAX_MEDIA_BYTES >> 30} GiB"),
+                )
+                copied += 1
+    except (zipfile.BadZipFile, EOFError, zlib.error, zstandard.ZstdError, ValueError) as exc:
+        raise ConvertError(path, 1, f"damaged Anki package: {_reason(exc)}") from None
+    return copied
+
+
+def _read_collection(collection: Path, path: str, title: str, media: dict[str, str]) -> ForeignDeck:
     try:
         connection = sqlite3.connect(f"file:{collection}?mode=ro", uri=True)
     except sqlite3.Error as exc:
@@ -129,7 +220,9 @@ _STEPS_PER_CALL = 10_000
 _STEP_BUDGET = 200_000
 
 
-def _read_tables(connection: sqlite3.Connection, path: str, title: str, media: int) -> ForeignDeck:
+def _read_tables(
+    connection: sqlite3.Connection, path: str, title: str, media: dict[str, str]
+) -> ForeignDeck:
     for table in ("notes", "cards", "col"):
         kind = _object_type(connection, table)
         if kind != "table":
@@ -174,7 +267,7 @@ def _read_tables(connection: sqlite3.Connection, path: str, title: str, media: i
     return ForeignDeck(
         notes=tuple(notes),
         title=deck_title,
-        media_skipped=media,
+        media=tuple(media),
         created=created,
         modified=modified,
     )
@@ -305,8 +398,18 @@ def _note_types(connection: sqlite3.Connection) -> dict[int, _NoteType]:
 
 def _proto_fields(data: object) -> dict[int, object]:
     """The top-level fields of a protobuf message: number -> int (varint) or bytes (length-
-    delimited); enough to read a template's question and a note type's kind from schema 18."""
+    delimited), the first of each; enough to read a template's question and a note type's
+    kind from schema 18."""
     found: dict[int, object] = {}
+    for number, value in _proto_items(data):
+        found.setdefault(number, value)
+    return found
+
+
+def _proto_items(data: object) -> list[tuple[int, object]]:
+    """Every top-level field of a protobuf message in order, repeated ones each time:
+    (number, int for a varint or bytes for a length-delimited field)."""
+    found: list[tuple[int, object]] = []
     if not isinstance(data, bytes):
         return found
     position = 0
@@ -328,10 +431,10 @@ def _proto_fields(data: object) -> dict[int, object]:
             key = varint()
             number, wire = key >> 3, key & 7
             if wire == 0:
-                found.setdefault(number, varint())
+                found.append((number, varint()))
             elif wire == 2:
                 size = varint()
-                found.setdefault(number, data[position : position + size])
+                found.append((number, data[position : position + size]))
                 position += size
             elif wire in (1, 5):
                 position += 8 if wire == 1 else 4

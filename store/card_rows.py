@@ -59,6 +59,7 @@ def card_view(
             leech=bool(row["leech"]),
             choice_seed=choice_seed,
             priority=row["status"] == "priority",
+            pack_path=row["pack_path"] or "",
         ),
     )
 

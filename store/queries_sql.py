@@ -64,7 +64,7 @@ CARD_VIEW_SQL = """
 SELECT cards.id, cards.key, cards.kind, cards.title, cards.prompt, cards.answer,
        cards.key_numbers, cards.tip, cards.choices, cards.explanation, cards.related,
        cards.problem, cards.tags, cards.status, packs.key AS pack_key, packs.title AS pack_title,
-       parent.title AS parent_title, card_states.reviews, card_states.leech, notes.text AS note
+       packs.source_path AS pack_path, parent.title AS parent_title, card_states.reviews, card_states.leech, notes.text AS note
 FROM cards
 JOIN packs ON packs.id = cards.pack_id
 LEFT OUTER JOIN cards AS parent ON parent.id = cards.parent_id

@@ -9,8 +9,10 @@ after a second round of answers.
 
 from __future__ import annotations
 
+import io
 import json
 import sqlite3
+import sys
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -29,6 +31,11 @@ from kvdrill.engine.interop.card_ids import card_id_for_guid, card_key_for  # no
 from kvdrill.store.db import open_database  # noqa: E402
 
 Collection = anki_collection.Collection
+# A 1x1 PNG: a real image, so the browser shows it.
+TINY_PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489"
+    "0000000d49444154789c63f8cfc0f01f00050001ff89993d1d0000000049454e44ae426082"
+)
 DECK = "Inference"
 ANKI_ROLLOVER_HOURS = 4  # Anki's default "next day starts at"
 
@@ -123,8 +130,16 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> Exported:
         gap1, gap2, gap3 = add(
             "Cloze", Text="{{c1::Llama 3.1 8B}} has {{c2::32}} layers and {{c3::8}} KV heads."
         )
-        col.media.write_data("chart.png", b"\x89PNG not really an image")
-        (chart,) = add("Basic", Front='The roofline <img src="chart.png">', Back="compute bound")
+        col.media.write_data("chart.png", TINY_PNG)
+        col.media.write_data("plot.png", TINY_PNG[::-1])
+        (chart,) = add(
+            "Basic",
+            Front='The roofline <img src="chart.png">',
+            Back='compute bound <img alt="roofline plot" src="plot.png">',
+        )
+        chart_note = col.get_card(chart).note()
+        chart_note.add_tag("roofline")
+        col.update_note(chart_note)
         add("Basic", Front="Never studied", Back="still new")
         easy, good, again = CardAnswer.EASY, CardAnswer.GOOD, CardAnswer.AGAIN
         for card_id, ratings in (
@@ -265,9 +280,6 @@ def test_answers_given_in_kvdrill_are_never_replaced_silently(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import io
-    import sys
-
     pack = tmp_path / "inference.md"
     _convert_and_import(exported.first, pack, db_url, capsys)
     # Weeks later every imported review card is due: answer one in kvdrill.
@@ -530,3 +542,71 @@ def test_an_fsrs_profile_exports_its_memory_state_and_buried_cards_to_anki(
         ]
     finally:
         col.close()
+
+
+# --- images -------------------------------------------------------------------------------------
+
+
+def test_a_packages_images_come_along_and_every_mode_shows_them(
+    exported: Exported,
+    tmp_path: Path,
+    db_url: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from kvdrill.app.services.pack_files import parse_pack
+
+    pack = tmp_path / "inference.md"
+    out = _convert_and_import(exported.first, pack, db_url, capsys)
+    media = tmp_path / "inference.media"
+    assert f"9 cards (2 images copied to {media})" in out
+    assert (media / "chart.png").read_bytes() == TINY_PNG
+    assert (media / "plot.png").read_bytes() == TINY_PNG[::-1]
+    (card,) = [card for card in parse_pack(pack).cards if "roofline" in card.tags]
+    # An image without alt text still gets a reference; one with alt text keeps it.
+    assert card.prompt == "The roofline ![](inference.media/chart.png)"
+    assert card.answer == "compute bound ![roofline plot](inference.media/plot.png)"
+
+    # Plain mode prints a placeholder line with each file's path (wide: a path is long).
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\ngood\n"))
+    assert main(["--db", db_url, "drill", "--plain", "--cram", "--tag", "roofline"]) == 0
+    out = capsys.readouterr().out
+    assert f"The roofline\n\n[image: {media / 'chart.png'}]" in out
+    assert f"[image: roofline plot: {media / 'plot.png'}]" in out
+
+
+async def test_the_drill_screen_shows_an_image_as_a_line_with_its_path_and_opens_it(
+    exported: Exported,
+    tmp_path: Path,
+    db_url: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tui_helpers import make_app, settle, text_of
+
+    from kvdrill.app.services.media import linked_image, media_link
+
+    pack = tmp_path / "inference.md"
+    _convert_and_import(exported.first, pack, db_url, capsys)
+    chart = tmp_path / "inference.media" / "chart.png"
+    opened: list[str] = []
+    app = make_app(db_url, cram=True, tag="roofline")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        prompt = text_of(app, "#drill-prompt")
+        assert prompt.startswith("The roofline")
+        assert f"[image: {chart}]" in prompt.replace("\\", "")
+        assert f"]({media_link(chart)})" in prompt
+        # The placeholder is a link to the image; clicking it opens that file, nothing else.
+        # The desktop's viewer is the one thing not started: webbrowser records what it gets.
+        monkeypatch.setattr("webbrowser.open", lambda url, *args, **kwargs: opened.append(url))
+        app.open_url(media_link(chart))
+        app.open_url(media_link(tmp_path / "inference.md"))  # not an image in the folder
+        app.open_url(media_link(chart.parent / ".." / "inference.media" / "chart.png"))
+        await pilot.press("space")
+        await settle(pilot)
+        reveal = text_of(app, "#drill-reveal").replace("\\", "")
+        assert f"[image: roofline plot: {chart.with_name('plot.png')}]" in reveal
+    assert opened == [chart.resolve().as_uri()]
+    assert linked_image(media_link(chart)) is not None

@@ -269,7 +269,7 @@ def view_row(kind: str, **extra: Any) -> dict[str, Any]:
         "answer": "2 x layers", "key_numbers": '[{"text": "2 bytes", "claim": null}]',
         "tip": "", "choices": "[]", "explanation": "", "related": '[{"prompt": "Why 2?"}]',
         "problem": None, "tags": '["kv", "memory"]', "status": "priority", "pack_key": "p",
-        "pack_title": "Pack", "parent_title": None, "reviews": 3, "leech": 1, "note": None,
+        "pack_title": "Pack", "pack_path": "p.md", "parent_title": None, "reviews": 3, "leech": 1, "note": None,
     } | extra  # fmt: skip
 
 

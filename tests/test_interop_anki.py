@@ -190,7 +190,9 @@ def test_a_package_made_by_anki_converts_to_a_pack(
     package = _export_package(anki_col, tmp_path / "deck.apkg", legacy=legacy)
     output = tmp_path / "deck.md"
     out = _convert(package, output, capsys)
-    assert "3 cards" in out and "1 media file not carried over" in out
+    assert f"3 cards (1 image copied to {tmp_path / 'deck.media'})" in out
+    # The image comes along beside the pack, byte for byte, and the card references it.
+    assert (tmp_path / "deck.media" / "chart.png").read_bytes() == b"\x89PNG not really an image"
 
     pack = parse_pack(output)
     assert pack.meta.title == "Inference::KV"
@@ -204,6 +206,7 @@ def test_a_package_made_by_anki_converts_to_a_pack(
     assert cloze.prompt == "Llama 3.1 8B needs \\[...\\] per token."
     assert cloze.answer.startswith("Llama 3.1 8B needs **128 KiB** per token.")
     assert "In BF16." in cloze.answer
+    assert cards[card_id_for_guid(notes[1].guid)].answer == "1 ![](deck.media/chart.png)"
 
 
 def test_legacy_current_and_text_exports_of_one_deck_give_the_same_ids(

@@ -43,6 +43,8 @@ def run(args: argparse.Namespace) -> int:
         force=args.force,
     )
     notes = []
+    if result.media_folder is not None:
+        notes.append(f"{plural(result.images, 'image')} copied to {result.media_folder}")
     if result.skipped:
         notes.append(f"{plural(result.skipped, 'note')} with an empty front or back left out")
     if result.media_skipped:

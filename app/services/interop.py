@@ -12,7 +12,9 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import shutil
+import tempfile
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -38,6 +40,8 @@ class ConvertResult:
     skipped: int
     media_skipped: int
     history: Path | None = None  # the Anki history written beside the pack
+    images: int = 0  # image files copied into ``media_folder`` beside the pack
+    media_folder: Path | None = None
     reviews: int = 0  # answers in it
     scheduled: int = 0  # cards with Anki's schedule in it
     left_new: int = 0  # cards new or learning in Anki, starting new
@@ -91,6 +95,7 @@ def convert(
     from kvdrill.engine.interop.anki_history import anki_history, history_path, history_text
     from kvdrill.engine.interop.pack_text import NothingToConvert, build_pack_text
     from kvdrill.engine.packs.headings import id_problem, slugify
+    from kvdrill.engine.packs.media import media_folder_name
     from kvdrill.engine.packs.parser import parse_pack_text
 
     pack_id = pack_id if pack_id is not None else slugify(output.stem)
@@ -106,9 +111,14 @@ def convert(
             "(a newer export of the same deck keeps the card ids, so importing it keeps "
             "your history), or write the pack elsewhere"
         )
+    media_folder = output.with_name(media_folder_name(output))
+    if media_folder.exists() and not media_folder.is_dir():
+        raise UserError(f"{media_folder} is a file; the pack's images go in a folder of that name")
     deck = read_foreign_deck(source)
     try:
-        converted = build_pack_text(deck, pack_id, source_name=source.name, title=title)
+        converted = build_pack_text(
+            deck, pack_id, source_name=source.name, title=title, media_folder=media_folder.name
+        )
     except NothingToConvert as exc:
         raise ConvertError(str(source), 1, str(exc)) from None
     try:
@@ -127,14 +137,19 @@ def convert(
         datetime.fromtimestamp,
     )
     history_file = Path(history_path(output))
+    images = _MediaCopy(source, converted.images, media_folder)
     try:
+        images.copy()
         if history is not None:
             write_atomically(history_file, history_text(history).encode("utf-8"))
         else:
             history_file.unlink(missing_ok=True)  # an older conversion's: no longer true
         write_atomically(output, converted.text.encode("utf-8"))
+        images.put_in_place()
     except OSError as exc:
         raise UserError(f"cannot write {output}: {exc.strerror or exc}") from None
+    finally:
+        images.clean_up()
     return ConvertResult(
         output=output,
         pack_id=pack_id,
@@ -143,10 +158,43 @@ def convert(
         skipped=converted.skipped,
         media_skipped=converted.media_skipped,
         history=history_file if history is not None else None,
+        images=len(converted.images),
+        media_folder=media_folder if converted.images else None,
         reviews=history.review_count if history else 0,
         scheduled=len(history.cards) if history else 0,
         left_new=history.left_new if history else 0,
     )
+
+
+class _MediaCopy:
+    """The images a converted pack shows, copied out of the package into a temporary folder
+    first, then put in place of an older conversion's folder once the pack is written (a
+    conversion that shows none removes an older folder: its images are no longer the pack's)."""
+
+    def __init__(self, source: Path, names: frozenset[str], folder: Path) -> None:
+        self.source, self.names, self.folder = source, names, folder
+        self.staged: Path | None = None
+
+    def copy(self) -> None:
+        if not self.names:
+            return
+        from kvdrill.store.anki_package import copy_media
+
+        self.staged = Path(tempfile.mkdtemp(dir=self.folder.parent, prefix=f".{self.folder.name}."))
+        copy_media(self.source, self.names, self.staged)
+
+    def put_in_place(self) -> None:
+        if self.folder.is_dir():
+            old = Path(tempfile.mkdtemp(dir=self.folder.parent, prefix=f".{self.folder.name}."))
+            os.replace(self.folder, old / "old")
+            shutil.rmtree(old, ignore_errors=True)
+        if self.staged is not None:
+            os.replace(self.staged, self.folder)
+            self.staged = None
+
+    def clean_up(self) -> None:
+        if self.staged is not None:
+            shutil.rmtree(self.staged, ignore_errors=True)
 
 
 # --- history in ---------------------------------------------------------------------------------

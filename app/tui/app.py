@@ -68,6 +68,23 @@ class KvdrillApp(App[None]):
         self._theme_write_lock = threading.Lock()
         self.start_done = False
 
+    def open_url(self, url: str, *, new_tab: bool = True) -> None:
+        """A link clicked in card text; an image's placeholder link opens the image (in the
+        browser app, sent to the tab; in a terminal, to the desktop's viewer), only when it is
+        an image in a pack's media folder (app/services/media.py)."""
+        from kvdrill.app.services.media import is_media_link, linked_image
+
+        if not is_media_link(url):
+            super().open_url(url, new_tab=new_tab)
+            return
+        image = linked_image(url)
+        if image is None:
+            self.notify("That image is not in its pack's media folder: not opened.")
+        elif self.is_web:
+            self.deliver_binary(image.path, open_method="browser", mime_type=image.mime_type)
+        else:
+            super().open_url(image.path.as_uri(), new_tab=new_tab)
+
     def on_mount(self) -> None:
         # Only the first screen is built now (fast start); home is built when first needed.
         # The other screens are imported when first shown: their widgets (tables, Rich tables)

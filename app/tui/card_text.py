@@ -7,9 +7,12 @@ literally), so no string built here is ever parsed as Rich/Textual markup.
 from __future__ import annotations
 
 import re
+from pathlib import PurePath
 from typing import TYPE_CHECKING
 
+from kvdrill.app.services.media import media_link
 from kvdrill.engine.errors import printable
+from kvdrill.engine.packs.media import image_text, with_image_lines
 
 if TYPE_CHECKING:
     from kvdrill.engine.packs.card_view import CardView
@@ -44,6 +47,30 @@ def plain_text(markdown: str) -> str | None:
     return "\n\n".join(" ".join(words) for words in paragraphs if words)
 
 
+_MARKDOWN_PUNCTUATION_RE = re.compile(r"([\\`*_\[\]{}()<>#+\-.!|~])")
+
+
+def _image_link(alt: str, file: PurePath | None, target: str) -> str:
+    """An image as its placeholder line, linked so that a click opens it
+    (app/services/media.py); a reference outside the pack's media folder stays text."""
+    text = _MARKDOWN_PUNCTUATION_RE.sub(r"\\\1", image_text(alt, file, target))
+    if file is None:
+        return f"\n\n{text}\n\n"
+    return f"\n\n🖼 [{text}]({media_link(file)})\n\n"
+
+
+def with_images(markdown: str, card: CardView) -> str:
+    """A card's Markdown with each image as a placeholder line giving the file's path."""
+    if "![" not in markdown:
+        return markdown
+    return with_image_lines(markdown, card.pack_path, _image_link).strip("\n")
+
+
+def prompt_markdown(card: CardView) -> str:
+    """The prompt as the drill screen shows it."""
+    return shown(with_images(card.prompt, card))
+
+
 def correct_letters(card: CardView) -> set[str]:
     """The letters of the right choices, lower case as the keys that pick them."""
     return {letter.lower() for letter in card.correct_letters}
@@ -73,12 +100,16 @@ def reveal_markdown(card: CardView) -> str:
     """Answer, key numbers, explanation, related questions, tip and the learner's note."""
     parts = [
         f"## {heading}\n\n"
-        + (body if isinstance(body, str) else "\n".join(f"- {_one_line(item)}" for item in body))
+        + (
+            with_images(body, card)
+            if isinstance(body, str)
+            else "\n".join(f"- {_one_line(item)}" for item in body)
+        )
         for heading, body in card.answer_sections()
     ]
     tip = card.tip.strip()
     if tip:
-        parts.append("## Tip\n\n" + tip)
+        parts.append("## Tip\n\n" + with_images(tip, card))
     note = card.note.strip()
     parts.append("## Your note\n\n" + (note if note else "*No note yet: press n to write one.*"))
     return shown("\n\n".join(parts))

@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 from bs4 import BeautifulSoup
 from markdown_it import MarkdownIt
@@ -29,7 +32,13 @@ _LINK_SAFE = ":/?#[]@!$&'*+,;=%~"
 
 
 class _PackMarkdown(MarkdownConverter):
-    """markdownify's converter, made safe for a card section of a pack."""
+    """markdownify's converter, made safe for a card section of a pack. ``images``: media file
+    name -> the path a pack's image reference gives it (``shown`` collects those used)."""
+
+    def __init__(self, images: Mapping[str, str] | None = None, **options: Any) -> None:
+        super().__init__(**options)
+        self.images = images or {}
+        self.shown: set[str] = set()
 
     def convert_hN(self, n: int, el: Any, text: str, parent_tags: set[str]) -> str:  # noqa: N802
         text = " ".join(text.split())
@@ -66,9 +75,15 @@ class _PackMarkdown(MarkdownConverter):
     convert_ins = convert_u
 
     def convert_img(self, el: Any, text: str, parent_tags: set[str]) -> str:
-        # Media files are not carried over; the alt text, if any, is.
+        # A media file of the package becomes an image reference (alt text or none); any other
+        # image (on the web, or missing) keeps a mark and its alt text, never a reference.
         alt = " ".join((el.get("alt") or "").split())
-        return self.escape(f"[image: {alt}]", parent_tags) if alt else ""
+        source = str(el.get("src") or "")
+        name = source if source in self.images else unquote(source)
+        if name in self.images:
+            self.shown.add(name)
+            return f"![{self.escape(alt, parent_tags)}]({quote(self.images[name])})"
+        return self.escape(f"[image: {alt}]" if alt else "[image]", parent_tags)
 
 
 _SUPERSCRIPTS = str.maketrans("0123456789+-=()n", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿ")
@@ -87,8 +102,9 @@ def _raised(text: str, table: dict[int, int], mark: str) -> str:
     return f"{escaped_mark}({shown})"
 
 
-def _converter() -> _PackMarkdown:
+def _converter(images: Mapping[str, str] | None = None) -> _PackMarkdown:
     return _PackMarkdown(
+        images,
         heading_style="ATX",
         bullets="-",
         escape_misc=True,
@@ -103,12 +119,25 @@ def _clean(text: str) -> str:
     return _SOUND_RE.sub("", _CONTROL_RE.sub("", text)).replace("\xa0", " ")
 
 
-def html_to_markdown(field: str) -> str:
-    """An HTML field as pack Markdown (empty when the field shows nothing)."""
+def html_to_markdown(field: str, images: ImageNames | None = None) -> str:
+    """An HTML field as pack Markdown (empty when the field shows nothing). ``images``: the
+    package's media files the field's images may reference, and those it did."""
+    converter = _converter(images.paths if images else None)
     # &nbsp; becomes U+00A0 only once parsed: a plain space, as _clean makes a literal one.
-    markdown = _converter().convert(_clean(field)).replace("\xa0", " ")
+    markdown = converter.convert(_clean(field)).replace("\xa0", " ")
+    if images is not None:
+        images.shown.update(converter.shown)
     lines = [line.rstrip() for line in markdown.replace("\r\n", "\n").split("\n")]
     return _BLANK_LINES_RE.sub("\n\n", "\n".join(lines)).strip("\n")
+
+
+@dataclass
+class ImageNames:
+    """A package's media files as pack image references: file name -> the reference's path
+    (``paths``), and the names the converted fields showed (``shown``)."""
+
+    paths: Mapping[str, str]
+    shown: set[str] = dataclass_field(default_factory=set)
 
 
 def text_to_html(field: str) -> str:

@@ -64,7 +64,7 @@ class ForeignNote:
 class ForeignDeck:
     notes: tuple[ForeignNote, ...]
     title: str  # a title for the pack: the deck's name, or the file's
-    media_skipped: int = 0  # media files in a package, not carried over
+    media: tuple[str, ...] = ()  # the names of the package's media files
     created: int | None = None  # the collection's creation (epoch seconds): day 0 of review dues
     modified: int | None = None  # the collection's last change (epoch seconds)
 

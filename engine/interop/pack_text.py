@@ -18,6 +18,7 @@ from dataclasses import field as dataclass_field
 
 from kvdrill.engine.interop.card_ids import card_id_for_guid, card_key_for
 from kvdrill.engine.interop.markup import (
+    ImageNames,
     escape_markdown,
     html_to_markdown,
     text_to_html,
@@ -27,6 +28,7 @@ from kvdrill.engine.interop.markup import (
 )
 from kvdrill.engine.interop.notes import AnkiCard, ForeignDeck, ForeignField, ForeignNote
 from kvdrill.engine.packs.headings import MAX_ID_CHARS, normalize_tag, slugify, unique_id
+from kvdrill.engine.packs.media import is_image
 from kvdrill.engine.packs.model import MAX_CARDS_PER_PACK
 
 DECK_TAG_PREFIX = "deck::"  # becomes the pack tag ``deck.<deck name>``
@@ -40,7 +42,8 @@ class ConvertedPack:
     text: str
     cards: int
     skipped: int  # notes with an empty front or back, left out
-    media_skipped: int
+    images: frozenset[str]  # the package's media files the cards show: copied beside the pack
+    media_skipped: int  # its other media files (sounds, files no card shows)
     anki_cards: dict[str, AnkiCard] = dataclass_field(
         default_factory=dict
     )  # card id -> its Anki card
@@ -56,8 +59,8 @@ def pack_tag(tag: str) -> str | None:
     return text[:MAX_ID_CHARS].rstrip("._-") or None
 
 
-def _markdown(field: ForeignField, is_html: bool) -> str:
-    return html_to_markdown(field.text) if is_html else text_to_markdown(field.text)
+def _markdown(field: ForeignField, is_html: bool, images: ImageNames) -> str:
+    return html_to_markdown(field.text, images) if is_html else text_to_markdown(field.text)
 
 
 def cloze_numbers(text: str) -> list[int]:
@@ -81,11 +84,11 @@ def _cloze_sides(text: str, number: int) -> tuple[str, str]:
     return _CLOZE_RE.sub(question, text), _CLOZE_RE.sub(answer, text)
 
 
-def _extra(fields: tuple[ForeignField, ...], is_html: bool) -> list[str]:
+def _extra(fields: tuple[ForeignField, ...], is_html: bool, images: ImageNames) -> list[str]:
     """The fields after the back, each as a paragraph, under its name when known."""
     parts = []
     for field in fields:
-        text = _markdown(field, is_html)
+        text = _markdown(field, is_html, images)
         if text:
             name = escape_markdown(title_markdown(field.name or ""))
             parts.append(f"**{name}:**\n\n{text}" if name else text)
@@ -100,7 +103,7 @@ class _Side:
     answer: str
 
 
-def _note_sides(note: ForeignNote) -> list[_Side]:
+def _note_sides(note: ForeignNote, images: ImageNames) -> list[_Side]:
     """The cards of a note: one per Anki card (a reversed note has two, a cloze note one per
     cloze number); a note from a text file has one per cloze number, or one."""
     front = note.fields[0]
@@ -109,18 +112,18 @@ def _note_sides(note: ForeignNote) -> list[_Side]:
     numbers = cloze_numbers(front_html)
     if numbers:
         wanted = [card.ord + 1 for card in note.cards] or numbers
-        extra = _extra(note.fields[1:], note.html)
+        extra = _extra(note.fields[1:], note.html, images)
         sides = []
         for number in wanted:
             if number not in numbers:
                 continue
             prompt_html, answer_html = _cloze_sides(front_html, number)
-            answer = "\n\n".join([html_to_markdown(answer_html), *extra])
+            answer = "\n\n".join([html_to_markdown(answer_html, images), *extra])
             sides.append(
                 _Side(
                     number - 1,
                     visible_text(prompt_html, True),
-                    html_to_markdown(prompt_html),
+                    html_to_markdown(prompt_html, images),
                     answer.strip("\n"),
                 )
             )
@@ -131,9 +134,9 @@ def _note_sides(note: ForeignNote) -> list[_Side]:
     for order in ords:
         card = next((c for c in cards if c.ord == order), None)
         fields = _fields_for(note, card)
-        prompt = _markdown(fields[0], note.html)
-        answer = _markdown(fields[1], note.html) if len(fields) > 1 else ""
-        extra = _extra(fields[2:], note.html) if answer else []
+        prompt = _markdown(fields[0], note.html, images)
+        answer = _markdown(fields[1], note.html, images) if len(fields) > 1 else ""
+        extra = _extra(fields[2:], note.html, images) if answer else []
         answer = "\n\n".join(part for part in (answer, *extra) if part)
         sides.append(_Side(order, visible_text(fields[0].text, note.html), prompt, answer))
     return sides
@@ -156,9 +159,21 @@ def _fields_for(note: ForeignNote, card: AnkiCard | None) -> tuple[ForeignField,
 
 
 def build_pack_text(
-    deck: ForeignDeck, pack_id: str, *, source_name: str, title: str | None = None
+    deck: ForeignDeck,
+    pack_id: str,
+    *,
+    source_name: str,
+    title: str | None = None,
+    media_folder: str = "",
 ) -> ConvertedPack:
-    """The pack's Markdown. ``NothingToConvert`` when no note has both a front and a back."""
+    """The pack's Markdown. ``NothingToConvert`` when no note has both a front and a back.
+    The package's image files are referenced in ``media_folder`` (a folder beside the pack:
+    the caller copies ``ConvertedPack.images`` there)."""
+    images = ImageNames(
+        {name: f"{media_folder}/{name}" for name in deck.media if is_image(name)}
+        if media_folder
+        else {}
+    )
     blocks: list[str] = []
     taken: set[str] = set()
     anki_cards: dict[str, AnkiCard] = {}
@@ -170,7 +185,7 @@ def build_pack_text(
         deck_tags = (DECK_TAG_PREFIX + note.deck,) if several_decks and note.deck else ()
         tags = sorted({tag for tag in map(pack_tag, note.tags + deck_tags) if tag})
         tag_text = "".join(f" #{tag}" for tag in tags)
-        sides = _note_sides(note)
+        sides = _note_sides(note, images)
         if not any(side.prompt and side.answer for side in sides):
             skipped += 1
             continue
@@ -214,6 +229,7 @@ def build_pack_text(
         text=front_matter + "\n".join(blocks),
         cards=len(blocks),
         skipped=skipped,
-        media_skipped=deck.media_skipped,
+        images=frozenset(images.shown),
+        media_skipped=len(deck.media) - len(images.shown),
         anki_cards=anki_cards,
     )

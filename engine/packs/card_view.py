@@ -54,6 +54,7 @@ class CardView:
     # Multiple choice: the seed the choices were shuffled with (logged with the answer).
     choice_seed: int | None = None
     priority: bool = False  # the pack marks it [priority]: learn it early
+    pack_path: str = ""  # the pack's file as imported: its images are beside it (packs/media.py)
 
     @property
     def correct_letters(self) -> str:

@@ -50,8 +50,8 @@ from kvdrill.app.services.drill_steps import (
 from kvdrill.app.tui.card_text import (
     choice_markdown,
     correct_letters,
+    prompt_markdown,
     reveal_markdown,
-    shown,
     verdict_markdown,
 )
 from kvdrill.app.tui.messages import (
@@ -380,7 +380,7 @@ class DrillScreen(KvdrillScreen[None]):
         context.update(
             Content(printable(_("Follow-up to: {title}").format(title=card.parent_title)))
         )
-        await self.query_one("#drill-prompt", CardMarkdown).update(shown(card.prompt))
+        await self.query_one("#drill-prompt", CardMarkdown).update(prompt_markdown(card))
         choices = self.query_one("#drill-choices", CardMarkdown)
         choices.display = kind == "choice"
         if kind == "choice":
