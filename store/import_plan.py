@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from kvdrill.i18n import _
+
 
 @dataclass
 class PackPlan:
@@ -58,10 +60,10 @@ class PackPlan:
         """What a takeover keeps, in one line; None when this pack takes none over."""
         if self.took_over_from is None:
             return None
-        return (
-            f"{self.pack_key}: the same Anki deck as {self.took_over_from}, converted again: "
-            f"{self.path} takes over its cards by their ids, with their history"
-        )
+        return _(
+            "{pack}: the same Anki deck as {old}, converted again: {new} takes over its "
+            "cards by their ids, with their history"
+        ).format(pack=self.pack_key, old=self.took_over_from, new=self.path)
 
 
 @dataclass

@@ -34,6 +34,7 @@ def run(args: argparse.Namespace) -> int:
     from kvdrill.app.services.interop import convert
     from kvdrill.engine.errors import printable
     from kvdrill.engine.wording import plural
+    from kvdrill.i18n import ngettext
 
     result = convert(
         Path(args.file),
@@ -44,7 +45,10 @@ def run(args: argparse.Namespace) -> int:
     )
     notes = []
     if result.media_folder is not None:
-        notes.append(f"{plural(result.images, 'image')} copied to {result.media_folder}")
+        copied = ngettext(
+            "{count} image copied to {folder}", "{count} images copied to {folder}", result.images
+        )
+        notes.append(copied.format(count=result.images, folder=result.media_folder))
     if result.skipped:
         notes.append(f"{plural(result.skipped, 'note')} with an empty front or back left out")
     if result.media_skipped:

@@ -79,7 +79,7 @@ class KvdrillApp(App[None]):
             return
         image = linked_image(url)
         if image is None:
-            self.notify("That image is not in its pack's media folder: not opened.")
+            self.notify(_("That image is not in its pack's media folder: not opened."))
         elif self.is_web:
             self.deliver_binary(image.path, open_method="browser", mime_type=image.mime_type)
         else:

@@ -14,6 +14,8 @@ from collections.abc import Callable
 from pathlib import PurePath, PurePosixPath
 from urllib.parse import unquote
 
+from kvdrill.i18n import _
+
 MEDIA_SUFFIX = ".media"
 # The images a card may show, by suffix, with the type the browser app sends each as: those a
 # browser shows inline. SVG is left out: it can hold scripts, and the browser app opens an
@@ -72,7 +74,15 @@ def with_image_lines(
 
 def image_text(alt: str, file: PurePath | None, target: str) -> str:
     """The placeholder a terminal shows for an image: ``[image: alt: path]``."""
-    label = f"image: {alt}" if alt else "image"
     if file is None:
-        return f"[{label} (not shown: {unquote(target)} is not in the pack's media folder)]"
-    return f"[{label}: {file}]"
+        where = unquote(target)
+        if alt:
+            return _(
+                "[image: {alt} (not shown: {target} is not in the pack's media folder)]"
+            ).format(alt=alt, target=where)
+        return _("[image (not shown: {target} is not in the pack's media folder)]").format(
+            target=where
+        )
+    if alt:
+        return _("[image: {alt}: {path}]").format(alt=alt, path=file)
+    return _("[image: {path}]").format(path=file)
