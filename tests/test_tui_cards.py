@@ -267,3 +267,28 @@ async def test_an_edit_with_an_error_says_file_and_line_and_changes_nothing(
         await pilot.press("escape")
         await settle(pilot)
         assert len(rows(app)) == 7
+
+
+async def test_the_drill_flags_the_card_shown_and_edits_its_pack_file(
+    packs_db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("VISUAL", editor_script(tmp_path, "Alpha prompt:", "Alpha question:"))
+    app = make_app(packs_db, start="drill", pack="sm2-fixture")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert app.screen.card.key == "alpha"
+        await pilot.press("x")
+        await settle(pilot)
+        await pick(pilot, "blue")
+        _, flagged = app.backend.list_cards(state="flagged")
+        assert [(card.reference, card.flag) for card in flagged] == [("sm2-fixture/alpha", "blue")]
+        assert isinstance(app.screen, DrillScreen) and app.screen.card.key == "alpha"
+        await pilot.press("question_mark")
+        await settle(pilot)
+        assert "x · ctrl+e" in text_of(app, "#help-text")
+        await pilot.press("escape", "ctrl+e")
+        await settle(pilot)
+        await settle(pilot)
+        _, found = app.backend.list_cards(search="alpha question")
+        assert [card.reference for card in found] == ["sm2-fixture/alpha"]
+        assert (tmp_path / "line").read_text() == "+9"  # the card's heading

@@ -29,6 +29,7 @@ from kvdrill.app.services.answer_timer import AnswerTimer
 from kvdrill.app.services.drill_steps import (
     AnswerChoice,
     AnswerProblem,
+    CardAction,
     ChoiceDone,
     Done,
     FocusAnswer,
@@ -95,6 +96,8 @@ class Action(StrEnum):
     UNDO = "undo"
     SUSPEND = "suspend"
     BURY = "bury"
+    FLAG = "flag"
+    EDIT = "edit_card"
     LEAVE = "leave"
 
 
@@ -146,6 +149,8 @@ RULES: dict[Action, Rule] = {
     Action.UNDO: Rule(CARDS),
     Action.SUSPEND: Rule(frozenset({Phase.PROMPT, Phase.REVEALED})),
     Action.BURY: Rule(frozenset({Phase.PROMPT, Phase.REVEALED})),
+    Action.FLAG: Rule(CARDS),
+    Action.EDIT: Rule(CARDS),
     Action.LEAVE: Rule(frozenset(Phase), needs_session=False),
 }
 
@@ -180,6 +185,8 @@ TUI_KEYS = [
     TuiKey("u", Action.UNDO, N_("Undo")),
     TuiKey("s", Action.SUSPEND, N_("Suspend"), show=False),
     TuiKey("ctrl+b", Action.BURY, N_("Bury"), show=False),
+    TuiKey("x", Action.FLAG, N_("Flag"), show=False),
+    TuiKey("ctrl+e", Action.EDIT, N_("Edit"), show=False),
 ]
 
 HELP = [
@@ -191,6 +198,7 @@ HELP = [
     ("ctrl+g", N_("give up on a problem: see the worked solution")),
     ("p · n · u", N_("pause the countdown · write a note · undo the last answer")),
     ("s · b", N_("suspend the card · bury it until tomorrow (ctrl+b on choices)")),
+    ("x · ctrl+e", N_("flag the card · edit its pack file in $EDITOR, then import it")),
     ("↓ ↑ j k PgDn", N_("scroll the card")),
     ("Escape", N_("leave the answer box, so s b n p work")),
     ("q", N_("home: every answer given is already saved")),
@@ -392,6 +400,14 @@ class DrillFlow:
     def _on_bury(self, arg: Arg) -> Step:
         assert self.card is not None
         return SetAside(bury=True, title=self.card.title)
+
+    def _on_flag(self, arg: Arg) -> Step:
+        assert self.card is not None
+        return CardAction("flag", f"{self.card.pack_key}/{self.card.key}")
+
+    def _on_edit_card(self, arg: Arg) -> Step:
+        assert self.card is not None
+        return CardAction("edit", f"{self.card.pack_key}/{self.card.key}")
 
     def _on_leave(self, arg: Arg) -> Step:
         return Leave()

@@ -230,6 +230,14 @@ class Leave(NamedTuple):
     """The learner asked to go (Escape in the answer box only leaves the box)."""
 
 
+class CardAction(NamedTuple):
+    """A card action the screen carries out itself, beside the session: ``flag`` (ask for a
+    colour) or ``edit`` (open the card's pack file), on the card ``reference`` (pack/card)."""
+
+    action: str
+    reference: str
+
+
 Step = (
     Call
     | ShowCard
@@ -244,4 +252,5 @@ Step = (
     | ShowNote
     | ShowSummary
     | Leave
+    | CardAction
 )

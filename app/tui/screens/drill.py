@@ -33,6 +33,7 @@ from kvdrill.app.services.drill_flow import (
 )
 from kvdrill.app.services.drill_steps import (
     Call,
+    CardAction,
     FocusAnswer,
     Leave,
     Notice,
@@ -63,7 +64,7 @@ from kvdrill.app.tui.messages import (
     SessionOpened,
     failures_reported,
 )
-from kvdrill.app.tui.screens.base import KvdrillScreen
+from kvdrill.app.tui.screens.card_actions import CardActionsScreen
 from kvdrill.app.tui.widgets.card_markdown import CardMarkdown
 from kvdrill.app.tui.widgets.countdown import Countdown
 from kvdrill.engine.errors import printable
@@ -81,7 +82,7 @@ def _frozen_clock() -> float:
     return 0.0
 
 
-class DrillScreen(KvdrillScreen[None]):
+class DrillScreen(CardActionsScreen):
     """Today's cards: prompt, countdown, reveal and grade; typed answers; multiple choice."""
 
     KEYS = HELP
@@ -260,6 +261,11 @@ class DrillScreen(KvdrillScreen[None]):
             self.notify(_("Note saved."), timeout=2)
         elif isinstance(step, Leave):
             self.leave()
+        elif isinstance(step, CardAction):
+            if step.action == "flag":
+                self.pick_flag(step.reference)
+            else:
+                self.edit_card(step.reference)
 
     @work(thread=True, group="session", exit_on_error=False)
     def call_session(self, call: Call) -> None:
