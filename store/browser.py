@@ -55,7 +55,10 @@ def browsed_cards(
 ) -> list[BrowsedCard]:
     """Every live card (of ``pack``, with ``tag``, drawing on ``lesson``, of ``kind``, whose
     title, prompt, answer or the profile's note holds ``search``, any case) in pack order."""
-    statement = _joined(select(*_columns()).select_from(Card), profile_id).where(~Card.retired)
+    statement = _joined(select(*_columns()).select_from(Card), profile_id).where(
+        ~Card.retired,
+        Pack.edition_of.is_(None),  # an edition's cards are its original's
+    )
     if pack is not None:
         statement = statement.where(Pack.key == pack)
     if tag is not None:

@@ -6,19 +6,26 @@ from collections.abc import Sequence
 from datetime import date
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 from sqlalchemy.exc import NoResultFound
 from sqlalchemy.orm import Session
 
+from kvdrill.engine.study.settings import COURSE_LANGUAGE
 from kvdrill.store.db import Database
-from kvdrill.store.models import Card, CardState, Pack
-from kvdrill.store.queries_sql import CARD_VIEW_SQL
+from kvdrill.store.models import Card, CardState
+from kvdrill.store.queries_sql import (
+    CARD_VIEW_SQL,
+    card_view_params,
+    problem_templates_statement,
+    stored_json,
+)
 
 
-def card_view_row(database: Database, card_id: int, profile_id: int) -> dict[str, Any]:
-    """The ``CARD_VIEW_SQL`` row of one card for a profile (store/card_rows.py reads it): one
-    plain read, no ORM session, as this sits between an answer and the next card."""
-    params = {"card_id": card_id, "profile_id": profile_id}
+def card_view_row(database: Database, card_id: int, profile_id: int, lang: str) -> dict[str, Any]:
+    """The ``CARD_VIEW_SQL`` row of one card for a profile, its text in ``lang`` where an
+    edition has it (store/card_rows.py reads it): one plain read, no ORM session, as this sits
+    between an answer and the next card."""
+    params = card_view_params(card_id, profile_id, lang)
     row = database.read(lambda sql: sql.first_named(CARD_VIEW_SQL, params))
     if row is None:
         raise NoResultFound(f"no card {card_id}")
@@ -53,19 +60,16 @@ def due_by(
 
 
 def problem_templates(
-    session: Session, lang: str | None = None
+    session: Session, lang: str = COURSE_LANGUAGE, offered_only: bool = True
 ) -> list[tuple[str, str, str, dict[str, Any]]]:
-    """Every live problem card (of packs in ``lang``, if given) as (pack key, card key, title,
-    template), in pack order."""
-    statement = (
-        select(Pack.key, Card.key, Card.title, Card.problem)
-        .join(Pack, Pack.id == Card.pack_id)
-        .where(Card.kind == "problem", ~Card.retired)
-        .order_by(Pack.key, Card.position, Card.id)
-    )
-    if lang is not None:
-        statement = statement.where((Pack.lang == lang) | Pack.lang.like(f"{lang}-%"))
-    return [
-        (pack, key, title, problem or {})
-        for pack, key, title, problem in session.execute(statement)
-    ]
+    """Every live problem card (of the packs offered in ``lang`` unless not ``offered_only``)
+    as (pack key, card key, title, template), its text in ``lang`` where an edition has it, in
+    pack order."""
+    statement, params = problem_templates_statement(lang, offered_only)
+    seen: set[tuple[str, str]] = set()
+    templates = []
+    for pack, key, title, problem in session.connection().execute(text(statement), params):
+        if (pack, key) not in seen:  # two editions in one language: the first one's text
+            seen.add((pack, key))
+            templates.append((pack, key, title, stored_json(problem) or {}))
+    return templates

@@ -23,7 +23,12 @@ from kvdrill.store.profiles import get_profile, profile_settings
 def _live_packs(session: Session, pack_keys: list[str]) -> list[Pack]:
     packs = session.scalars(select(Pack).order_by(Pack.key)).all()
     if not pack_keys:
-        return [pack for pack in packs if any(not card.retired for card in pack.cards)]
+        # An edition's cards are its original's: exported once, with the original.
+        return [
+            pack
+            for pack in packs
+            if pack.edition_of is None and any(not card.retired for card in pack.cards)
+        ]
     by_key = {pack.key: pack for pack in packs}
     unknown = [key for key in pack_keys if key not in by_key]
     if unknown:

@@ -23,6 +23,7 @@ from kvdrill.store.queries_sql import (
     CARD_VIEW_SQL,
     PROFILE_SQL,
     TODAY_LOG_SQL,
+    card_view_params,
     options_language,
     queue_cards_from_rows,
     queue_cards_statement,
@@ -71,9 +72,8 @@ def read_first_card(
         counts, missed = read_today_log(
             today_log_answers(log), profile["new_per_day"], profile["reviews_per_day"]
         )
-        statement, params = queue_cards_statement(
-            profile["id"], lang=options_language(profile["options"])
-        )
+        language = options_language(profile["options"])
+        statement, params = queue_cards_statement(profile["id"], lang=language)
         cards = queue_cards_from_rows(connection.execute(statement, params), missed)
         if missing_parents(cards):
             raise NeedsSession("a follow-up whose parent is retired")
@@ -81,7 +81,7 @@ def read_first_card(
         view = None
         if queue.current is not None:
             row = connection.execute(
-                CARD_VIEW_SQL, {"card_id": queue.current, "profile_id": profile["id"]}
+                CARD_VIEW_SQL, card_view_params(queue.current, profile["id"], language)
             ).fetchone()
             if row["kind"] == "problem":
                 raise NeedsSession("a problem card")

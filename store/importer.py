@@ -183,6 +183,7 @@ _PACK_COLUMNS = (
     "content_hash",
     "bundled",
     "imported_at",
+    "edition_of",
 )
 _INSERT_PACK_SQL = (
     f"INSERT INTO packs (key, {', '.join(_PACK_COLUMNS)}) "
@@ -245,6 +246,7 @@ def _apply_pack(db: Sql, pack: ParsedPack, *, bundled: bool, now: datetime) -> P
             "content_hash": stored_file_hash(pack.content_hash),
             "bundled": bundled,
             "imported_at": db.time(now),
+            "edition_of": meta.edition_of,
         },
     )
     if pack_id is None:
@@ -314,13 +316,21 @@ def _apply_pack(db: Sql, pack: ParsedPack, *, bundled: bool, now: datetime) -> P
             parents.append({"id": card_id, "parent_id": wanted})
     db.many(_PARENT_SQL, parents)
 
+    # An edition's cards have no topics: the stats count its original's cards.
+    edition = meta.edition_of is not None
     kept = [key for key in values_by_key if key in existing]
     sync_topics(
-        db, pack_id, {ids[key][0]: card_topics(meta.pack, values_by_key[key]) for key in kept}
+        db,
+        pack_id,
+        {
+            ids[key][0]: set() if edition else card_topics(meta.pack, values_by_key[key])
+            for key in kept
+        },
     )
-    add_new_topics(
-        db, meta.pack, [(ids[key][0], values_by_key[key]) for key in plan.added], encoded
-    )
+    if not edition:
+        add_new_topics(
+            db, meta.pack, [(ids[key][0], values_by_key[key]) for key in plan.added], encoded
+        )
     return plan
 
 

@@ -15,7 +15,7 @@ from urllib.parse import unquote
 from kvdrill.engine.errors import UserError
 
 # The newest migration in store/migrations/versions. tests/test_db.py fails if it falls behind.
-HEAD_REVISION = "0012"
+HEAD_REVISION = "0013"
 
 # The parts of a database URL that say where a SQLite file is, read as SQLAlchemy's make_url reads
 # them: ``dialect[+driver]://[user[:password]@][host][:port][/database][?query]``.

@@ -86,6 +86,9 @@ class Pack(Base):
     content_hash: Mapped[str] = mapped_column(String(64), default="")
     bundled: Mapped[bool] = mapped_column(Boolean, default=False)
     imported_at: Mapped[datetime] = mapped_column(DateTime)
+    # An edition (front matter ``edition_of``): the key of the pack it translates. Its cards
+    # lend their text to the original's cards, which hold every schedule and review.
+    edition_of: Mapped[str | None] = mapped_column(String(128), nullable=True)
 
     cards: Mapped[list[Card]] = relationship(back_populates="pack")
 

@@ -15,8 +15,8 @@ from kvdrill.store.models import Card, CardState, Pack, ReviewLog
 def pack_counts(
     session: Session, profile_id: int, today: date, lang: str | None = None
 ) -> list[tuple[str, str, int, int, int]]:
-    """Per pack with live cards (in language ``lang``), by title: key, title, due today, new,
-    all live cards."""
+    """Per pack with live cards offered in language ``lang``, by title (in ``lang`` where an
+    edition has it): key, title, due today, new, all live cards."""
     pack_of = dict(session.execute(select(Card.id, Card.pack_id).where(~Card.retired)).all())
     due: dict[int, int] = {}
     new: dict[int, int] = {}
@@ -38,13 +38,21 @@ def pack_counts(
             new[pack_id] = new.get(pack_id, 0) + 1
         elif card.due_day is not None and card.due_day <= today:
             due[pack_id] = due.get(pack_id, 0) + 1
-    return [
-        (key, title, due.get(pack_id, 0), new.get(pack_id, 0), total[pack_id])
-        for pack_id, key, title in session.execute(
-            select(Pack.id, Pack.key, Pack.title).order_by(Pack.title)
+    # A pack's title in ``lang``: its edition's, where it has one in that language.
+    translated: dict[str, str] = {}
+    if lang is not None:
+        editions = select(Pack.edition_of, Pack.title).where(
+            Pack.edition_of.is_not(None), (Pack.lang == lang) | Pack.lang.like(f"{lang}-%")
         )
+        for original, title in session.execute(editions.order_by(Pack.id.desc())):
+            if original is not None:
+                translated[original] = title
+    packs = [
+        (key, translated.get(key, title), due.get(pack_id, 0), new.get(pack_id, 0), total[pack_id])
+        for pack_id, key, title in session.execute(select(Pack.id, Pack.key, Pack.title))
         if total.get(pack_id)
     ]
+    return sorted(packs, key=lambda line: line[1])
 
 
 def suspended_count(session: Session, profile_id: int) -> int:

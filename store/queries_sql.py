@@ -18,7 +18,7 @@ from typing import Any
 from kvdrill.engine.records import unchecked
 from kvdrill.engine.study.queue import QueueCard
 from kvdrill.engine.study.schedule import NEW_CARD_EASINESS_MILLI, Schedule
-from kvdrill.engine.study.settings import ProfileSettings, setting_names
+from kvdrill.engine.study.settings import COURSE_LANGUAGE, ProfileSettings, setting_names
 
 # Every live card with the profile's schedule for it, in pack order; filters are added by
 # ``queue_cards_statement``.
@@ -30,9 +30,17 @@ FROM cards
 JOIN packs ON packs.id = cards.pack_id
 LEFT OUTER JOIN card_states
   ON card_states.card_id = cards.id AND card_states.profile_id = :profile_id
-WHERE NOT cards.retired{filters}
+WHERE NOT cards.retired AND packs.edition_of IS NULL{filters}
 ORDER BY packs.id, cards.position, cards.id
 """
+# The packs a profile in language :lang is offered: those in its language and the course's
+# English packs (shown in :lang where they have an edition in it, CARD_VIEW_SQL).
+_IN_LANGUAGE = (
+    "(packs.lang IN (:lang, :course) OR packs.lang LIKE :lang_region"
+    " OR packs.lang LIKE :course_region)"
+)
+# ``--pack`` names a pack or one of its editions (whose cards are the original's).
+_IN_PACK = "(packs.key = :pack OR packs.key IN (SELECT edition_of FROM packs WHERE key = :pack))"
 _DUE_BY = """(card_states.reviews IS NULL OR card_states.reviews = 0
        OR card_states.due_day <= :due_by OR cards.id IN ({missed})
        OR cards.id IN (SELECT follow.parent_id FROM cards AS follow
@@ -59,20 +67,75 @@ WHERE profile_id = :profile_id AND study_day = :study_day AND NOT practice
 ORDER BY id
 """
 
-# Everything a card view shows, in one statement.
-CARD_VIEW_SQL = """
-SELECT cards.id, cards.key, cards.kind, cards.title, cards.prompt, cards.answer,
-       cards.key_numbers, cards.tip, cards.choices, cards.explanation, cards.related,
-       cards.problem, cards.tags, cards.status, packs.key AS pack_key, packs.title AS pack_title,
-       packs.source_path AS pack_path, parent.title AS parent_title, card_states.reviews, card_states.leech, notes.text AS note
+# The card of the same id in an edition in language :lang of the card's pack, if any.
+_EDITION_JOIN = """LEFT OUTER JOIN (cards AS edition JOIN packs AS edition_pack
+                 ON edition_pack.id = edition.pack_id)
+  ON edition.key = cards.key AND NOT edition.retired AND edition_pack.edition_of = packs.key
+ AND (edition_pack.lang = :lang OR edition_pack.lang LIKE :lang_region)"""
+
+# Everything a card view shows, in one statement: the card's text in language :lang where an
+# edition in it has the card (the edition's card of the same id), else its own. The schedule,
+# note and ids are the card's own: a card and its edition are one card.
+CARD_VIEW_SQL = f"""
+SELECT cards.id, cards.key, cards.kind, COALESCE(edition.title, cards.title) AS title,
+       COALESCE(edition.prompt, cards.prompt) AS prompt,
+       COALESCE(edition.answer, cards.answer) AS answer,
+       COALESCE(edition.key_numbers, cards.key_numbers) AS key_numbers,
+       COALESCE(edition.tip, cards.tip) AS tip,
+       COALESCE(edition.choices, cards.choices) AS choices,
+       COALESCE(edition.explanation, cards.explanation) AS explanation,
+       COALESCE(edition.related, cards.related) AS related,
+       COALESCE(edition.problem, cards.problem) AS problem, cards.tags, cards.status,
+       packs.key AS pack_key,
+       CASE WHEN edition.id IS NULL THEN packs.title ELSE edition_pack.title END AS pack_title,
+       COALESCE(edition_parent.title, parent.title) AS parent_title, card_states.reviews,
+       card_states.leech, notes.text AS note
 FROM cards
 JOIN packs ON packs.id = cards.pack_id
 LEFT OUTER JOIN cards AS parent ON parent.id = cards.parent_id
+{_EDITION_JOIN}
+LEFT OUTER JOIN cards AS edition_parent ON edition_parent.id = edition.parent_id
 LEFT OUTER JOIN card_states
   ON card_states.card_id = cards.id AND card_states.profile_id = :profile_id
 LEFT OUTER JOIN notes ON notes.card_id = cards.id AND notes.profile_id = :profile_id
 WHERE cards.id = :card_id
+ORDER BY edition_pack.id
 """
+
+
+# The live problem templates offered in language :lang (pack key, card key, title, template),
+# in pack order; ``problem_templates_statement`` adds the language filter.
+_PROBLEM_TEMPLATES = f"""
+SELECT packs.key, cards.key, COALESCE(edition.title, cards.title) AS title,
+       COALESCE(edition.problem, cards.problem) AS problem
+FROM cards
+JOIN packs ON packs.id = cards.pack_id
+{_EDITION_JOIN}
+WHERE cards.kind = 'problem' AND NOT cards.retired AND packs.edition_of IS NULL{{filters}}
+ORDER BY packs.key, cards.position, cards.id, edition_pack.id
+"""
+
+
+def problem_templates_statement(lang: str, offered_only: bool) -> tuple[str, dict[str, Any]]:
+    """The problem-template query: the text in ``lang``; ``offered_only`` keeps the packs
+    offered in it (``_IN_LANGUAGE``), else every pack's."""
+    filters = f"\n  AND {_IN_LANGUAGE}" if offered_only else ""
+    return _PROBLEM_TEMPLATES.format(filters=filters), language_params(lang)
+
+
+def card_view_params(card_id: int, profile_id: int, lang: str) -> dict[str, Any]:
+    """``CARD_VIEW_SQL``'s parameters: the card, the profile, and the language of its text."""
+    return {"card_id": card_id, "profile_id": profile_id, **language_params(lang)}
+
+
+def language_params(lang: str) -> dict[str, str]:
+    """A language's parameters (``vi`` also matches ``vi-VN``), and the course's."""
+    return {
+        "lang": lang,
+        "lang_region": f"{lang}-%",
+        "course": COURSE_LANGUAGE,
+        "course_region": f"{COURSE_LANGUAGE}-%",
+    }
 
 
 def _placeholders(prefix: str, values: Sequence[Any], params: dict[str, Any]) -> str:
@@ -93,7 +156,9 @@ def queue_cards_statement(
     flag: str | None = None,
 ) -> tuple[str, dict[str, Any]]:
     """The queue query and its parameters; ``lessons`` are the spellings of one lesson number;
-    ``lang`` keeps the packs in that language (``vi`` matches ``vi`` and ``vi-VN``); ``flag``
+    ``lang`` keeps the packs offered in that language (``_IN_LANGUAGE``; ``vi`` matches ``vi``
+    and ``vi-VN``), ``pack`` a pack (or the original of an edition); an edition's cards are
+    never queued: its original's are. ``flag``
     the cards the profile flagged with that colour.
 
     ``due_by`` (a counting query, ``kvdrill due``) leaves out the seen cards ``plan_day`` cannot
@@ -107,10 +172,10 @@ def queue_cards_statement(
         missed_ids = _placeholders("missed", sorted(missed), params)
         filters.append(_DUE_BY.format(missed=missed_ids or "NULL"))
     if lang is not None:
-        filters.append("(packs.lang = :lang OR packs.lang LIKE :lang_region)")
-        params.update(lang=lang, lang_region=f"{lang}-%")
+        filters.append(_IN_LANGUAGE)
+        params.update(language_params(lang))
     if pack is not None:
-        filters.append("packs.key = :pack")
+        filters.append(_IN_PACK)
         params["pack"] = pack
     if tag is not None:
         filters.append(_IN_TOPIC.format(kind="tag", values=":tag"))

@@ -324,12 +324,15 @@ def suspended_cards(session: Session, profile_id: int) -> list[tuple[str, str]]:
 
 
 def find_card(session: Session, reference: str) -> Card:
-    """The card named ``pack/card`` (a follow-up: ``pack/card/follow-up``); a UserError if none."""
+    """The card named ``pack/card`` (a follow-up: ``pack/card/follow-up``; an edition's
+    ``pack``: its original's card); a UserError if none."""
     pack_key, _, card_key = reference.strip().partition("/")
+    # An edition's card is its original's card (the one with the schedule).
+    original = session.scalar(select(Pack.edition_of).where(Pack.key == pack_key))
     card = session.scalars(
         select(Card)
         .join(Pack, Pack.id == Card.pack_id)
-        .where(Pack.key == pack_key, Card.key == card_key)
+        .where(Pack.key == (original or pack_key), Card.key == card_key)
     ).one_or_none()
     if card is None:
         known = [

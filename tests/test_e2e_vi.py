@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from sqlalchemy import text
 
 from kvdrill.app.cli import main
 
@@ -67,3 +68,46 @@ async def test_the_full_screen_drill_shows_the_vietnamese_prompt(
         await settle(pilot)
         prompt = text_of(app, "#drill-prompt")
         assert "Mỗi token chiếm bao nhiêu byte" in prompt, prompt
+
+
+async def test_the_drill_shows_an_editions_text_on_the_english_card(
+    db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At ``language vi`` the English pack's card is drilled in its Vietnamese edition's words,
+    and answering it schedules the English card."""
+    from tui_helpers import make_app, settle, text_of
+
+    from kvdrill.store.db import open_database
+    from kvdrill.store.reviews import find_card
+
+    monkeypatch.setenv("KVDRILL_NOW", NOW)
+    pair = []
+    for name in ("memory-and-capacity", "memory-and-capacity-vi"):  # under ids of their own
+        text_of_pack = (ROOT / "decks" / f"{name}.md").read_text(encoding="utf-8")
+        text_of_pack = text_of_pack.replace("pack: memory-and-capacity", "pack: mine")
+        text_of_pack = text_of_pack.replace("edition_of: memory-and-capacity", "edition_of: mine")
+        pair.append(tmp_path / f"{name}.md")
+        pair[-1].write_text(text_of_pack, encoding="utf-8")
+    assert main(["--db", db_url, "import", *map(str, pair)]) == 0
+    assert main(["--db", db_url, "settings", "language", "vi"]) == 0
+    app = make_app(db_url, pack="mine")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        prompt = text_of(app, "#drill-prompt")
+        # The pack's priority card comes first: Q2, in the edition's words.
+        assert "Hãy phân tích tham số của Llama 3.1 8B nằm ở đâu" in prompt, prompt
+        await pilot.press("space")
+        await settle(pilot)
+        await pilot.press("4")
+        await settle(pilot)
+    database = open_database(db_url)
+    try:
+        with database.session() as session:
+            english = find_card(session, "mine/params-and-moe-memory")
+            edition = find_card(session, "mine-vi/params-and-moe-memory")
+            reviewed = (
+                session.execute(text("SELECT card_id FROM review_log ORDER BY id")).scalars().all()
+            )
+    finally:
+        database.close()
+    assert edition.id == english.id and reviewed == [english.id]

@@ -42,12 +42,28 @@ def add_reviewed_card(session, profile_name: str = "ana", tag: str = "kv") -> No
     if profile is None:
         profile = Profile(name=profile_name, created_at=now)
         session.add(profile)
-    pack = session.scalar(select(Pack).where(Pack.key == "p1"))
-    if pack is None:
-        pack = Pack(key="p1", title="P1", version="1", imported_at=now)
-        session.add(pack)
     session.flush()
-    card = Card(pack_id=pack.id, key=f"c-{tag}", kind="recall", title=tag, tags=[tag])
+    # Core statements naming their columns, as below: packs gained a column after 0004 too.
+    pack_id = session.scalar(select(Pack.id).where(Pack.key == "p1"))
+    if pack_id is None:
+        pack_id = session.execute(
+            insert(Pack)
+            .values(
+                key="p1",
+                title="P1",
+                version="1",
+                imported_at=now,
+                lang="en",
+                description="",
+                lessons=[],
+                tags=[],
+                source_path="",
+                content_hash="",
+                bundled=False,
+            )
+            .returning(Pack.id)
+        ).scalar_one()
+    card = Card(pack_id=pack_id, key=f"c-{tag}", kind="recall", title=tag, tags=[tag])
     session.add(card)
     session.flush()
     session.add_all(

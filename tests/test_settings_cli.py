@@ -88,7 +88,11 @@ def test_new_per_day_20_changes_what_tomorrows_drill_offers(
         database.close()
 
 
-def test_a_profile_sees_only_the_packs_in_its_language(db_url: str, tmp_path: Path) -> None:
+def test_a_profile_sees_the_packs_in_its_language_and_the_english_course(
+    db_url: str, tmp_path: Path
+) -> None:
+    """At ``vi`` the English packs stay (in English where they have no edition); a pack in
+    another language is offered only in it."""
     english = write_pack(tmp_path, "en-pack", 3)  # no lang: English
     vietnamese = write_pack(tmp_path, "vi-pack", 2, lang="vi")
     regional = write_pack(tmp_path, "vn-pack", 1, lang="vi-VN")
@@ -102,26 +106,38 @@ def test_a_profile_sees_only_the_packs_in_its_language(db_url: str, tmp_path: Pa
             return {card.pack_key for card in _all_cards(session)}
 
         home = load_overview(database, "lan", DAY1)
-        assert {line.key for line in home.packs} == {"vi-pack", "vn-pack"}
-        assert home.new_today == 3
+        assert {line.key for line in home.packs} == {"en-pack", "vi-pack", "vn-pack"}
+        assert home.new_today == 6
         assert offered("default") == {"en-pack"}
-        assert offered("lan") == {"vi-pack", "vn-pack"}
+        assert offered("lan") == {"en-pack", "vi-pack", "vn-pack"}
         # A pack asked for by name is studied whatever its language.
-        asked = DrillSession.open(database, profile="lan", now=DAY1, pack="en-pack")
-        assert asked.current is not None and asked.current.pack_key == "en-pack"
+        asked = DrillSession.open(database, profile="default", now=DAY1, pack="vi-pack")
+        assert asked.current is not None and asked.current.pack_key == "vi-pack"
     finally:
         database.close()
 
 
 def test_the_fast_start_reader_follows_the_language_too(db_url: str, tmp_path: Path) -> None:
+    """The first card, read before SQLAlchemy loads, is the English card in its edition's
+    Vietnamese text."""
     from kvdrill.store.fast_start import read_first_card
 
-    paths = [write_pack(tmp_path, "en-pack", 2), write_pack(tmp_path, "vi-pack", 2, lang="vi")]
+    edition = write_pack(tmp_path, "en-pack-vi", 2, lang="vi")
+    text = edition.read_text(encoding="utf-8")
+    text = text.replace("lang: vi\n", "lang: vi\nedition_of: en-pack\n")
+    text = text.replace("{#en-pack-vi-c", "{#en-pack-c").replace("What is", "Bao nhiêu là")
+    edition.write_text(text, encoding="utf-8")
+    paths = [write_pack(tmp_path, "en-pack", 2), edition]
     assert main(["--db", db_url, "import", *map(str, paths)]) == 0
+    assert main(["--db", db_url, "settings", "language", "en"]) == 0  # the profile is made
+    english = read_first_card(db_url, "default", DAY1)
     assert main(["--db", db_url, "settings", "language", "vi"]) == 0
     state = read_first_card(db_url, "default", DAY1)
     assert state is not None and state.card is not None
-    assert state.card.pack_key == "vi-pack"
+    assert english is not None and english.card is not None
+    assert (state.card.pack_key, state.card.card_id) == ("en-pack", english.card.card_id)
+    assert "Bao nhiêu là 0 + 0?" in state.card.prompt
+    assert "What is 0 + 0?" in english.card.prompt
 
 
 def _all_cards(session: DrillSession) -> list:

@@ -280,7 +280,7 @@ class Services:
     def problem_template(self, template_id: str) -> ProblemTemplate:
         from kvdrill.app.services.problems import find_template
 
-        return find_template(self.database, template_id)
+        return find_template(self.database, template_id, self.profile, environment.now())
 
     # --- practising one mistake ----------------------------------------------------------------
 

@@ -55,7 +55,7 @@ from kvdrill.engine.study.queue import SessionQueue, cram_plan, plan_day
 from kvdrill.engine.study.rules import LEECH_LAPSES
 from kvdrill.engine.study.schedule import Schedule
 from kvdrill.engine.study.seeds import presentation_seed
-from kvdrill.engine.study.settings import DEFAULT_DESIRED_RETENTION
+from kvdrill.engine.study.settings import COURSE_LANGUAGE, DEFAULT_DESIRED_RETENTION
 from kvdrill.engine.study.sm2 import PASSING_QUALITY
 from kvdrill.store import reviews
 from kvdrill.store.card_rows import card_view, problem_spec
@@ -177,8 +177,10 @@ class DrillSession:
         scheduler: str = "sm2",
         desired_retention: float = DEFAULT_DESIRED_RETENTION,
         fsrs_parameters: tuple[float, ...] | None = None,
+        language: str = COURSE_LANGUAGE,
     ):
         self._database = database
+        self.language = language  # the cards' text: an edition's in this language, if any
         self.scheduler = scheduler
         self.desired_retention = desired_retention
         self.fsrs_parameters = fsrs_parameters
@@ -234,8 +236,8 @@ class DrillSession:
             today = study_day(clock(), row.rollover_hour)
             check_filters(session, pack, tag, lesson)
             counts, missed = today_log(session, row, today)
-            # A pack asked for by name is studied whatever its language; otherwise only the
-            # packs in the profile's language are offered.
+            # A pack asked for by name is studied whatever its language; otherwise the packs
+            # offered in the profile's language (store/queries_sql.py ``_IN_LANGUAGE``).
             settings = profile_settings(row)
             lang = None if pack is not None else settings.language
             cards = queue_cards(
@@ -263,6 +265,7 @@ class DrillSession:
             settings.scheduler,
             settings.desired_retention,
             settings.fsrs_parameters,
+            settings.language,
         )
         opened.practice = bool(cram)
         return opened
@@ -298,7 +301,7 @@ class DrillSession:
         return DrillState(self.current, self.remaining, self.done, self.answer_seconds)
 
     def _build_view(self, card_id: int) -> CardView | None:
-        row = card_view_row(self._database, card_id, self.profile_id)
+        row = card_view_row(self._database, card_id, self.profile_id, self.language)
         showing = self._shown.get(card_id, 0)
         self._shown[card_id] = showing + 1
         # A fresh variant or choice order on every showing, reproducible from the logged seed

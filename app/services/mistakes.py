@@ -105,6 +105,7 @@ class MistakeSession(DrillSession):
             settings.scheduler,
             settings.desired_retention,
             settings.fsrs_parameters,
+            settings.language,
             code=code,
             exercises=chosen,
             card_ids=card_ids,

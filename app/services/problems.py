@@ -27,7 +27,8 @@ class ProblemTemplate:
 
 
 def list_templates(database: Database, profile_name: str, now: datetime) -> list[ProblemTemplate]:
-    """The problem templates of the packs in the profile's language."""
+    """The problem templates of the packs offered in the profile's language, in it where an
+    edition has them."""
     from kvdrill.store.cards import problem_templates
     from kvdrill.store.profiles import profile_for_reading, profile_settings
 
@@ -37,12 +38,17 @@ def list_templates(database: Database, profile_name: str, now: datetime) -> list
     return [ProblemTemplate(f"{pack}/{key}", title, spec) for pack, key, title, spec in rows]
 
 
-def find_template(database: Database, template_id: str) -> ProblemTemplate:
-    """The template ``pack/card`` (or a card id that only one pack has), in any language."""
+def find_template(
+    database: Database, template_id: str, profile_name: str, now: datetime
+) -> ProblemTemplate:
+    """The template ``pack/card`` (or a card id that only one pack has) of a pack in any
+    language, its text in the profile's language where an edition has it."""
     from kvdrill.store.cards import problem_templates
+    from kvdrill.store.profiles import profile_for_reading, profile_settings
 
     with database.session() as session:
-        rows = problem_templates(session)
+        language = profile_settings(profile_for_reading(session, profile_name, now)).language
+        rows = problem_templates(session, language, offered_only=False)
     templates = [ProblemTemplate(f"{pack}/{key}", title, spec) for pack, key, title, spec in rows]
     wanted = template_id.strip()
     matches = [t for t in templates if wanted in (t.id, t.id.partition("/")[2])]

@@ -23,6 +23,8 @@ DEFAULT_ANSWER_SECONDS = 60
 THEMES = ("dark", "light")
 # The pack languages a learner can choose; packs declare theirs with ``lang:`` in front matter.
 LANGUAGES = ("en", "vi")
+# The language of the course's packs: offered in every language, in an edition where one exists.
+COURSE_LANGUAGE = "en"
 # The schedulers a profile can choose (engine/study/rules.py); switching replays the review log.
 SCHEDULERS = ("sm2", "fsrs")
 DEFAULT_DESIRED_RETENTION = 0.9
@@ -97,7 +99,7 @@ class ProfileSettings:
     answer_seconds: int = setting(DEFAULT_ANSWER_SECONDS, N_("seconds to answer"), low=5, high=3600)
     theme: str = setting("dark", N_("the colour theme"), choices=THEMES)
     language: str = setting(
-        "en", N_("the language of the packs you study and of the screens"), choices=LANGUAGES
+        COURSE_LANGUAGE, N_("the language of the packs you study and of the screens"), choices=LANGUAGES
     )
     scheduler: str = setting("sm2", N_("the scheduling algorithm"), choices=SCHEDULERS)
     desired_retention: float = setting(

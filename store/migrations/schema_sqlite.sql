@@ -1,4 +1,4 @@
--- The SQLite schema at revision 0012, as the migrations build it: written by
+-- The SQLite schema at revision 0013, as the migrations build it: written by
 -- scripts/generate_sqlite_schema.py (see store/migrations/README.md); do not edit.
 CREATE TABLE alembic_version (
 	version_num VARCHAR(32) NOT NULL, 
@@ -16,7 +16,7 @@ CREATE TABLE packs (
 	source_path TEXT NOT NULL, 
 	content_hash VARCHAR(64) NOT NULL, 
 	bundled BOOLEAN NOT NULL, 
-	imported_at DATETIME NOT NULL, 
+	imported_at DATETIME NOT NULL, edition_of VARCHAR(128), 
 	CONSTRAINT pk_packs PRIMARY KEY (id), 
 	CONSTRAINT uq_packs_key UNIQUE ("key")
 );
