@@ -99,7 +99,9 @@ class ProfileSettings:
     answer_seconds: int = setting(DEFAULT_ANSWER_SECONDS, N_("seconds to answer"), low=5, high=3600)
     theme: str = setting("dark", N_("the colour theme"), choices=THEMES)
     language: str = setting(
-        COURSE_LANGUAGE, N_("the language of the packs you study and of the screens"), choices=LANGUAGES
+        COURSE_LANGUAGE,
+        N_("the language of the packs you study and of the screens"),
+        choices=LANGUAGES,
     )
     scheduler: str = setting("sm2", N_("the scheduling algorithm"), choices=SCHEDULERS)
     desired_retention: float = setting(
