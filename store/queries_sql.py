@@ -88,6 +88,8 @@ SELECT cards.id, cards.key, cards.kind, COALESCE(edition.title, cards.title) AS 
        COALESCE(edition.problem, cards.problem) AS problem, cards.tags, cards.status,
        packs.key AS pack_key,
        CASE WHEN edition.id IS NULL THEN packs.title ELSE edition_pack.title END AS pack_title,
+       CASE WHEN edition.id IS NULL THEN packs.source_path ELSE edition_pack.source_path END
+         AS pack_path,
        COALESCE(edition_parent.title, parent.title) AS parent_title, card_states.reviews,
        card_states.leech, notes.text AS note
 FROM cards
