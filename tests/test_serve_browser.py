@@ -108,6 +108,51 @@ def served_three_due(tmp_path: Path) -> Iterator[tuple[str, str]]:
     yield from serve(tmp_path, {"KVDRILL_NOW": "2026-03-12T09:00:00"})
 
 
+# A 1x1 PNG, the image the served card shows.
+TINY_PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489"
+    "0000000d49444154789c63f8cfc0f01f00050001ff89993d1d0000000049454e44ae426082"
+)
+IMAGE_PACK = """---
+pack: roofline-plot
+title: Roofline plot
+version: 1
+---
+
+## The plot {#plot}
+
+### Prompt
+Where does decode sit on this plot? ![roofline plot](plot.media/roofline.png)
+
+### Answer
+Far left: memory bound.
+"""
+
+
+@pytest.fixture
+def served_image_card(tmp_path: Path) -> Iterator[tuple[str, str, Path]]:
+    """``kvdrill serve`` on a database whose one due card shows an image from its pack's media
+    folder (answered ten days before the served app's KVDRILL_NOW; no new card)."""
+    from kvdrill.app.cli import main
+    from kvdrill.app.services.drill import DrillSession
+
+    pack = tmp_path / "plot.md"
+    pack.write_text(IMAGE_PACK, encoding="utf-8")
+    (tmp_path / "plot.media").mkdir()
+    image = tmp_path / "plot.media" / "roofline.png"
+    image.write_bytes(TINY_PNG)
+    db_url = f"sqlite:///{tmp_path / 'served.db'}"
+    assert main(["--db", db_url, "import", str(pack)]) == 0
+    database = open_database(db_url)
+    session = DrillSession.open(database, now=datetime(2026, 3, 2, 9))
+    while session.current is not None:
+        session.grade(4)
+    database.close()
+    assert main(["--db", db_url, "settings", "new_per_day", "0"]) == 0
+    for address, url in serve(tmp_path, {"KVDRILL_NOW": "2026-03-12T09:00:00"}):
+        yield address, url, image
+
+
 def serve(tmp_path: Path, extra_env: dict[str, str]) -> Iterator[tuple[str, str]]:
     try:
         import textual_serve  # noqa: F401
@@ -227,6 +272,52 @@ def test_a_burst_of_keys_in_the_browser_logs_every_review(served_three_due, brow
 
     assert wait_for(three_more, SCREEN_WAIT_S, "three more reviews") == [(5, "self")] * 3
     page.wait_to_see("Session done", "Cards done       3", what="the summary of the three")
+
+
+# Where the first screen line holding ``text`` is, in CSS pixels from the terminal's centre.
+CELL_OFFSET = """
+const terminal = window.__terminals[0], text = arguments[0];
+const screen = document.querySelector(".xterm-screen").getBoundingClientRect();
+const buffer = terminal.buffer.active;
+for (let row = 0; row < terminal.rows; row++) {
+  const line = buffer.getLine(buffer.viewportY + row);
+  const column = line ? line.translateToString(true).indexOf(text) : -1;
+  if (column >= 0) {
+    const width = screen.width / terminal.cols, height = screen.height / terminal.rows;
+    return [(column + 3.5) * width - screen.width / 2, (row + 0.5) * height - screen.height / 2];
+  }
+}
+return null;
+"""
+
+
+def test_clicking_a_cards_image_line_shows_the_image_in_a_browser_tab(
+    served_image_card, browser
+) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    address, _db_url, image = served_image_card
+    browser.get(address)
+    page = Page(browser)
+    page.wait_to_see("kvdrill", "Drill", what="the home screen")
+    page.press("d")
+    page.wait_to_see("Where does decode sit", "[image: roofline plot:", what="the image's line")
+    assert str(image.parent) in page.screen().replace("\n", "")
+    offset = browser.execute_script(CELL_OFFSET, "[image: roofline plot:")
+    screen = browser.find_element("css selector", ".xterm-screen")
+    ActionChains(browser).move_to_element_with_offset(screen, *offset).click().perform()
+    wait_for(lambda: len(browser.window_handles) == 2, SCREEN_WAIT_S, "the image's tab")
+    browser.switch_to.window(browser.window_handles[1])
+    shown = wait_for(
+        lambda: browser.execute_script(
+            "const img = document.querySelector('img');"
+            "return img && img.complete ? [document.contentType, img.naturalWidth] : null;"
+        ),
+        SCREEN_WAIT_S,
+        "the image in its tab",
+    )
+    assert shown == ["image/png", 1]
+    assert browser.current_url.startswith(address + "download/")
 
 
 def test_only_loopback_addresses_are_served_without_a_warning() -> None:
