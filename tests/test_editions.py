@@ -132,3 +132,23 @@ def test_a_dropped_follow_up_is_a_missing_card(tmp_path: Path) -> None:
 def test_an_edition_of_an_unknown_pack_says_so(tmp_path: Path) -> None:
     problems = _check(tmp_path, EDITION.replace("edition_of: kv-basics", "edition_of: kv-basic"))
     assert any(":6: edition_of: there is no pack kv-basic" in p for p in problems), problems
+
+
+def test_check_shows_each_packs_edition_or_that_it_has_none(tmp_path: Path, capsys) -> None:
+    import json
+
+    from kvdrill.app.cli import main
+
+    (tmp_path / "kv-basics.md").write_text(ORIGINAL, encoding="utf-8")
+    (tmp_path / "kv-basics-vi.md").write_text(EDITION, encoding="utf-8")
+    solo = ORIGINAL.replace("pack: kv-basics", "pack: solo")
+    (tmp_path / "solo.md").write_text(solo, encoding="utf-8")
+    assert main(["check", str(tmp_path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "Editions:"
+    assert f"  kv-basics ({tmp_path / 'kv-basics.md'}): vi: kv-basics-vi" in out
+    assert f"  solo ({tmp_path / 'solo.md'}): vi: no edition" in out
+    assert out[-1] == "3 packs, 9 cards, 0 errors"
+    assert main(["check", "--json", str(tmp_path)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["editions"] == {"kv-basics": {"vi": "kv-basics-vi"}, "solo": {}}

@@ -61,8 +61,31 @@ def run(args: argparse.Namespace) -> int:
         return 0 if report["ok"] else 1
     for problem in sorted(read.problems):
         print(problem)
+    print_editions(read.packs)
     print(
         f"{plural(len(files), 'pack')}, {plural(read.cards, 'card')}, "
         f"{plural(len(read.problems), 'error')}"
     )
     return 1 if read.problems else 0
+
+
+def print_editions(packs: list) -> None:
+    """For each pack that is no edition, its edition in each language, or that it has none
+    (shown when an edition is among ``packs``)."""
+    from kvdrill.app.services.importing import editions_of
+    from kvdrill.engine.errors import printable
+    from kvdrill.engine.study.settings import COURSE_LANGUAGE, LANGUAGES
+    from kvdrill.i18n import _
+
+    lines = editions_of(packs)
+    if not lines:
+        return
+    print(_("Editions:"))
+    for pack, editions in lines:
+        wanted = [lang for lang in LANGUAGES if lang not in (COURSE_LANGUAGE, pack.meta.lang)]
+        found = [
+            _("{lang}: {edition}").format(lang=lang, edition=edition.meta.pack)
+            for lang, edition in sorted(editions.items())
+        ] + [_("{lang}: no edition").format(lang=lang) for lang in wanted if lang not in editions]
+        shown = "; ".join(found) or _("no edition")
+        print(printable(f"  {pack.meta.pack} ({pack.path}): {shown}"))

@@ -125,6 +125,20 @@ def edition_checks(packs: list[Any], decks: Path = BUNDLED_DECKS) -> list[Locate
     return problems
 
 
+def editions_of(packs: list[Any]) -> list[tuple[Any, dict[str, Any]]]:
+    """Each of ``packs`` that is no edition, with its editions among ``packs`` by language
+    (empty when none of ``packs`` is an edition or has one: nothing to show)."""
+    if not any(pack.meta.edition_of is not None for pack in packs):
+        return []
+    editions: dict[str, dict[str, Any]] = {}
+    for pack in packs:
+        if pack.meta.edition_of is not None:
+            editions.setdefault(pack.meta.edition_of, {}).setdefault(pack.meta.lang, pack)
+    return [
+        (pack, editions.get(pack.meta.pack, {})) for pack in packs if pack.meta.edition_of is None
+    ]
+
+
 def _bundled_pack(key: str, decks: Path) -> Any:
     """The bundled pack with id ``key``, parsed, or None (also when it does not parse: the
     bundled import reports that)."""
@@ -156,6 +170,10 @@ def check_report(read: ReadPacks) -> dict[str, Any]:
         "cards_by_kind": dict(sorted(kinds.items())),
         "problem_templates": kinds.get("problem", 0),
         "claims": claims,
+        "editions": {
+            pack.meta.pack: {lang: edition.meta.pack for lang, edition in editions.items()}
+            for pack, editions in editions_of(read.packs)
+        },
         "errors": [
             {"path": problem.path, "line": problem.line, "message": problem.message}
             for problem in sorted(read.problems)
