@@ -286,7 +286,8 @@ def learner_cards(
             ReviewLog.seconds,
             ReviewLog.prev_state,
         )
-        .where(ReviewLog.profile_id == row.id)
+        # A practice answer (a cram) moved no schedule: Anki's log would count it as one.
+        .where(ReviewLog.profile_id == row.id, ReviewLog.practice.is_(False))
         .order_by(ReviewLog.reviewed_at, ReviewLog.id)
     ):
         before = Schedule.from_dict(prev_state) if prev_state else None

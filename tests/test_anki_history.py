@@ -507,11 +507,17 @@ def test_an_fsrs_profile_exports_its_memory_state_and_buried_cards_to_anki(
     try:
         keys_until_done(DrillSession.open(database, now=start, new_limit=3), {"pool": [2, 4]})
         keys_until_done(DrillSession.open(database, now=start + timedelta(days=3), new_limit=0), {})
+        # A cram of one card: practice, which moves no schedule and stays out of Anki's log.
+        keys_until_done(
+            DrillSession.open(database, now=start + timedelta(days=4), cram=True, limit=1), {}
+        )
     finally:
         database.close()
     assert main(["--db", db_url, "cards", "proof/pool", "--bury"]) == 0
     capsys.readouterr()
-    states, _ = _states(db_url)
+    states, logs = _states(db_url)
+    practised = [key for key, rows in logs.items() if any(row["practice"] for row in rows)]
+    assert len(practised) == 1
     memories = {key: json.loads(state["fsrs"]) for key, state in states.items()}
     assert all(memory["stability"] > 0 for memory in memories.values()) and len(memories) == 3
 
@@ -537,6 +543,10 @@ def test_an_fsrs_profile_exports_its_memory_state_and_buried_cards_to_anki(
             assert card.memory_state.stability == pytest.approx(memory["stability"], abs=6e-4)
             assert card.memory_state.difficulty == pytest.approx(memory["difficulty"], abs=6e-4)
             assert card.queue == (-3 if key == "pool" else 2), key  # buried until Anki's next day
+            answers = col.db.scalar("SELECT COUNT(*) FROM revlog WHERE cid = ?", card.id)
+            assert answers == states[key]["reviews"], key
+        # The practice answer is the one row kvdrill has and Anki does not.
+        assert sum(map(len, logs.values())) == 1 + sum(s["reviews"] for s in states.values())
         assert [col.get_card(c).id for c in col.find_cards("is:buried")] == [
             card.id for card in col.get_note(col.find_notes('"Source:proof/pool"')[0]).cards()
         ]
