@@ -7,22 +7,29 @@ wheel; this test builds the wheel from the checkout and uses nothing else of it.
 
 from __future__ import annotations
 
+import email
 import os
 import shutil
 import subprocess
 import sys
 import tomllib
 import venv
+import zipfile
+from importlib import metadata
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh virtual environment with only the built wheel (and its dependencies) in it."""
+    """A fresh virtual environment with only the built wheel in it, and beside it only the
+    distributions the wheel declares (and theirs), taken from the test environment: a module the
+    wheel leaves out, or a dependency pyproject.toml does not declare, fails to import."""
     build = tmp_path_factory.mktemp("wheel")
     # Build from a clean copy: setuptools leaves build/ behind in the source tree, and a stale
     # build/lib there could slip a deleted module into the wheel.
@@ -41,13 +48,54 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     (wheel,) = build.glob("kvdrill-*.whl")
     env_dir = tmp_path_factory.mktemp("venv") / "env"
-    venv.create(env_dir, with_pip=True)
+    venv.create(env_dir)
+    python = env_dir / "bin" / "python"
+    # This pip installs into the new environment: no pip there, and no index read.
     subprocess.run(
-        [str(env_dir / "bin" / "python"), "-m", "pip", "install", "-q", str(wheel)],
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps"]
+        + ["--no-index", "--no-compile", str(wheel)],
         check=True,
         capture_output=True,
     )
+    site = next((env_dir / "lib").glob("python*/site-packages"))
+    deps = env_dir / "deps"
+    _link_distributions(_declared_closure(wheel), deps)
+    (site / "kvdrill-deps.pth").write_text(f"{deps}\n")
     return env_dir / "bin"
+
+
+def _declared_closure(wheel: Path) -> list[metadata.Distribution]:
+    """The test environment's distributions the wheel's Requires-Dist names, with what they
+    require in turn (markers evaluated; extras followed)."""
+    with zipfile.ZipFile(wheel) as archive:
+        (name,) = (n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
+        wanted = email.message_from_bytes(archive.read(name)).get_all("Requires-Dist") or []
+    todo = [(Requirement(line), "") for line in wanted]
+    seen: set[tuple[str, str]] = set()
+    found: dict[str, metadata.Distribution] = {}
+    while todo:
+        requirement, extra = todo.pop()
+        if requirement.marker is not None and not requirement.marker.evaluate({"extra": extra}):
+            continue
+        key = canonicalize_name(requirement.name)
+        dist = found.setdefault(key, metadata.distribution(requirement.name))
+        for wanted_extra in {""} | requirement.extras:
+            if (key, wanted_extra) not in seen:
+                seen.add((key, wanted_extra))
+                todo += [(Requirement(line), wanted_extra) for line in dist.requires or []]
+    return list(found.values())
+
+
+def _link_distributions(dists: list[metadata.Distribution], into: Path) -> None:
+    """Links each distribution's top-level files (packages, modules, metadata) into ``into``."""
+    into.mkdir()
+    for dist in dists:
+        assert dist.files is not None, f"{dist.metadata['Name']} lists no files"
+        tops = {f.parts[0] for f in dist.files if f.parts[0] not in ("..", "__pycache__")}
+        for top in tops - {t for t in tops if t.endswith(".pth")}:
+            link = into / top
+            if not link.exists():
+                link.symlink_to(Path(str(dist.locate_file(top))))
 
 
 def run(bin_dir: Path, tmp_path: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess:
