@@ -7,8 +7,8 @@ kvdrill.decks, in an editable install and in a wheel alike.
 
 
 def __getattr__(name: str) -> str:
-    """``kvdrill.__version__``, looked up when asked: importlib.metadata costs every command
-    about 0.1 s at start."""
+    """``kvdrill.__version__``, looked up when asked: importing importlib.metadata would slow
+    every command's start."""
     if name != "__version__":
         raise AttributeError(f"module 'kvdrill' has no attribute {name!r}")
     from importlib.metadata import PackageNotFoundError, version

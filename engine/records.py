@@ -1,7 +1,7 @@
 """Building a frozen dataclass from values already checked, on the paths that make many.
 
-A frozen dataclass's ``__init__`` sets each field through ``object.__setattr__``: 2-5 us a
-record. The pack parser's fast path (a card at a time), the answer path (the schedules and the
+A frozen dataclass's ``__init__`` sets each field through ``object.__setattr__``, a call per
+field. The pack parser's fast path (a card at a time), the answer path (the schedules and the
 next card's view) and nothing else build records often enough for that to count.
 """
 

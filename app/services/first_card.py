@@ -1,7 +1,7 @@
 """Fast start: today's first card, read by a helper process while Textual loads.
 
-In one process the first card cannot appear before Textual (about 0.4 s) *and* SQLAlchemy with
-the store (about 0.6 s) have been imported, one after the other. ``kvdrill drill`` therefore calls
+In one process the first card cannot appear before Textual *and* SQLAlchemy with the store
+have been imported, one after the other (README.md "Benchmarks" has the figures). ``kvdrill drill`` therefore calls
 ``start`` before it imports Textual: a second Python process (``python -m
 kvdrill.app.services.first_card``) reads today's first card, writes its ``DrillState`` as JSON on its
 stdout and exits, on the other core, while this process imports Textual and paints. The drill
@@ -70,7 +70,7 @@ def start(database_url: str | None, profile: str, options: dict[str, Any]) -> Fi
         return None
     # The garbage collector pauses until the drill's session is open (the app turns it back
     # on, KvdrillApp.after_start): importing Textual and building the first screen allocate
-    # much and free little, and its passes over all that cost about 50 ms of CPU.
+    # much and free little, and its passes over all that are work the first card waits for.
     pause_collector()
     request = {
         "database_url": database_url,

@@ -40,7 +40,7 @@ def plain_text(markdown: str) -> str | None:
     spaces as one. None when any of it could be Markdown syntax (the widget shows that text).
 
     The drill screen paints such text with a plain ``Static``, so the first card does not
-    wait for markdown-it and the Markdown widget to load (about 40 ms of a 0.3 s start)."""
+    wait for markdown-it and the Markdown widget to load."""
     if not _PLAIN_CHARACTERS.fullmatch(markdown) or _NOT_PLAIN.search(markdown):
         return None
     paragraphs = (block.split() for block in re.split(r"\n *\n", markdown))

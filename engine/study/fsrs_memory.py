@@ -29,7 +29,7 @@ from kvdrill.engine.study.schedule import Schedule
 from kvdrill.engine.study.settings import DEFAULT_DESIRED_RETENTION
 from kvdrill.engine.study.stats_report import PredictedRecall
 
-if TYPE_CHECKING:  # the package costs ~90 ms to import; SM-2 profiles never load it
+if TYPE_CHECKING:  # the package is slow to import; SM-2 profiles never load it
     import fsrs
 
 SM2_RECALL_AT_DUE = 0.9

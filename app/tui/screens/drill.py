@@ -117,8 +117,7 @@ class DrillScreen(CardActionsScreen):
         self.card_painted = threading.Event()
         self._listing_keys = False  # the footer asks which keys work (see active_bindings)
         # No auto focus while the screen is built: it would focus the answer box, which the
-        # first card then hides and blurs, each a restyle (about 40 ms of CPU before the first
-        # card). The screen sets focus itself (show_card); the class default is back once
+        # first card then hides and blurs, each a restyle before the first card paints. The screen sets focus itself (show_card); the class default is back once
         # the session is open, for screens closing over this one.
         self.AUTO_FOCUS = ""  # type: ignore[misc]  # Textual reads the instance's
 

@@ -2,7 +2,7 @@
 
 Most prompts are a paragraph or two of ordinary words (card_text.plain_text says which). For
 those a ``Static`` shows exactly what Textual's Markdown widget would, without importing
-markdown-it and the Markdown widget, which would cost the first card about 40 ms of its start.
+markdown-it and the Markdown widget, which the first card would otherwise wait for.
 Anything that may be Markdown goes to a Markdown widget, created the first time one is needed.
 """
 
