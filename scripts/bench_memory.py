@@ -3,7 +3,7 @@
     .venv/bin/python scripts/bench_memory.py
 
 - a drill session in the TUI, launched in a pseudo-terminal (``script``) on the bundled decks,
-  to the first card painted (``KVDRILL_FIRST_CARD_FILE`` makes it exit there);
+  to the first card painted (scripts/first_card_probe.py with ``KVDRILL_FIRST_CARD_FILE`` makes it exit there);
 - a plain-mode drill session (``kvdrill drill --plain``) answering every card of a 20-card
   session on stdin, problems included;
 - ``kvdrill calc kv_bytes_per_token --model llama-3.1-8b --unit KiB``.
@@ -22,6 +22,7 @@ import tempfile
 from pathlib import Path
 
 KVDRILL = Path(sys.executable).with_name("kvdrill")
+PROBE = Path(__file__).resolve().parent / "first_card_probe.py"
 
 
 def peak_mib(command: list[str], env: dict[str, str], stdin: str = "") -> float:
@@ -56,7 +57,7 @@ def main() -> int:
 
         stamp = Path(folder) / "first-card"
         tui = dict(env, KVDRILL_FIRST_CARD_FILE=str(stamp))
-        launch = shlex.join([str(KVDRILL), "drill"])
+        launch = shlex.join([sys.executable, str(PROBE), "drill"])
         tui_mib = peak_mib(["script", "-qfec", launch, "/dev/null"], tui)
         if not stamp.exists():
             raise SystemExit("the TUI exited without painting a card")

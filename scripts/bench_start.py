@@ -1,8 +1,8 @@
 """Time from launching ``kvdrill drill`` to the first card on screen: median of 5 cold runs.
 
-Method: each run is a fresh process, ``python -m app drill``, started inside a pseudo-terminal
+Method: each run is a fresh process, ``kvdrill drill`` (through scripts/first_card_probe.py), started inside a pseudo-terminal
 (``script -qfc``) so Textual runs its real terminal driver. ``KVDRILL_FIRST_CARD_FILE`` makes
-the app write ``time.time()`` (and its CPU time) to that file right after the first card has
+the probe write ``time.time()`` (and its CPU time) to that file right after the first card has
 been painted (the refresh that follows mounting it) and exit. The figure is that time minus the time just before
 the process was spawned. The database is a fresh SQLite file in a temp dir with the bundled
 decks imported by a warm-up run that is not counted, so every timed run starts a real session.
@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 TARGET_SECONDS = 0.8
 TARGET_RATIO = 1.4
-DRILL = [sys.executable, "-m", "app", "drill"]
+DRILL = [sys.executable, str(ROOT / "scripts" / "first_card_probe.py"), "drill"]
 BARE_APP = [sys.executable, str(ROOT / "scripts" / "bare_textual_app.py")]
 
 

@@ -21,7 +21,6 @@ NOW_VARIABLE = "KVDRILL_NOW"
 DB_VARIABLE = "KVDRILL_DB"
 DATA_DIR_VARIABLE = "KVDRILL_DATA_DIR"
 FAST_START_VARIABLE = "KVDRILL_FAST_START"
-FIRST_CARD_FILE_VARIABLE = "KVDRILL_FIRST_CARD_FILE"
 DB_FILENAME = "kvdrill.db"
 
 VARIABLES = {
@@ -29,7 +28,6 @@ VARIABLES = {
     DATA_DIR_VARIABLE: "where kvdrill keeps its files (default: the platform's data dir)",
     NOW_VARIABLE: "an ISO timestamp that sets the clock (tests and demos cross days with it)",
     FAST_START_VARIABLE: "0 turns off the fast-start helper process (benchmarks compare)",
-    FIRST_CARD_FILE_VARIABLE: "a file the full-screen app writes when the first card is painted",
 }
 
 
@@ -99,10 +97,6 @@ def served_in_a_browser() -> bool:
 
 def fast_start_enabled() -> bool:
     return _read(FAST_START_VARIABLE) != "0"
-
-
-def first_card_file() -> str | None:
-    return _read(FIRST_CARD_FILE_VARIABLE) or None
 
 
 # The locale's variables in gettext's order: the first one set names the language.

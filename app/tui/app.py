@@ -17,7 +17,6 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from kvdrill.app.app_options import AppOptions
-from kvdrill.app.services import environment
 from kvdrill.app.services.backend import Services
 from kvdrill.app.tui.messages import ThemeLoaded, ThemeNotSaved
 from kvdrill.app.tui.screens.drill import DrillScreen
@@ -57,9 +56,6 @@ class KvdrillApp(App[None]):
         self.database_url = database_url
         self.start = start
         self.backend = Services(database_url, profile, bundled=self.options.bundled)
-        # Set by scripts/bench_start.py: once the first card has painted, the app writes the
-        # wall clock and its own CPU time to this file, then exits.
-        self.first_card_file = environment.first_card_file()
         self.first_card_source: str | None = None
         self.theme = LIGHT_THEME if self.options.theme == "light" else DARK_THEME
         # The profile's saved theme applies once, when the data first loads, unless the
@@ -281,16 +277,8 @@ class KvdrillApp(App[None]):
         yield SystemCommand(_("Quit"), _("Quit kvdrill (every answer is already saved)"), self.exit)
 
     def first_card_painted(self, source: str) -> None:
-        """Called once the first card is on screen (``source``: ``helper`` or ``session``);
-        the start benchmark exits here."""
+        """Called once the first card is on screen (``source``: ``helper`` or ``session``)."""
         self.first_card_source = source
-        if self.first_card_file:
-            import time
-
-            with open(self.first_card_file, "w", encoding="utf-8") as handle:
-                handle.write(f"{time.time()!r} {time.process_time()!r} {source}")
-            self.first_card_file = None
-            self.exit()
 
 
 def create_app(
