@@ -31,6 +31,7 @@ from typing import Any
 from sqlalchemy import Connection, select, text
 from sqlalchemy.orm import Session
 
+from kvdrill.engine.study.grades import Grade
 from kvdrill.engine.study.rules import replay
 from kvdrill.engine.study.schedule import NEW_CARD_EASINESS_MILLI
 from kvdrill.engine.study.sm2 import MIN_EASINESS_MILLI, easiness_change_milli
@@ -295,7 +296,9 @@ def _unexplained(connection: Connection) -> tuple[list[str], set[tuple[int, int]
 def _max_easiness(answers: object) -> int:
     """The highest easiness ``answers`` answers can reach: each adds at most a grade 5's."""
     count = answers if isinstance(answers, int) and answers >= 0 else 0
-    return max(NEW_CARD_EASINESS_MILLI, NEW_CARD_EASINESS_MILLI + count * easiness_change_milli(5))
+    return max(
+        NEW_CARD_EASINESS_MILLI, NEW_CARD_EASINESS_MILLI + count * easiness_change_milli(Grade.EASY)
+    )
 
 
 def _max_interval(repetitions: object, answers: object, fsrs: object) -> int:

@@ -23,12 +23,15 @@ from sqlalchemy import (
     MetaData,
     String,
     Text,
+    TypeDecorator,
     UniqueConstraint,
     false,
     text,
 )
+from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
+from kvdrill.engine.study.grades import Grade
 from kvdrill.engine.study.schedule import NEW_CARD_EASINESS_MILLI
 from kvdrill.engine.study.settings import (
     DEFAULT_ANSWER_SECONDS,
@@ -45,6 +48,16 @@ NAMING_CONVENTION = {
     "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
     "pk": "pk_%(table_name)s",
 }
+
+
+class GradeType(TypeDecorator[Grade]):
+    """A grade column: an INTEGER in the database, a ``Grade`` when read."""
+
+    impl = Integer
+    cache_ok = True
+
+    def process_result_value(self, value: int | None, dialect: Dialect) -> Grade | None:
+        return None if value is None else Grade(value)
 
 
 class Base(DeclarativeBase):
@@ -198,7 +211,7 @@ class ReviewLog(Base):
     card_id: Mapped[int] = mapped_column(ForeignKey("cards.id"))
     reviewed_at: Mapped[datetime] = mapped_column(DateTime)
     study_day: Mapped[date] = mapped_column(Date)
-    quality: Mapped[int] = mapped_column(Integer)
+    quality: Mapped[Grade] = mapped_column(GradeType)
     seconds: Mapped[float] = mapped_column(
         Float, default=0.0
     )  # active answer time (pauses left out)

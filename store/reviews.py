@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session
 from kvdrill.engine.errors import UserError, did_you_mean
 from kvdrill.engine.problems.types import Variant, Verdict
 from kvdrill.engine.study.clock import study_day
+from kvdrill.engine.study.grades import Grade
 from kvdrill.engine.study.rules import Answered, answer_schedule
 from kvdrill.engine.study.schedule import Schedule
 from kvdrill.engine.study.settings import DEFAULT_DESIRED_RETENTION
@@ -82,7 +83,7 @@ class GivenAnswer:
 
     profile_id: int
     card_id: int
-    quality: int
+    quality: Grade
     seconds: float
     graded_by: str
     now: datetime

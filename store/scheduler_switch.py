@@ -13,6 +13,7 @@ from itertools import groupby
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from kvdrill.engine.study.grades import Grade
 from kvdrill.engine.study.rules import replay
 from kvdrill.engine.study.schedule import Schedule
 from kvdrill.store.models import CardState, ReviewLog
@@ -71,7 +72,7 @@ def _with_flags_of(before: Schedule | None, logged: dict | None) -> dict | None:
     return before.to_dict() | flags
 
 
-def answer_histories(session: Session, profile_id: int) -> list[list[tuple[int, datetime]]]:
+def answer_histories(session: Session, profile_id: int) -> list[list[tuple[Grade, datetime]]]:
     """Per card the profile answered, its answers (quality, time), oldest first."""
     rows = session.execute(
         select(ReviewLog.card_id, ReviewLog.quality, ReviewLog.reviewed_at)

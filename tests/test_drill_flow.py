@@ -5,7 +5,7 @@ from __future__ import annotations
 from kvdrill.app.services.drill_flow import HARD_COMES_BACK, Action, DrillFlow, Phase
 from kvdrill.app.services.drill_steps import (
     AnswerProblem,
-    Grade,
+    GradeCard,
     Moved,
     ProblemDone,
     SetAside,
@@ -57,7 +57,7 @@ def test_reveal_then_grade_times_the_card_and_asks_for_the_grade() -> None:
     assert flow.ready() is None
     clock.now += 2
     grade = flow.press(Action.DIGIT, 3)
-    assert grade == Grade(quality=4, seconds=5.0, reveal_seconds=5.0, grade_seconds=2.0)
+    assert grade == GradeCard(quality=4, seconds=5.0, reveal_seconds=5.0, grade_seconds=2.0)
 
 
 def test_a_grade_before_the_reveal_does_nothing() -> None:
@@ -70,7 +70,7 @@ def test_keys_typed_while_an_answer_commits_apply_in_order_on_the_next_card() ->
     flow, _ = opened(card(1), card(2), card(3))
     flow.press(Action.REVEAL)
     flow.ready()
-    assert isinstance(flow.press(Action.DIGIT, 4), Grade)
+    assert isinstance(flow.press(Action.DIGIT, 4), GradeCard)
     # While the grade commits: the next card's reveal and grade, then bury.
     for action, arg in ((Action.REVEAL, None), (Action.DIGIT, 1), (Action.CHOOSE, "b")):
         assert flow.takes(action, arg)
@@ -78,7 +78,7 @@ def test_keys_typed_while_an_answer_commits_apply_in_order_on_the_next_card() ->
     shown = flow.finished(Moved(state(card(2), card(3))))
     assert isinstance(shown, ShowCard) and flow.card == card(2)
     assert isinstance(flow.ready(), ShowReveal)  # the queued space, on card 2
-    assert flow.ready() == Grade(1, 0.0, 0.0, 0.0)  # then its grade: Again
+    assert flow.ready() == GradeCard(1, 0.0, 0.0, 0.0)  # then its grade: Again
     flow.finished(Moved(state(card(3))))
     step = flow.ready()  # b on a recall card buries it
     assert step == SetAside(bury=True, title="Card 3")
@@ -101,7 +101,7 @@ def test_keys_before_the_session_opens_wait_for_it() -> None:
     assert isinstance(flow.ready(), ShowReveal)  # the early card can be revealed
     flow.ready()
     assert flow.press(Action.DIGIT, 4) is None  # a grade needs the session
-    assert isinstance(flow.opened(state(card(1))), Grade)
+    assert isinstance(flow.opened(state(card(1))), GradeCard)
 
 
 def test_the_last_answer_leads_to_the_summary() -> None:

@@ -51,6 +51,7 @@ from kvdrill.engine.errors import UserError
 from kvdrill.engine.packs.card_view import CHOICE_LETTERS, CardView, DrillState
 from kvdrill.engine.problems.types import Variant, Verdict
 from kvdrill.engine.study.clock import study_day
+from kvdrill.engine.study.grades import Grade
 from kvdrill.engine.study.queue import SessionQueue, cram_plan, plan_day
 from kvdrill.engine.study.rules import LEECH_LAPSES
 from kvdrill.engine.study.schedule import Schedule
@@ -70,9 +71,9 @@ _LOCKED_MESSAGE = (
     "the database stayed locked by another kvdrill process; nothing was saved for this card, "
     "try again"
 )
-CHOICE_RIGHT_QUALITY = 4
-CHOICE_WRONG_QUALITY = 1
-GIVE_UP_QUALITY = 0
+CHOICE_RIGHT_QUALITY = Grade.GOOD
+CHOICE_WRONG_QUALITY = Grade.WRONG
+GIVE_UP_QUALITY = Grade.BLACKOUT
 _SEEDED_KINDS = ("problem", "choice")  # the kinds a showing's seed draws a variant or order for
 
 
@@ -87,7 +88,7 @@ class InvalidAnswer(UserError):
 @dataclass(frozen=True)
 class ChoiceResult:
     correct: bool
-    quality: int
+    quality: Grade
     chosen: str  # the letters read, e.g. "AC"
     correct_letters: str
     explanation: str
@@ -121,7 +122,7 @@ class SessionSummary:
 # session, and a tuple is the cheapest to make (scripts/bench_vs_anki.py).
 class _Answer(NamedTuple):
     card_id: int
-    quality: int
+    quality: Grade
     seconds: float
     topics: tuple[str, ...]
     leech_title: str | None
@@ -336,7 +337,7 @@ class DrillSession:
 
     def grade(
         self,
-        quality: int,
+        quality: Grade,
         seconds: float = 0.0,
         *,
         reveal_seconds: float | None = None,
@@ -344,9 +345,9 @@ class DrillSession:
     ) -> None:
         """Self-grade the current recall or follow-up card, 0..5 (Again 1, Hard 3, Good 4, Easy 5)."""
         view = self._require("recall", "followup")
-        if isinstance(quality, bool) or not isinstance(quality, int) or not 0 <= quality <= 5:
-            raise ValueError(f"a grade is 0..5, got {quality!r}")
-        self._record(view, quality, seconds, "self", times=(reveal_seconds, grade_seconds))
+        self._record(
+            view, Grade.of(quality), seconds, "self", times=(reveal_seconds, grade_seconds)
+        )
 
     def answer_choice(
         self, letters: str, seconds: float = 0.0, *, reveal_seconds: float | None = None
@@ -405,7 +406,7 @@ class DrillSession:
     def _record(
         self,
         view: CardView,
-        quality: int,
+        quality: Grade,
         seconds: float,
         graded_by: str,
         typed: str | None = None,

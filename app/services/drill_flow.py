@@ -34,7 +34,7 @@ from kvdrill.app.services.drill_steps import (
     Done,
     FocusAnswer,
     GiveUp,
-    Grade,
+    GradeCard,
     Leave,
     LoadNote,
     Moved,
@@ -59,7 +59,7 @@ from kvdrill.app.services.drill_steps import (
     Undo,
 )
 from kvdrill.engine.packs.card_view import CHOICE_LETTERS
-from kvdrill.engine.study.grades import LABELLED_GRADES, RAW_QUALITIES
+from kvdrill.engine.study.grades import LABELLED_GRADES, RAW_QUALITIES, Grade
 from kvdrill.engine.study.settings import DEFAULT_ANSWER_SECONDS
 from kvdrill.i18n import N_, _
 
@@ -348,7 +348,7 @@ class DrillFlow:
         assert isinstance(quality, int)
         now = self.clock()
         revealed = self.revealed_at if self.revealed_at is not None else now
-        return Grade(quality, self.timer.spent, revealed - self.shown_at, now - revealed)
+        return GradeCard(Grade(quality), self.timer.spent, revealed - self.shown_at, now - revealed)
 
     def _on_choose(self, letter: Arg) -> Step:
         assert self.card is not None

@@ -1,7 +1,7 @@
 """What the drill flow (app/services/drill_flow.py) asks its driver to do, and what comes back.
 
 A key given to the flow yields at most one step. A ``Show...`` step, ``Notice``, ``OpenNote``,
-``FocusAnswer`` and ``Leave`` are for the screen alone. A session call (``Grade``,
+``FocusAnswer`` and ``Leave`` are for the screen alone. A session call (``GradeCard``,
 ``AnswerChoice``...) talks to the store: the TUI runs its ``run`` in a worker thread, plain mode
 runs it in line; either way the ``Done`` it returns goes back to ``DrillFlow.finished`` on the
 driver's own thread, which turns it into the next step. Steps are named tuples: one is made
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from kvdrill.app.services.drill import ChoiceResult, DrillSession, SessionSummary
     from kvdrill.engine.packs.card_view import CardView, DrillState
     from kvdrill.engine.problems.types import Verdict
+    from kvdrill.engine.study.grades import Grade
 
 
 # --- results of session calls, from the worker back to the flow ---------------------------------
@@ -60,10 +61,10 @@ Done = Moved | ChoiceDone | ProblemDone | NoteRead | NoteWritten | SummaryDone
 # --- session calls ------------------------------------------------------------------------------
 
 
-class Grade(NamedTuple):
-    """Self-grade the current recall card with an SM-2 quality."""
+class GradeCard(NamedTuple):
+    """Self-grade the current recall card."""
 
-    quality: int
+    quality: Grade
     seconds: float  # active countdown time
     reveal_seconds: float  # real seconds from the card to its answer
     grade_seconds: float  # and from the answer to the grade
@@ -157,7 +158,7 @@ class Summarise(NamedTuple):
 
 
 Call = (
-    Grade
+    GradeCard
     | AnswerChoice
     | AnswerProblem
     | GiveUp

@@ -35,7 +35,7 @@ from typing import Any
 from kvdrill.engine.errors import UserError
 from kvdrill.engine.interop.notes import AnkiCard
 from kvdrill.engine.study.clock import study_day
-from kvdrill.engine.study.grades import LABELLED_GRADES, quality_for_key
+from kvdrill.engine.study.grades import LABELLED_GRADES, Grade, quality_for_key
 from kvdrill.engine.study.schedule import NEW_CARD_EASINESS_MILLI, Schedule
 from kvdrill.engine.study.sm2 import MIN_EASINESS_MILLI, PASSING_QUALITY
 
@@ -64,7 +64,7 @@ class ImportedReview:
 
     id: str  # ``anki:<revlog id>``: the row's identity, so a second import adds nothing
     reviewed_at: datetime  # naive local time
-    quality: int
+    quality: Grade
     seconds: float
     interval_days: int  # after the answer (0 while learning)
     easiness_milli: int | None  # after the answer; None when Anki logged none
@@ -94,7 +94,7 @@ def history_path(pack_file: PurePath) -> PurePath:
     return pack_file.with_name(pack_file.stem + HISTORY_SUFFIX)
 
 
-def quality_of_ease(ease: int) -> int:
+def quality_of_ease(ease: int) -> Grade:
     """Anki's answer button (1 Again .. 4 Easy) as an SM-2 quality."""
     return quality_for_key(ease)
 
@@ -266,7 +266,7 @@ def read_history(text: str, path: str) -> PackHistory:
                 ImportedReview(
                     id=_text(row[0], IMPORTED_PREFIX),
                     reviewed_at=datetime.fromisoformat(row[1]),
-                    quality=_number(row[2], int, 0, 5),
+                    quality=Grade(_number(row[2], int, 0, 5)),
                     seconds=float(_number(row[3], float, 0, 86_400)),
                     interval_days=_number(row[4], int, 0, 36_500),
                     easiness_milli=(
@@ -391,7 +391,7 @@ class PastAnswer:
     """One of the learner's answers, as the review log holds it."""
 
     reviewed_at: datetime
-    quality: int
+    quality: Grade
     seconds: float
     before: Schedule | None  # the schedule before it (``prev_state``)
 

@@ -108,17 +108,18 @@ from kvdrill.engine.capacity.units import (
 )
 from kvdrill.engine.problems.answers import TypedAnswer, read_typed_answer
 from kvdrill.engine.problems.types import Variant, Verdict
+from kvdrill.engine.study.grades import Grade
 from kvdrill.engine.study.settings import DEFAULT_ANSWER_SECONDS
 from kvdrill.engine.wording import plural
 
 # "Quick" is within the default answer time: the one-minute answer the cards are written for.
 QUICK_SECONDS = float(DEFAULT_ANSWER_SECONDS)
-QUALITY_QUICK = 5
-QUALITY_CORRECT = 4
-QUALITY_DIAGNOSED = 2
-QUALITY_WRONG = 1
-QUALITY_GAVE_UP = 0
-QUALITY_UNREADABLE = 0  # not graded: the session asks again
+QUALITY_QUICK = Grade.EASY
+QUALITY_CORRECT = Grade.GOOD
+QUALITY_DIAGNOSED = Grade.WRONG_BUT_FAMILIAR
+QUALITY_WRONG = Grade.WRONG
+QUALITY_GAVE_UP = Grade.BLACKOUT
+QUALITY_UNREADABLE = Grade.BLACKOUT  # not graded: the session asks again
 
 MIN_SIGNIFICANT_FIGURES = 3
 TRAP_TOLERANCE = 0.005  # the typed number equals the truth in the sibling unit

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kvdrill.engine.study.grades import Grade
+
 
 @dataclass(frozen=True)
 class Variant:
@@ -30,7 +32,7 @@ class Verdict:
     """The result of checking one typed answer against a variant."""
 
     correct: bool
-    quality: int  # SM-2 quality 0..5, see engine/problems/checker.py for the mapping
+    quality: Grade  # see engine/problems/checker.py for the mapping
     headline: str  # one line: "Correct: 128 KiB" / "Not quite: expected 128 KiB"
     expected_text: str  # the right answer, formatted with its unit
     worked_solution: str  # Markdown, in the variant's own numbers

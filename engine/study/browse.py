@@ -16,6 +16,7 @@ from datetime import date, datetime
 from typing import NamedTuple
 
 from kvdrill.engine.errors import UserError, did_you_mean, printable
+from kvdrill.engine.study.grades import Grade
 
 REFERENCE_COLUMN = 30  # longer references take a line of their own
 MAIN_STATES = ("suspended", "buried", "new", "due", "learning", "review")
@@ -146,7 +147,7 @@ class HistoryEntry:
     """One answer in a card's history; the typed answer and diagnosis for problems."""
 
     reviewed_at: datetime
-    quality: int
+    quality: Grade
     seconds: float
     graded_by: str
     typed_answer: str | None

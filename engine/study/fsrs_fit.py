@@ -19,6 +19,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from kvdrill.engine.study.fsrs_memory import rating_of
+from kvdrill.engine.study.grades import Grade
 
 if TYPE_CHECKING:
     import fsrs_rs_python
@@ -61,7 +62,7 @@ class Fit:
 
 
 def training_items(
-    histories: Iterable[Sequence[tuple[int, datetime]]],
+    histories: Iterable[Sequence[tuple[Grade, datetime]]],
 ) -> list[fsrs_rs_python.FSRSItem]:
     """One fsrs-rs item per review a day or more after its card's previous one: the card's
     reviews up to and including it. ``histories``: per card, (quality, time), oldest first."""
@@ -81,7 +82,7 @@ def training_items(
 
 
 def fit_parameters(
-    histories: Sequence[Sequence[tuple[int, datetime]]],
+    histories: Sequence[Sequence[tuple[Grade, datetime]]],
     current: tuple[float, ...] | None,
 ) -> Fit:
     """Fit FSRS's weights to ``histories`` (per card, (quality, time), oldest first) and

@@ -25,6 +25,7 @@ from datetime import UTC, date, datetime, timedelta
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, cast
 
+from kvdrill.engine.study.grades import Grade
 from kvdrill.engine.study.schedule import Schedule
 from kvdrill.engine.study.settings import DEFAULT_DESIRED_RETENTION
 from kvdrill.engine.study.stats_report import PredictedRecall
@@ -37,7 +38,7 @@ SM2_RECALL_AT_DUE = 0.9
 RATING_OF_QUALITY = (1, 1, 1, 2, 3, 4)
 
 
-def rating_of(quality: int) -> int:
+def rating_of(quality: Grade) -> int:
     """The FSRS rating (1 Again, 2 Hard, 3 Good, 4 Easy) of an SM-2 quality 0..5."""
     if isinstance(quality, bool) or not isinstance(quality, int) or not 0 <= quality <= 5:
         raise ValueError(f"a quality is an integer 0..5, got {quality!r}")
@@ -80,7 +81,7 @@ def _memory(card: fsrs.Card) -> dict[str, Any]:
 
 def fsrs_review(
     previous: Schedule,
-    quality: int,
+    quality: Grade,
     now: datetime,
     today: date,
     desired_retention: float = DEFAULT_DESIRED_RETENTION,
@@ -95,7 +96,7 @@ def fsrs_review(
         _card(previous.fsrs), _fsrs_rating(quality), moment
     )
     interval = max(1, round((card.due - moment) / timedelta(days=1)))
-    passed = quality >= 3
+    passed = quality >= Grade.HARD
     return replace(
         previous,
         fsrs=_memory(card),
@@ -105,7 +106,7 @@ def fsrs_review(
     )
 
 
-def _fsrs_rating(quality: int) -> fsrs.Rating:
+def _fsrs_rating(quality: Grade) -> fsrs.Rating:
     import fsrs
 
     return fsrs.Rating(rating_of(quality))

@@ -25,6 +25,7 @@ from datetime import datetime, timedelta
 
 from kvdrill.engine.records import unchecked
 from kvdrill.engine.study.clock import study_day
+from kvdrill.engine.study.grades import Grade
 from kvdrill.engine.study.schedule import Schedule
 from kvdrill.engine.study.settings import DEFAULT_DESIRED_RETENTION
 from kvdrill.engine.study.sm2 import PASSING_QUALITY, step
@@ -45,7 +46,7 @@ class Answered:
 
 def answer_schedule(
     before: Schedule | None,
-    quality: int,
+    quality: Grade,
     now: datetime,
     rollover_hour: int,
     scheduler: str = "sm2",
@@ -102,7 +103,7 @@ def answer_schedule(
     return Answered(after, moved_schedule=True, lapsed=lapsed, became_leech=became_leech)
 
 
-def _lapse(previous: Schedule, quality: int) -> tuple[bool, int, bool]:
+def _lapse(previous: Schedule, quality: Grade) -> tuple[bool, int, bool]:
     """Whether a schedule-moving answer is a lapse, the lapses after it, and whether it made the
     card a leech."""
     lapsed = quality < PASSING_QUALITY and previous.repetitions > 0
@@ -112,7 +113,7 @@ def _lapse(previous: Schedule, quality: int) -> tuple[bool, int, bool]:
 
 def replay(
     current: Schedule | None,
-    answers: Iterable[tuple[int, datetime]],
+    answers: Iterable[tuple[Grade, datetime]],
     rollover_hour: int,
     scheduler: str = "sm2",
     desired_retention: float = DEFAULT_DESIRED_RETENTION,

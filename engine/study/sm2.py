@@ -19,23 +19,24 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from kvdrill.engine.study.grades import Grade
 from kvdrill.engine.study.schedule import NEW_CARD_EASINESS_MILLI, Schedule
 
 __all__ = ["NEW_CARD_EASINESS_MILLI", "Schedule", "review"]
 
 MIN_EASINESS_MILLI = 1300
-PASSING_QUALITY = 3
+PASSING_QUALITY = Grade.HARD
 # Step 7: below this a card comes back later in the same session.
-SESSION_REPEAT_BELOW = 4
+SESSION_REPEAT_BELOW = Grade.GOOD
 
 
-def easiness_change_milli(quality: int) -> int:
+def easiness_change_milli(quality: Grade) -> int:
     """How much one review with ``quality`` moves EF, in thousandths (before the 1.3 floor)."""
     misses = 5 - quality
     return 100 - misses * (80 + misses * 20)
 
 
-def review(state: Schedule, quality: int) -> Schedule:
+def review(state: Schedule, quality: Grade) -> Schedule:
     """The schedule after one review of quality 0..5 (see the module docstring for the rules).
 
     Only repetitions, easiness and interval change; the rest of ``state`` is kept."""
@@ -46,7 +47,7 @@ def review(state: Schedule, quality: int) -> Schedule:
 
 
 def step(
-    repetitions: int, easiness_milli: int, interval_days: int, quality: int
+    repetitions: int, easiness_milli: int, interval_days: int, quality: Grade
 ) -> tuple[int, int, int]:
     """``review`` on the three numbers it changes: (repetitions, easiness, interval) after one
     review of ``quality``. The answer path (engine/study/rules.py) builds one ``Schedule`` from
