@@ -59,8 +59,8 @@ def _print_list(templates, as_json: bool) -> int:
         print("No problem templates: import a pack with problem cards.")
     from kvdrill.app.text_table import table_lines
 
-    rows = [[literal(template.id), literal(template.title)] for template in templates]
-    print("\n".join(table_lines(rows)))
+    lines = [[literal(template.id), literal(template.title)] for template in templates]
+    print("\n".join(table_lines(lines)))
     return 0
 
 
