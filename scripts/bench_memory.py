@@ -6,7 +6,12 @@
   to the first card painted (scripts/first_card_probe.py with ``KVDRILL_FIRST_CARD_FILE`` makes it exit there);
 - a plain-mode drill session (``kvdrill drill --plain``) answering every card of a 20-card
   session on stdin, problems included;
-- ``kvdrill calc kv_bytes_per_token --model llama-3.1-8b --unit KiB``.
+- ``kvdrill calc kv_bytes_per_token --model llama-3.1-8b --unit KiB``;
+- the anchor of the TUI row: the bare Textual app of scripts/bare_textual_app.py, launched the
+  same way, to its one line painted.
+
+The rows print as scripts/bench_table.py words them, with the targets of the README's table:
+the TUI drill at most 2x the bare app, the 20-card plain session at most 60 MiB.
 
 The figure is ``ru_maxrss`` from ``os.wait4`` on the child: the largest resident set of the
 process and of any process it waited for. The user's database is never touched.
@@ -21,8 +26,12 @@ import sys
 import tempfile
 from pathlib import Path
 
+from bench_table import load, print_header, print_row
+
 KVDRILL = Path(sys.executable).with_name("kvdrill")
 PROBE = Path(__file__).resolve().parent / "first_card_probe.py"
+BARE_APP = Path(__file__).resolve().with_name("bare_textual_app.py")
+TUI_RATIO, PLAIN_MIB = 2.0, 60.0
 
 
 def peak_mib(command: list[str], env: dict[str, str], stdin: str = "") -> float:
@@ -61,6 +70,11 @@ def main() -> int:
         tui_mib = peak_mib(["script", "-qfec", launch, "/dev/null"], tui)
         if not stamp.exists():
             raise SystemExit("the TUI exited without painting a card")
+        stamp.unlink()
+        bare = shlex.join([sys.executable, str(BARE_APP)])
+        bare_mib = peak_mib(["script", "-qfec", bare, "/dev/null"], tui)
+        if not stamp.exists():
+            raise SystemExit("the bare app exited without painting its line")
 
         # Enough lines for 20 cards and their repeats: a recall card takes Enter then a grade,
         # a multiple-choice card a letter, a problem a number; an unreadable line is asked again.
@@ -75,6 +89,18 @@ def main() -> int:
     print(f"  kvdrill drill (TUI, to the first card painted):   {tui_mib:6.1f} MiB")
     print(f"  kvdrill drill --plain, a 20-card session:         {plain_mib:6.1f} MiB")
     print(f"  kvdrill calc kv_bytes_per_token ... --unit KiB:   {calc_mib:6.1f} MiB")
+    print(f"  a bare Textual app (one line painted):            {bare_mib:6.1f} MiB")
+    print(load())
+    print_header()
+    ratio = tui_mib / bare_mib
+    print_row(
+        "peak RSS of a TUI drill (to the first card)", f"{tui_mib:.1f} MiB",
+        f"{bare_mib:.1f} MiB", ratio, f"<= {TUI_RATIO}x", ratio <= TUI_RATIO,
+    )  # fmt: skip
+    print_row(
+        "peak RSS of a 20-card plain session", f"{plain_mib:.1f} MiB", "-", None,
+        f"<= {PLAIN_MIB:.0f} MiB", plain_mib <= PLAIN_MIB,
+    )  # fmt: skip
     return 0
 
 
