@@ -85,6 +85,7 @@ class Guard:
         self.seen: tuple[int, int] | None = None
         # The write-ahead log and its index: suffix -> (device, inode) once seen.
         self.seen_logs: dict[str, tuple[int, int]] = {}
+        self._log_paths = tuple((suffix, f"{self.where}{suffix}") for suffix in LOG_SUFFIXES)
         self.refused: str | None = None  # set by ``refuse``: no commit goes through
 
     def install(self, engine: Engine) -> None:
@@ -157,8 +158,7 @@ class Guard:
         log not there yet is remembered once it is); None when nothing did."""
         if self.path is None or self.seen is None:
             return None
-        for suffix in LOG_SUFFIXES:
-            log = f"{self.where}{suffix}"
+        for suffix, log in self._log_paths:
             try:
                 info = os.stat(log)
             except FileNotFoundError:

@@ -187,7 +187,7 @@ _STATE_FIELDS = SCHEDULE_COLUMNS
 _STATE_KEY = "profile_id = :profile_id AND card_id = :card_id"
 _SELECT_STATE_SQL = f"SELECT {', '.join(_STATE_FIELDS)} FROM card_states WHERE {_STATE_KEY}"
 _INSERT_STATE = insert_statement("card_states", ("profile_id", "card_id", *_STATE_FIELDS))
-_UPDATE_STATE = update_statement("card_states", _STATE_FIELDS, _STATE_KEY)
+_UPDATE_STATE = update_statement("card_states", _STATE_FIELDS, ("profile_id", "card_id"))
 _INSERT_LOG = insert_statement("review_log", LOG_COLUMNS)
 _state_fields = attrgetter(*_STATE_FIELDS)
 
@@ -201,6 +201,8 @@ def _state_values(sql: Sql, schedule: Schedule) -> dict[str, Any]:
     if values["last_review_at"] is not None:
         values["last_review_at"] = sql.time(values["last_review_at"])
     values["fsrs"] = sql.json(values["fsrs"])
+    values["suspended"] = sql.boolean(values["suspended"])
+    values["leech"] = sql.boolean(values["leech"])
     return values
 
 
@@ -220,7 +222,7 @@ def _log_values(
         "reveal_seconds": given.reveal_seconds,
         "grade_seconds": given.grade_seconds,
         "graded_by": given.graded_by,
-        "moved_schedule": answered.moved_schedule,
+        "moved_schedule": sql.boolean(answered.moved_schedule),
         "typed_answer": given.typed_answer,
         "template_id": variant.template_id if variant is not None else None,
         "seed": variant.seed if variant is not None else None,
@@ -231,7 +233,7 @@ def _log_values(
         "choice_seed": given.choice_seed,
         "choice_order": given.choice_order,
         "prev_state": sql.json(before.to_dict()) if before is not None else None,
-        "practice": given.practice,
+        "practice": sql.boolean(given.practice),
         # What another tool's answers carry (store/anki_history.py); none for kvdrill's own.
         "imported_id": None,
         "interval_days": None,

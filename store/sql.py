@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from datetime import date, datetime
 from itertools import repeat
-from operator import is_
+from operator import is_, itemgetter
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from kvdrill.engine.errors import UserError
@@ -130,11 +130,17 @@ class Sql:
     def day(self, value: date) -> date | str:
         return value.isoformat() if self.sqlite else value
 
+    def boolean(self, value: bool) -> bool | int:
+        """On SQLite 0 or 1: ``sqlite3`` binds a bool only after failing to find an adapter
+        for it, several times the cost of an int."""
+        return int(value) if self.sqlite else value
+
 
 class SqliteSql(Sql):
     """``Sql`` on a ``sqlite3`` connection (which reads ``:name`` parameters itself)."""
 
     dialect = "sqlite"
+    sqlite = True  # not the property's comparison: the answer path asks a dozen times
 
     def __init__(self, connection: sqlite3.Connection):
         self.connection = connection
@@ -156,10 +162,10 @@ class SqliteSql(Sql):
         # A plain dict: looking a column up in a ``sqlite3.Row`` compares the names one by one.
         return None if row is None else dict(zip(names, row, strict=True))
 
-    def run(self, sql: str, params: Params | None = None) -> None:
+    def run(self, sql: str, params: Params | Sequence[Any] | None = None) -> None:
         self._cursor.execute(sql, params or {})
 
-    def insert_id(self, sql: str, params: Params) -> int:
+    def insert_id(self, sql: str, params: Params | Sequence[Any]) -> int:
         cursor = self._cursor.execute(sql, params)
         assert cursor.lastrowid is not None
         return cursor.lastrowid
@@ -193,29 +199,56 @@ class NullsInText:
     ``sqlite3`` binds a None only after looking for an adapter for it, which raises and
     formats an AttributeError each time (an answer has a dozen Nones). One text per pattern
     of NULLs, made on first use (an answer meets a handful), binds the rest. The text is
-    plain SQL, the same on every dialect."""
+    plain SQL, the same on every dialect; on SQLite its marks are ``?`` and the values go in
+    their columns' order (``sqlite3`` finds a ``:name`` by making and hashing a new string)."""
 
     def __init__(self, columns: tuple[str, ...], text: Callable[[list[str]], str]):
         self._columns = columns
-        self._text = text  # the statement, given each column's ``:name`` or ``NULL``
-        self._texts: dict[tuple[bool, ...], str] = {}
+        self._text = text  # the statement, given each column's mark (``:name``, ``?``, ``NULL``)
+        self._named: dict[tuple[bool, ...], str] = {}
+        self._ordered: dict[tuple[bool, ...], tuple[str, Callable[[Params], Any]]] = {}
 
     def run(self, sql: Sql, values: Params) -> None:
-        sql.run(self._for(values), values)
+        if isinstance(sql, SqliteSql):
+            text, ordered = self._ordered_for(values)
+            sql.run(text, ordered(values))
+        else:
+            sql.run(self._named_for(values), values)
 
     def insert_id(self, sql: Sql, values: Params) -> int:
-        return sql.insert_id(self._for(values), values)
+        if isinstance(sql, SqliteSql):
+            text, ordered = self._ordered_for(values)
+            return sql.insert_id(text, ordered(values))
+        return sql.insert_id(self._named_for(values), values)
 
-    def _for(self, values: Params) -> str:
-        nulls = tuple(map(is_, repeat(None), map(values.__getitem__, self._columns)))
-        text = self._texts.get(nulls)
+    def _nulls(self, values: Params) -> tuple[bool, ...]:
+        return tuple(map(is_, repeat(None), map(values.__getitem__, self._columns)))
+
+    def _named_for(self, values: Params) -> str:
+        nulls = self._nulls(values)
+        text = self._named.get(nulls)
         if text is None:
             marks = [
                 "NULL" if null else f":{name}"
                 for name, null in zip(self._columns, nulls, strict=True)
             ]
-            text = self._texts[nulls] = self._text(marks)
+            text = self._named[nulls] = self._text(marks)
         return text
+
+    def _ordered_for(self, values: Params) -> tuple[str, Callable[[Params], Any]]:
+        nulls = self._nulls(values)
+        found = self._ordered.get(nulls)
+        if found is None:
+            bound = [name for name, null in zip(self._columns, nulls, strict=True) if not null]
+            # An itemgetter of one name gives the value itself, not a tuple of it.
+            ordered = itemgetter(*bound) if len(bound) > 1 else _values_of(bound)
+            text = self._text(["NULL" if null else "?" for null in nulls])
+            found = self._ordered[nulls] = (text, ordered)
+        return found
+
+
+def _values_of(names: list[str]) -> Callable[[Params], tuple[Any, ...]]:
+    return lambda values: tuple(values[name] for name in names)
 
 
 def insert_statement(table: str, columns: tuple[str, ...]) -> NullsInText:
@@ -225,15 +258,17 @@ def insert_statement(table: str, columns: tuple[str, ...]) -> NullsInText:
     )
 
 
-def update_statement(table: str, columns: tuple[str, ...], where: str) -> NullsInText:
-    return NullsInText(
-        columns,
-        lambda marks: (
-            f"UPDATE {table} SET "
-            + ", ".join(f"{name} = {mark}" for name, mark in zip(columns, marks, strict=True))
-            + f" WHERE {where}"
-        ),
-    )
+def update_statement(table: str, columns: tuple[str, ...], key: tuple[str, ...]) -> NullsInText:
+    """``UPDATE table SET columns WHERE`` each of ``key`` equals its value."""
+
+    def text(marks: list[str]) -> str:
+        sets = ", ".join(f"{name} = {mark}" for name, mark in zip(columns, marks, strict=False))
+        where = " AND ".join(
+            f"{name} = {mark}" for name, mark in zip(key, marks[len(columns) :], strict=True)
+        )
+        return f"UPDATE {table} SET {sets} WHERE {where}"
+
+    return NullsInText((*columns, *key), text)
 
 
 def schema_revision(sql: Sql) -> str | None:
@@ -312,20 +347,6 @@ def sqlite_transaction(
         sql.close()
 
 
-@contextmanager
-def reading(connection: sqlite3.Connection, guard: Guard | None) -> Iterator[SqliteSql]:
-    """``Sql`` for reads outside a transaction on ``connection``; errors worded by the guard."""
-    sql = SqliteSql(connection)
-    try:
-        yield sql
-    except sqlite3.Error as exc:
-        if guard is not None:
-            guard.translate_error(exc, connection)
-        raise
-    finally:
-        sql.close()
-
-
 class SqliteFile:
     """The writes and reads of one kept ``sqlite3`` connection, one thread at a time: what
     store/db.py's ``Database`` runs ``Sql`` actions on for a SQLite file, and what ``kvdrill
@@ -364,8 +385,18 @@ class SqliteFile:
 
     def read(self, action: Callable[[SqliteSql], T]) -> T:
         """``action``'s reads, outside a transaction (each statement sees the latest commit)."""
-        with self.lock, reading(self.connection(), self.guard) as sql:
-            return action(sql)
+        with self.lock:
+            connection = self.connection()
+            # No generator-made context here: this read sits between an answer and the next card.
+            sql = SqliteSql(connection)
+            try:
+                return action(sql)
+            except sqlite3.Error as exc:
+                if self.guard is not None:
+                    self.guard.translate_error(exc, connection)
+                raise
+            finally:
+                sql.close()
 
     def detach(self) -> sqlite3.Connection | None:
         """Stop using the connection and hand it back (None: never opened)."""
