@@ -86,6 +86,12 @@ class Cluster:
     def start(self) -> None:
         _start_server(self.directory, self.socket_dir)
 
+    def remove(self) -> None:
+        """Stop the server at once and delete its directory."""
+        data = str(self.directory / "data")
+        _run_as_server_user([str(PG_BIN / "pg_ctl"), "-D", data, "-m", "immediate", "stop"])
+        shutil.rmtree(self.directory, ignore_errors=True)
+
     def new_database(self, template: str = "template1") -> str:
         """A new database, a copy of ``template`` (empty by default); its SQLAlchemy URL."""
         return self.url(self._create(template))
@@ -131,19 +137,28 @@ def _start_server(directory: Path, socket_dir: Path) -> None:
     )
 
 
-@pytest.fixture(scope="session")
-def postgres_cluster() -> Iterator[Cluster]:
+class ClusterUnavailable(Exception):
+    """Why no server can start on this machine (binaries, psycopg or the server user missing)."""
+
+
+def start_cluster() -> Cluster:
+    """``initdb`` and a running server in a new temporary directory; ``Cluster.remove`` stops
+    it and deletes the directory (scripts/bench_postgres.py starts its own this way)."""
     if not (PG_BIN / "initdb").exists():
-        unavailable(f"{PG_BIN}/initdb is missing (apt-get install postgresql-15)")
+        raise ClusterUnavailable(f"{PG_BIN}/initdb is missing (apt-get install postgresql-15)")
     try:
         import psycopg  # noqa: F401
     except ImportError:
-        unavailable("psycopg is not installed (pip install 'kvdrill[postgres]')")
+        raise ClusterUnavailable(
+            "psycopg is not installed (pip install 'kvdrill[postgres]')"
+        ) from None
     if os.geteuid() == 0:
         try:
             server_user = pwd.getpwnam(SERVER_USER)
         except KeyError:
-            unavailable(f"running as root and there is no {SERVER_USER!r} user to run the server")
+            raise ClusterUnavailable(
+                f"running as root and there is no {SERVER_USER!r} user to run the server"
+            ) from None
     # Not under pytest's tmp_path: its parents are private to root and the server user must
     # reach the socket and data directories.
     directory = Path(tempfile.mkdtemp(prefix="kvdrill-pg-"))
@@ -176,14 +191,30 @@ def postgres_cluster() -> Iterator[Cluster]:
         log = directory / "server.log"
         detail = log.read_text() if log.exists() else ""
         shutil.rmtree(directory, ignore_errors=True)
-        pytest.fail(f"starting PostgreSQL failed: {exc.stderr}{exc.stdout}{detail}")
+        raise RuntimeError(
+            f"starting PostgreSQL failed: {exc.stderr}{exc.stdout}{detail}"
+        ) from None
     cluster = Cluster(directory=directory, socket_dir=socket_dir, _names=itertools.count(1))
     try:
         cluster.admin(f"CREATE ROLE {LEARNER} LOGIN PASSWORD '{LEARNER_PASSWORD}'")
+    except BaseException:
+        cluster.remove()
+        raise
+    return cluster
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster() -> Iterator[Cluster]:
+    try:
+        cluster = start_cluster()
+    except ClusterUnavailable as exc:
+        unavailable(str(exc))
+    except RuntimeError as exc:
+        pytest.fail(str(exc))
+    try:
         yield cluster
     finally:
-        _run_as_server_user([str(PG_BIN / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"])
-        shutil.rmtree(directory, ignore_errors=True)
+        cluster.remove()
 
 
 @pytest.fixture
