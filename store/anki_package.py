@@ -20,7 +20,7 @@ import tempfile
 import zipfile
 import zlib
 from collections import Counter
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -554,6 +554,7 @@ def write_anki_package(
     notes: list[AnkiNote],
     note_types: tuple[AnkiNoteType, ...],
     created: int | None = None,
+    media: Mapping[str, Path] | None = None,
 ) -> None:
     """Write ``notes`` as an .apkg (one Anki deck per deck name), replacing ``file`` atomically.
 
@@ -561,7 +562,9 @@ def write_anki_package(
     then turns its card into a review card (type and queue, due, interval, factor, repetitions,
     lapses; its FSRS memory state in ``data`` as Anki keeps it) and adds its answers to
     ``revlog``, in the columns Anki documents for schema 11.
-    ``created`` (epoch seconds) is the collection's creation, day 0 of review dues."""
+    ``created`` (epoch seconds) is the collection's creation, day 0 of review dues; ``media``:
+    the files the notes show, by the name they use (copied under it: genanki names a media
+    file by its file name)."""
     import genanki
 
     class ScheduledPackage(genanki.Package):
@@ -596,12 +599,19 @@ def write_anki_package(
         )
     handle, temporary = tempfile.mkstemp(dir=file.parent, prefix=f".{file.name}.", suffix=".tmp")
     os.close(handle)
+    staged = Path(tempfile.mkdtemp(prefix="kvdrill-apkg-media-"))
     try:
-        ScheduledPackage(list(decks.values())).write_to_file(temporary)
+        files = []
+        for name, source in (media or {}).items():
+            shutil.copyfile(source, staged / name)
+            files.append(str(staged / name))
+        ScheduledPackage(list(decks.values()), media_files=files).write_to_file(temporary)
         os.replace(temporary, file)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+    finally:
+        shutil.rmtree(staged, ignore_errors=True)
 
 
 _REVIEW_CARD_SQL = (

@@ -60,8 +60,9 @@ def _parsed_card(card: Card) -> ParsedCard:
 
 def packs_for_export(
     session: Session, pack_keys: list[str]
-) -> list[tuple[PackMeta, list[ParsedCard]]]:
-    """The live cards of the packs named (all packs with live cards when none is), in order."""
+) -> list[tuple[PackMeta, list[ParsedCard], str]]:
+    """The live cards of the packs named (all packs with live cards when none is), in order,
+    with each pack's file as imported (its images are beside it)."""
     result = []
     for pack in _live_packs(session, pack_keys):
         meta = PackMeta(
@@ -74,7 +75,7 @@ def packs_for_export(
             description=pack.description,
         )
         cards = sorted((c for c in pack.cards if not c.retired), key=lambda c: c.position)
-        result.append((meta, [_parsed_card(card) for card in cards]))
+        result.append((meta, [_parsed_card(card) for card in cards], pack.source_path or ""))
     return result
 
 

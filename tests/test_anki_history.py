@@ -585,6 +585,21 @@ def test_a_packages_images_come_along_and_every_mode_shows_them(
     assert f"The roofline\n\n[image: {media / 'chart.png'}]" in out
     assert f"[image: roofline plot: {media / 'plot.png'}]" in out
 
+    # Going back, the images go into the package: Anki has them and the card shows them.
+    package = tmp_path / "back.apkg"
+    assert main(["--db", db_url, "export", "--format", "apkg", str(package)]) == 0
+    col = _fresh_anki_with(package, tmp_path / "fresh")
+    try:
+        (note_id,) = col.find_notes(f'"Source:inference/{card.key}"')
+        note = col.get_note(note_id)
+        assert '<img src="inference-chart.png"' in note["Prompt"]
+        assert '<img src="inference-plot.png" alt="roofline plot"' in note["Answer"]
+        media_folder = Path(col.media.dir())
+        assert (media_folder / "inference-chart.png").read_bytes() == TINY_PNG
+        assert (media_folder / "inference-plot.png").read_bytes() == TINY_PNG[::-1]
+    finally:
+        col.close()
+
 
 async def test_the_drill_screen_shows_an_image_as_a_line_with_its_path_and_opens_it(
     exported: Exported,

@@ -306,6 +306,7 @@ def export_apkg(
     """Write the stored packs named (all, when none is) as an Anki package at ``output``, with
     ``profile``'s notes on the cards; ``with_scheduling``: its schedules and review log too."""
     from kvdrill.app.services.importing import import_bundled
+    from kvdrill.app.services.media import linked_image, media_link
     from kvdrill.engine.interop.anki_cards import NOTE_TYPES, LearnerCard, anki_notes
     from kvdrill.engine.interop.anki_history import anki_scheduling
     from kvdrill.engine.study.clock import study_day
@@ -340,8 +341,9 @@ def export_apkg(
         return round(moment.timestamp() * 1000)
 
     notes, left_out = [], []
+    media: dict[str, Path] = {}
     scheduled = 0
-    for meta, cards in packs:
+    for meta, cards, pack_path in packs:
         own = {}
         for card in cards:
             note, schedule, answers = learner.get((meta.pack, card.key), ("", None, []))
@@ -350,11 +352,15 @@ def export_apkg(
                 plan = anki_scheduling(schedule, answers, day_zero, epoch_ms)
             scheduled += plan is not None
             own[card.key] = LearnerCard(note, plan)
-        pack_notes, pack_left_out = anki_notes(meta, cards, own)
+        pack_notes, pack_left_out, pack_media = anki_notes(meta, cards, own, pack_path)
+        for name, file in pack_media.items():
+            # Only an image in the pack's own media folder goes into the package.
+            if (image := linked_image(media_link(file))) is not None:
+                media[name] = image.path
         notes.extend(pack_notes)
         left_out.extend(pack_left_out)
     try:
-        write_anki_package(output, notes, NOTE_TYPES, int(created.timestamp()))
+        write_anki_package(output, notes, NOTE_TYPES, int(created.timestamp()), media)
     except OSError as exc:
         raise UserError(f"cannot write {output}: {exc.strerror or exc}") from None
     return ApkgResult(

@@ -13,10 +13,13 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import PurePath
+from urllib.parse import quote
 
 from kvdrill.engine.errors import UserError
 from kvdrill.engine.interop.anki_history import AnkiScheduling
-from kvdrill.engine.interop.markup import markdown_to_html
+from kvdrill.engine.interop.markup import escape_markdown, markdown_to_html
+from kvdrill.engine.packs.media import image_text, with_image_lines
 from kvdrill.engine.packs.model import PackMeta, ParsedCard
 
 PROBLEM_VARIANTS = 5
@@ -108,6 +111,29 @@ def _html(markdown: str) -> str:
     return markdown_to_html(markdown) if markdown.strip() else ""
 
 
+class _AnkiImages:
+    """A pack's images as Anki media: a card's ``![alt](PACK.media/x.png)`` becomes
+    ``<img src="PACK-x.png">`` (Anki's media names are one flat folder per collection, so the
+    pack id keeps two packs' ``x.png`` apart), and ``files`` collects each name's file. An image
+    outside the pack's media folder stays a text mark, as the terminal shows it."""
+
+    def __init__(self, pack: str, pack_path: str) -> None:
+        self.pack, self.pack_path = pack, pack_path
+        self.files: dict[str, PurePath] = {}
+
+    def _reference(self, alt: str, file: PurePath | None, target: str) -> str:
+        if file is None:
+            return escape_markdown(image_text(alt, file, target))
+        name = f"{self.pack}-{file.name}"
+        self.files[name] = file
+        return f"![{escape_markdown(alt)}]({quote(name)})"
+
+    def html(self, markdown: str) -> str:
+        if "![" in markdown:
+            markdown = with_image_lines(markdown, self.pack_path, self._reference)
+        return _html(markdown)
+
+
 def _list_html(items: list[str]) -> str:
     return _html("\n".join(f"- {item}" for item in items)) if items else ""
 
@@ -138,12 +164,17 @@ def _guid(source: str, seed: int | None = None) -> str:
 
 
 def anki_notes(
-    meta: PackMeta, cards: list[ParsedCard], learner: Mapping[str, LearnerCard] | None = None
-) -> tuple[list[AnkiNote], list[str]]:
+    meta: PackMeta,
+    cards: list[ParsedCard],
+    learner: Mapping[str, LearnerCard] | None = None,
+    pack_path: str = "",
+) -> tuple[list[AnkiNote], list[str], dict[str, PurePath]]:
     """The notes of one pack's cards (with ``learner``'s notes and schedules, by card key),
-    and a line for each card that could not be exported. A problem template's variants carry
-    no schedule: the learner's answers were to other variants."""
+    a line for each card that could not be exported, and the media the notes show (Anki's
+    name -> the image file beside the pack at ``pack_path``). A problem template's variants
+    carry no schedule: the learner's answers were to other variants."""
     learner = learner or {}
+    images = _AnkiImages(meta.pack, pack_path)
     deck, deck_id = DECK_PREFIX + meta.title.replace("::", ":"), deck_id_for(meta.pack)
     notes: list[AnkiNote] = []
     problems: list[str] = []
@@ -155,11 +186,11 @@ def anki_notes(
         if card.kind == "choice":
             choices, correct = _choice_fields(card)
             fields: tuple[str, ...] = (
-                _html(card.prompt),
+                images.html(card.prompt),
                 choices,
                 correct,
-                _html(card.explanation),
-                _html(card.tip),
+                images.html(card.explanation),
+                images.html(card.tip),
                 source,
                 note,
             )
@@ -177,7 +208,7 @@ def anki_notes(
                     _html(prompt),
                     _html(answer),
                     "",
-                    _html(card.tip),
+                    images.html(card.tip),
                     f"{source} #{seed}",
                     note,
                 )
@@ -187,14 +218,14 @@ def anki_notes(
         else:  # recall and follow-up
             numbers = _list_html([number.text for number in card.key_numbers])
             fields = (
-                _html(card.prompt),
-                _html(card.answer),
+                images.html(card.prompt),
+                images.html(card.answer),
                 numbers,
-                _html(card.tip),
+                images.html(card.tip),
                 source,
                 note,
             )
             notes.append(
                 AnkiNote(RECALL.name, fields, tags, _guid(source), deck, deck_id, own.scheduling)
             )
-    return notes, problems
+    return notes, problems, images.files
