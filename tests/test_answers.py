@@ -21,8 +21,18 @@ from kvdrill.engine.problems.generator import make_variant
         ("449k tokens", "tokens", 449_000, "tokens"),
         ("1.3e5", "tokens", 130_000, "tokens"),
         ("1.3M", "tokens", 1_300_000, "tokens"),
-        ("131,072", "B", 131_072, "B"),
+        ("131,072", "B", 131_072, "B"),  # as the English screens write it
         ("131 072", "B", 131_072, "B"),
+        ("131,072,000", "B", 131_072_000, "B"),
+        ("131.072.000", "B", 131_072_000, "B"),
+        ("1,234.5", "B", 1234.5, "B"),
+        ("1.234,5", "B", 1234.5, "B"),
+        ("1 234,5 B", "B", 1234.5, "B"),
+        ("0,5 GiB", "GiB", 0.5, "GiB"),
+        ("12,34", "tokens", 12.34, "tokens"),
+        ("0,125 MiB", "MiB", 0.125, "MiB"),
+        ("1234.567", "B", 1234.567, "B"),
+        ("2.199 TiB", "TiB", 2.199, "TiB"),  # in English a dot is only a decimal mark
         ("131\u202f072 B", "B", 131_072, "B"),
         ("131_072", "B", 131_072, "B"),
         ("128KiB", "B", 131_072, "B"),
@@ -84,7 +94,8 @@ def test_answers_that_read(typed: str, expected_unit: str, value: float, in_unit
         ("128 KiB", "tokens", "a size in bytes, but this answer is a count"),
         ("3 TB/s", "TB", "a bandwidth, but this answer is a size in bytes"),
         ("128K", "KiB", "ambiguous for a size"),
-        ("0,5 GiB", "GiB", "use a dot for decimals"),
+        ("1,2,3", "B", "groups of three digits"),
+        ("12,3456.7", "B", "groups of three digits"),
         ("1.2.3", "GiB", "Could not read the number"),
         ("one hundred", "tokens", "does not start with a number"),
         ("128 KiB KiB", "KiB", "no arithmetic"),
@@ -97,10 +108,32 @@ def test_answers_that_do_not_read(typed: str, expected_unit: str, message: str) 
     assert "\n" not in str(caught.value)
 
 
+@pytest.mark.usefixtures("vietnamese")
+@pytest.mark.parametrize("typed", ["1,024 GiB", "1.024 GiB", "131,072", "2.199 TiB"])
+def test_one_mark_before_three_digits_is_refused_for_a_learner_in_vietnamese(typed: str) -> None:
+    """Vietnamese writes 1.024 for 1024 and 1,024 for 1.024: which one was meant is not guessed."""
+    number = typed.split()[0]
+    with pytest.raises(AnswerError, match=f"'{typed}' có thể là ") as caught:
+        read_typed_answer(typed, "GiB" if " " in typed else "B")
+    assert number.replace(",", "").replace(".", "") in str(caught.value)
+    assert "\n" not in str(caught.value)
+
+
+@pytest.mark.usefixtures("vietnamese")
+@pytest.mark.parametrize(
+    ("typed", "value"),
+    [("1,5", 1.5), ("0,125", 0.125), ("1.234,5", 1234.5), ("1,234.5", 1234.5),
+     ("131 072", 131_072), ("131.072.000", 131_072_000), ("1024", 1024)],
+)  # fmt: skip
+def test_either_convention_reads_where_it_is_unambiguous(typed: str, value: float) -> None:
+    assert read_typed_answer(typed, "B").value == pytest.approx(value)
+
+
 def test_significant_figures_are_those_typed() -> None:
     figures = {
         "449k": 3,
-        "131,072": 6,
+        "131 072": 6,
+        "1.234,5": 5,
         "450": 2,
         "450.": 3,
         "1.0": 2,

@@ -29,6 +29,7 @@ TRANSLATED_FILES = [
     "app/tui/app.py",
     "app/tui/screens/drill.py",
     "app/tui/screens/help.py",
+    "app/tui/screens/import_.py",
     "app/tui/screens/home.py",
     "app/tui/screens/note.py",
     "app/tui/screens/path_picker.py",

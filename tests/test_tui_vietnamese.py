@@ -140,3 +140,16 @@ async def test_home_settings_and_summary_in_vietnamese(drill_db: str) -> None:
         await settle(pilot)
         await check(app, ENGLISH_FOOTER)
         assert "Hiện chưa có gì để ôn." in "\n".join(screen_lines(app))
+
+
+async def test_import_in_vietnamese(drill_db: str) -> None:
+    from tui_helpers import FIXTURES
+
+    app = make_app(drill_db, start="import")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await check(app, ENGLISH_FOOTER)
+        app.screen.start_scan(str(FIXTURES / "good"))
+        await settle(pilot)
+        await check(app, ENGLISH_FOOTER)
+        assert "Chạy thử" in "\n".join(screen_lines(app))

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, cast
 
 from kvdrill.engine.capacity.data_files import UNITS_PATH, data_text
 from kvdrill.engine.errors import UserError
+from kvdrill.i18n import DEFAULT_LANGUAGE, _, language
 
 if TYPE_CHECKING:
     import pint
@@ -272,6 +273,85 @@ def read_number(text: str, example: str = "something like 128 KiB") -> ReadNumbe
         SCALE_SUFFIXES[scale.group(1)],
         text,
     )
+
+
+# A typed answer's leading number with its separators: digits, dots, commas and underscores,
+# and a space only before a group of exactly three digits ("131 072 B", "1 234,5").
+_TYPED_NUMBER = re.compile(
+    r"(?P<sign>[+-]?)(?P<body>(?:\d|[.,](?=\d))(?:[\d.,_]|\ (?=\d{3}(?!\d)))*)"
+)
+
+
+def unambiguous_number(text: str) -> str:
+    """``text`` (a cleaned typed answer) with its leading number in the reader's form: a dot
+    decimal, no group separators. Both conventions read (``1,234.5`` and ``1.234,5``); a
+    comma or a dot is a decimal mark when it cannot be a thousands separator (``0,5``,
+    ``12,34``, ``1.5``). A single comma or dot before exactly three digits (``1,024``,
+    ``1.024``) is read as the English screens write numbers (``1,024`` is 1024, ``1.024`` a
+    decimal); for a learner in Vietnamese, who meets both conventions (the Vietnamese one
+    writes 1.024 for 1024 and 1,024 for a decimal), it is refused with one line: never
+    guessed."""
+    start = len(text) - len(text.lstrip("~≈").lstrip())
+    match = _TYPED_NUMBER.match(text, start)
+    if match is None:
+        return text
+    body = match.group("body")
+    return text[: match.start("body")] + _plain_digits(body, text) + text[match.end() :]
+
+
+def _plain_digits(body: str, text: str) -> str:
+    marks = [character for character in body if not character.isdigit()]
+    if not marks:
+        return body
+    last = marks[-1]
+    if last in ",." and marks.count(last) == 1:
+        head, _mark, tail = body.rpartition(last)
+        if head.isdigit() or not head:
+            groups = len(tail) == 3 and 1 <= len(head) <= 3 and head != "0"
+            if groups and language() == DEFAULT_LANGUAGE and last == ",":
+                return head + tail
+            if groups and language() != DEFAULT_LANGUAGE:
+                whole = head + tail
+                raise AnswerError(
+                    _(
+                        "'{typed}' could be {whole} or {decimal}: type {whole} or {spaced} for "
+                        "the whole number, {decimal}0 for the decimal one."
+                    ).format(
+                        typed=shorten(text),
+                        whole=whole,
+                        spaced=f"{head} {tail}",
+                        decimal=f"{head}.{tail}",
+                    )
+                )
+            return f"{head or '0'}.{tail}"
+        grouped = _grouped_digits(head)
+        if grouped is not None:
+            return f"{grouped}.{tail}"
+    elif len(set(marks)) == 1:
+        grouped = _grouped_digits(body)
+        if grouped is not None:
+            return grouped
+    raise AnswerError(
+        _(
+            "Could not read the number in '{typed}': write groups of three digits (131 072) "
+            "and one decimal mark (0.5 or 0,5)."
+        ).format(typed=shorten(text))
+    )
+
+
+def _grouped_digits(text: str) -> str | None:
+    """``1,234,567`` / ``1.234.567`` / ``1 234 567`` as ``1234567``; None unless one mark
+    separates a lead of 1-3 digits and groups of exactly three."""
+    marks = {character for character in text if not character.isdigit()}
+    if len(marks) != 1:
+        return None
+    parts = text.split(marks.pop())
+    lead, groups = parts[0], parts[1:]
+    if not (lead.isdigit() and len(lead) <= 3) or not all(
+        group.isdigit() and len(group) == 3 for group in groups
+    ):
+        return None
+    return "".join(parts)
 
 
 def scale_number(number: ReadNumber, factor: float, text: str) -> ReadNumber:

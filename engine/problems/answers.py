@@ -3,8 +3,9 @@
 What reads (the unit is optional; a bare number is taken in the expected unit):
 
 - ``128 KiB``, ``128KiB``, ``0.5 GiB``, ``42 ms``, ``3.35 TB/s``, ``12 tokens per second``;
-- ``131,072`` and ``131 072`` (commas, spaces or underscores between groups of exactly three
-  digits; a comma is never a decimal point), ``1.3e5``, ``.5``;
+- ``131 072``, ``131_072``, ``131,072,000`` and ``131.072.000`` (groups of exactly three
+  digits), ``1,234.5`` and ``1.234,5`` (both conventions), ``0,5`` and ``12,34`` (a comma that
+  cannot separate thousands is a decimal mark), ``1.3e5``, ``.5``;
 - ``449k``, ``449K``, ``1.3M``, ``2G``, ``1T`` for counts, also before a unit (``449k tokens``);
 - ``7B`` and ``7B params`` mean seven billion when the question asks for a plain count; when it
   asks for bytes, ``7B`` is seven bytes;
@@ -13,7 +14,8 @@ What reads (the unit is optional; a bare number is taken in the expected unit):
 What does not read, each with one line (``AnswerError``, a ``UserError``): more than 100
 characters, control characters, arithmetic (``9**9**9``, ``32*1024``), ``nan``/``inf``, numbers
 beyond 1e30, negative numbers, an unknown unit (with a case hint: ``gb`` -> GB or Gb), ``KB``
-(ambiguous), a unit of the wrong dimension (``42 ms`` for a size in bytes), and a bare ``128K``
+(ambiguous), ``1,024`` and ``1.024`` (a thousands separator in one convention, a decimal mark
+in the other: never guessed), a unit of the wrong dimension (``42 ms`` for a size in bytes), and a bare ``128K``
 when bytes are asked for (write ``128 KiB`` or ``128 kB``).
 
 Dimensionless units (tokens, requests, x, %...) are interchangeable: ``449k requests`` reads for a
@@ -38,6 +40,7 @@ from kvdrill.engine.capacity.units import (
     scale_number,
     shorten,
     signed_unit,
+    unambiguous_number,
     unit_after_number,
     unit_scale,
     without_currency_sign,
@@ -76,13 +79,18 @@ def bare_number_unit(expected_unit: str) -> str:
     return normalise_unit_text(expected_unit) if expected_unit.strip() else ""
 
 
-def read_typed_answer(text: str, expected_unit: str) -> TypedAnswer:
-    """Read ``text`` as an answer in ``expected_unit``'s dimension; AnswerError if it cannot."""
+def read_typed_answer(text: str, expected_unit: str, *, by_learner: bool = True) -> TypedAnswer:
+    """Read ``text`` as an answer in ``expected_unit``'s dimension; AnswerError if it cannot.
+
+    ``by_learner=False``: text the engine wrote itself (a mistake's answer worked out with
+    ``format_number``), whose commas always separate thousands."""
     expected_unit = normalise_unit_text(expected_unit)
     _, expected_dimension = unit_scale(expected_unit)
     cleaned = clean_text(text)
     # The example uses the asked unit and a neutral number: never one that could be the answer.
     number_text, signed = without_currency_sign(cleaned)
+    if by_learner:
+        number_text = unambiguous_number(number_text)
     number = read_number(
         number_text, example=f"something like {EXAMPLE_NUMBER} {expected_unit}".strip()
     )

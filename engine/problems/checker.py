@@ -730,11 +730,14 @@ def _verdict(variant: Variant, shown: str, **fields: object) -> Verdict:
     )
 
 
-def check_answer(variant: Variant, typed: str, seconds: float | None = None) -> Verdict:
-    """Read ``typed`` in the variant's unit, accept or diagnose it, and grade it for SM-2."""
+def check_answer(
+    variant: Variant, typed: str, seconds: float | None = None, *, by_learner: bool = True
+) -> Verdict:
+    """Read ``typed`` in the variant's unit, accept or diagnose it, and grade it for SM-2;
+    ``by_learner``: see ``read_typed_answer``."""
     shown = expected_text(variant)
     try:
-        answer = read_typed_answer(typed, variant.unit)
+        answer = read_typed_answer(typed, variant.unit, by_learner=by_learner)
     except AnswerError as error:
         return _verdict(
             variant,

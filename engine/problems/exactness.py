@@ -41,7 +41,9 @@ def accepted_mistakes(variant: Variant) -> list[tuple[str, float]]:
             for value in values:
                 if code == "bare_base_unit" or abs(value / truth - 1) > reach:
                     continue  # far off: reading it would only confirm the refusal
-                answer = read_typed_answer(typed_answer(variant, code, value), variant.unit)
+                answer = read_typed_answer(
+                    typed_answer(variant, code, value), variant.unit, by_learner=False
+                )
                 if is_accepted(variant, answer):
                     found.append((code, answer.value_in(variant.unit)))
     return found

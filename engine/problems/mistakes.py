@@ -79,14 +79,14 @@ def _nothing_to_practise(code: str) -> NothingToPractise:
 
 
 def _diagnosed_as(variant: Variant, typed: str, code: str) -> bool:
-    verdict = check_answer(variant, typed)
+    verdict = check_answer(variant, typed, by_learner=False)
     return not verdict.correct and not verdict.unreadable and verdict.mistake == code
 
 
 def _outside_tolerance(variant: Variant, typed: str) -> bool:
     from kvdrill.engine.problems.answers import read_typed_answer
 
-    value = read_typed_answer(typed, variant.unit).value_in(variant.unit)
+    value = read_typed_answer(typed, variant.unit, by_learner=False).value_in(variant.unit)
     truth = variant.expected_value
     return abs(value - truth) > variant.rel_tolerance * abs(truth)
 

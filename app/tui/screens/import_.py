@@ -25,23 +25,28 @@ from kvdrill.app.tui.messages import (
 from kvdrill.app.tui.screens.base import KvdrillScreen
 from kvdrill.app.tui.widgets.tables import fill_table
 from kvdrill.engine.errors import printable
-from kvdrill.engine.wording import plural
+from kvdrill.i18n import N_, _, ngettext
 
 if TYPE_CHECKING:
     from kvdrill.app.services.importing import ImportScan
 
 KEYS = [
-    ("Enter", "scan the path (a dry run, nothing written); Enter again imports it"),
-    ("ctrl+o", "browse for a pack file or a directory, then scan it"),
-    ("y", "outside the path box (Escape), after a clean scan: import"),
-    ("Tab", "move between the path box and the diff"),
-    ("Escape", "back home"),
-    ("?", "this list"),
+    ("Enter", N_("scan the path (a dry run, nothing written); Enter again imports it")),
+    ("ctrl+o", N_("browse for a pack file or a directory, then scan it")),
+    ("y", N_("outside the path box (Escape), after a clean scan: import")),
+    ("Tab", N_("move between the path box and the diff")),
+    ("Escape", N_("back home")),
+    ("?", N_("this list")),
 ]
 
 DIFF_COLUMNS = [
-    (label, label.lower()) for label in ("Pack", "Added", "Changed", "Retired", "Unchanged")
+    (N_("Pack"), "pack"),
+    (N_("Added"), "added"),
+    (N_("Changed"), "changed"),
+    (N_("Retired"), "retired"),
+    (N_("Unchanged"), "unchanged"),
 ]
+CHANGE_LABELS = {"added": N_("added"), "changed": N_("changed"), "retired": N_("retired")}
 
 
 class ImportScreen(KvdrillScreen[None]):
@@ -49,9 +54,9 @@ class ImportScreen(KvdrillScreen[None]):
 
     KEYS = KEYS
     BINDINGS = [
-        Binding("y", "confirm", "Import"),  # not priority: a "y" typed in the path stays there
-        Binding("ctrl+o", "browse", "Browse"),
-        Binding("escape", "leave", "Back"),
+        Binding("y", "confirm", N_("Import")),  # not priority: a "y" typed in the path stays there
+        Binding("ctrl+o", "browse", N_("Browse")),
+        Binding("escape", "leave", N_("Back")),
     ]
 
     def __init__(self, initial_path: str = "") -> None:
@@ -62,18 +67,22 @@ class ImportScreen(KvdrillScreen[None]):
         self.working = False
 
     def compose(self) -> ComposeResult:
-        yield Static(Content.from_markup("[b]Import packs[/b]"), id="import-title")
+        yield Static(
+            Content.from_markup("[b]$title[/b]", title=_("Import packs")), id="import-title"
+        )
         with Horizontal(id="import-path-row"):
-            yield Static(Content("Path "), id="import-path-label")
+            yield Static(Content(_("Path") + " "), id="import-path-label")
             yield Input(
                 self.initial_path,
-                placeholder="a pack file or a directory of packs, e.g. ~/packs",
+                placeholder=_("a pack file or a directory of packs, e.g. ~/packs"),
                 id="import-path",
             )
         yield Static(
             Content(
-                "Type a path and press Enter for a dry run, or Ctrl+O to browse; "
-                "nothing is written yet."
+                _(
+                    "Type a path and press Enter for a dry run, or Ctrl+O to browse; "
+                    "nothing is written yet."
+                )
             ),
             id="import-status",
         )
@@ -126,7 +135,7 @@ class ImportScreen(KvdrillScreen[None]):
     def start_scan(self, path: str) -> None:
         """The dry run of ``path``, in a worker."""
         if not path:
-            self.set_status(Content("Type the path of a pack file or a directory first."))
+            self.set_status(Content(_("Type the path of a pack file or a directory first.")))
             return
         if self.working:
             return
@@ -134,7 +143,7 @@ class ImportScreen(KvdrillScreen[None]):
         self.scan = None
         self.scanned_path = path
         self.refresh_bindings()
-        self.set_status(Content.from_markup("Scanning $path …", path=path))
+        self.set_status(Content.from_markup(_("Scanning $path …"), path=path))
         self.run_scan(path)
 
     @work(thread=True, exclusive=True, group="import", exit_on_error=False)
@@ -144,7 +153,9 @@ class ImportScreen(KvdrillScreen[None]):
 
     def on_call_failed(self, message: CallFailed) -> None:
         self.working = False
-        self.set_status(Content.from_markup("[b $error]Not imported:[/] $e", e=str(message.error)))
+        self.set_status(
+            Content.from_markup(_("[b $error]Not imported:[/] $e"), e=str(message.error))
+        )
         self.refresh_bindings()
 
     def on_import_scanned(self, message: ImportScanned) -> None:
@@ -165,7 +176,7 @@ class ImportScreen(KvdrillScreen[None]):
             )
             for diff in scan.diffs
         ]
-        fill_table(table, DIFF_COLUMNS, rows)
+        fill_table(table, [(_(label), key) for label, key in DIFF_COLUMNS], rows)
         table.display = bool(scan.diffs)
         self.query_one("#import-changes", Static).update(Content("\n".join(change_lines(scan))))
         errors = self.query_one("#import-errors", Static)
@@ -173,20 +184,29 @@ class ImportScreen(KvdrillScreen[None]):
             count = len(scan.errors)
             self.set_status(
                 Content.from_markup(
-                    "[b $error]$n: nothing will be imported.[/] Fix them and scan again.",
-                    n=plural(count, "error"),
+                    ngettext(
+                        "[b $error]$n error: nothing will be imported.[/] Fix it and scan again.",
+                        "[b $error]$n errors: nothing will be imported.[/] Fix them and scan "
+                        "again.",
+                        count,
+                    ),
+                    n=str(count),
                 )
             )
             errors.update(Content("\n".join(scan.errors)))
         elif not scan.packs:
-            self.set_status(Content("No pack files (*.md) found there."))
+            self.set_status(Content(_("No pack files (*.md) found there.")))
             errors.update(Content(""))
         else:
             packs = len(scan.packs)
             self.set_status(
                 Content.from_markup(
-                    "Dry run: $n ready. Enter imports them; or edit the path.",
-                    n=plural(packs, "pack"),
+                    ngettext(
+                        "Dry run: $n pack ready. Enter imports it; or edit the path.",
+                        "Dry run: $n packs ready. Enter imports them; or edit the path.",
+                        packs,
+                    ),
+                    n=str(packs),
                 )
             )
             errors.update(Content(""))
@@ -201,7 +221,7 @@ class ImportScreen(KvdrillScreen[None]):
         bar = self.query_one("#import-progress", ProgressBar)
         bar.display = True
         bar.update(total=len(self.scan.packs), progress=0)
-        self.set_status(Content("Importing…"))
+        self.set_status(Content(_("Importing…")))
         self.refresh_bindings()
         self.run_import(self.scan)
 
@@ -226,9 +246,14 @@ class ImportScreen(KvdrillScreen[None]):
         changed = sum(diff.changed for diff in scan.diffs)
         self.set_status(
             Content.from_markup(
-                "[b $success]Imported $n[/]: $a added, $c changed. Escape goes home to drill them.",
-                n=plural(len(scan.packs), "pack"),
-                a=plural(added, "card"),
+                _(
+                    "[b $success]Imported $n[/]: $a added, $c changed. Escape goes home to "
+                    "drill them."
+                ),
+                n=ngettext("{count} pack", "{count} packs", len(scan.packs)).format(
+                    count=len(scan.packs)
+                ),
+                a=ngettext("{count} card", "{count} cards", added).format(count=added),
                 c=str(changed),
             )
         )
@@ -250,5 +275,6 @@ def change_lines(scan: ImportScan) -> list[str]:
             ("changed", diff.changed_titles),
             ("retired", diff.retired_titles),
         ):
-            lines.extend(f"{label:>8}  {diff.title}: {title}" for title in titles)
+            word = _(CHANGE_LABELS[label])
+            lines.extend(f"{word:>8}  {diff.title}: {title}" for title in titles)
     return lines
