@@ -152,3 +152,36 @@ def test_check_shows_each_packs_edition_or_that_it_has_none(tmp_path: Path, caps
     assert main(["check", "--json", str(tmp_path)]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["editions"] == {"kv-basics": {"vi": "kv-basics-vi"}, "solo": {}}
+
+
+def test_a_template_may_name_its_unit_in_the_editions_words_only(tmp_path: Path) -> None:
+    template = """
+## Requests {{#gen-requests}}
+
+### Problem
+
+~~~problem
+ask: requests
+formula:
+  expr: floor(kv_pool_tokens / prompt_tokens)
+  symbols: {{prompt_tokens: token}}
+vary:
+  kv_pool_tokens: {{from: 200000, to: 900000, step: 1000}}
+  prompt_tokens: [500, 1000]
+prompt: |
+  {words}
+unit: {unit}
+~~~
+"""
+    english = ORIGINAL + template.format(words="How many requests fit?", unit="requests")
+    (tmp_path / "kv-basics.md").write_text(english, encoding="utf-8")
+
+    def problems(unit: str) -> list[str]:
+        edition = EDITION + template.format(words="Bao nhiêu yêu cầu?", unit=unit)
+        (tmp_path / "kv-basics-vi.md").write_text(edition, encoding="utf-8")
+        return [str(problem) for problem in read_packs([tmp_path]).problems]
+
+    assert problems("yêu cầu") == []
+    assert problems("requests") == []
+    (wrong,) = problems("token")
+    assert "problem field `unit` differs from" in wrong

@@ -138,5 +138,26 @@ def test_a_vietnamese_profile_lists_the_courses_templates(db_url: str, capsys) -
     listed = json.loads(out)
     assert code == 0 and [item["template"] for item in listed] == english
     assert TEMPLATE in english
+    titles = {item["template"]: item["title"] for item in listed}
+    assert titles[TEMPLATE] == "Số byte KV mỗi token, với mọi mô hình và kiểu dữ liệu KV"
+
+
+def test_a_vietnamese_profile_gets_the_same_variant_in_vietnamese(db_url: str, capsys) -> None:
+    """problems-vi.md: the same seed draws the same numbers; the prompt and the unit word are
+    Vietnamese, and an answer typed with that word is read."""
+    requests = "capacity-problems/gen-requests-that-fit"
+    english = json.loads(run(capsys, db_url, requests, "--seed", "3", "--json")[1])
+    assert main(["--db", db_url, "settings", "language", "vi"]) == 0
+    capsys.readouterr()
+    variant = json.loads(run(capsys, db_url, requests, "--seed", "3", "--json")[1])
+    assert variant["inputs"] == english["inputs"] and english["unit"] == "requests"
+    assert variant["unit"] == "yêu cầu" and "Mỗi yêu cầu (request)" in variant["prompt"]
+    pool, prompt, output = (
+        int(variant["inputs"][name].replace(",", ""))
+        for name in ("kv_pool_tokens", "prompt_tokens", "output_tokens")
+    )
+    right = pool // (prompt + output)
+    code, out, _ = run(capsys, db_url, requests, "--seed", "3", "--answer", f"{right} yêu cầu")
+    assert code == 0 and f"Correct: {right} yêu cầu" in out
     # A template named in full is drawn whatever the profile's language.
     assert run(capsys, db_url, TEMPLATE, "--seed", "1")[0] == 0

@@ -365,6 +365,31 @@ def scale_number(number: ReadNumber, factor: float, text: str) -> ReadNumber:
 # --- units ---------------------------------------------------------------------------------
 
 
+# The unit words of the translated packs' problem templates (decks/*-vi.md), each the unit of
+# units.txt it names. A template asks in them and shows them; a learner may type them; every
+# lookup (scale, dimension, pint) reads the unit they name. Words of more than one word are why
+# they are not pint aliases in units.txt.
+TRANSLATED_UNIT_WORDS = {
+    "yêu cầu": "requests",
+    "chuỗi": "sequences",
+    "người dùng": "users",
+    "khối": "blocks",
+    "lớp": "layers",
+    "giây": "s",
+    "giờ": "h",
+}
+
+
+def unit_lookup_text(text: str) -> str:
+    """``text`` normalised, each side of a slash in a translated unit word given as the unit it
+    names: 'yêu cầu' -> 'requests', 'token/giây' -> 'token/s'."""
+    text = normalise_unit_text(text)
+    if text.isascii():
+        return text
+    words = unicodedata.normalize("NFC", text).split("/")
+    return "/".join(TRANSLATED_UNIT_WORDS.get(word, word) for word in words)
+
+
 @functools.lru_cache(maxsize=1024)
 def normalise_unit_text(text: str) -> str:
     """'tokens per second' -> 'tokens/s'-style spacing: no spaces around the slash."""
@@ -385,7 +410,7 @@ def _unknown_unit_message(word: str) -> str:
 
 def parse_unit(text: str) -> pint.Unit:
     """A unit from a short text such as 'KiB', 'GB/s', 'tokens/s' or '' (dimensionless)."""
-    return _parse_unit(normalise_unit_text(text))
+    return _parse_unit(unit_lookup_text(text))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -412,7 +437,7 @@ def _parse_unit(text: str) -> pint.Unit:
 @functools.lru_cache(maxsize=1024)
 def unit_scale(text: str) -> tuple[float, Dimension]:
     """(factor to base units, dimensionality) of a unit text; cached, for fast float math."""
-    basic = basic_unit_scale(normalise_unit_text(text))
+    basic = basic_unit_scale(unit_lookup_text(text))
     if basic is not None:
         return basic
     unit = parse_unit(text)
@@ -499,7 +524,7 @@ def signed_unit(unit_text: str, signed: bool, cleaned: str) -> str:
 
 def unit_after_number(rest: str, whole: str) -> str:
     """The checked, normalised unit text that follows a number ('' if none)."""
-    unit_text = normalise_unit_text(rest)
+    unit_text = unit_lookup_text(rest)
     if unit_text and _UNIT_TEXT.fullmatch(unit_text) is None:
         raise AnswerError(
             f"Could not read '{shorten(whole)}': type one number and a unit, "

@@ -25,7 +25,7 @@ _NUMBER_RE = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*")
 _GROUPED_RE = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 
 # The fields an edition translates; every other field of a card must be the original's.
-_TRANSLATED_PROBLEM_FIELDS = frozenset({"prompt"})
+_TRANSLATED_PROBLEM_FIELDS = frozenset({"prompt"})  # and `unit`, in words naming the same unit
 
 
 def number_value(written: str) -> str:
@@ -181,13 +181,28 @@ def _problem_differences(
     assert card.problem is not None and original.problem is not None
     fields = (card.problem.keys() | original.problem.keys()) - _TRANSLATED_PROBLEM_FIELDS
     for field in sorted(fields):
-        if card.problem.get(field) != original.problem.get(field):
+        ours, theirs = card.problem.get(field), original.problem.get(field)
+        if field == "unit" and _same_unit(ours, theirs):
+            continue  # in the edition's words: 'yêu cầu' for requests
+        if ours != theirs:
             line = card.problem_field_lines.get(field, card.problem_line or card.line)
             yield (
                 line,
                 f"problem field `{field}` differs from {there}: an edition translates only "
-                "the prompt",
+                "the prompt and the unit's word",
             )
+
+
+def _same_unit(ours: object, theirs: object) -> bool:
+    """Whether two units of problem blocks name one unit ('yêu cầu' and 'requests')."""
+    from kvdrill.engine.capacity.units import AnswerError, parse_unit
+
+    if not (isinstance(ours, str) and isinstance(theirs, str)):
+        return False
+    try:
+        return bool(parse_unit(ours) == parse_unit(theirs))
+    except AnswerError:
+        return False  # the template check reports the unit
 
 
 def _spaced(text: str | None) -> str | None:
