@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
+from functools import cache
 from typing import Any
 from urllib.parse import quote, unquote
 
@@ -180,6 +181,7 @@ def title_markdown(text: str) -> str:
     return text.replace("{", "(").replace("}", ")")
 
 
+@cache  # one parser for every field: building one takes longer than rendering a field
 def _html_renderer() -> MarkdownIt:
     # Raw HTML in a pack is shown as text in Anki too, never run: html is off.
     return MarkdownIt("commonmark", {"html": False}).enable("table").enable("strikethrough")
