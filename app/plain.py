@@ -24,7 +24,7 @@ from kvdrill.app.plain_text import markdown_to_plain, terminal_width, wrap
 from kvdrill.engine.errors import DatabaseUnusable, PackErrors, UserError, printable
 from kvdrill.engine.study.grades import grade_keys_help, hard_note, parse_grade
 from kvdrill.engine.study.rules import LEECH_LAPSES
-from kvdrill.engine.wording import plural
+from kvdrill.i18n import N_, _, ngettext
 
 if TYPE_CHECKING:
     from kvdrill.app.services.drill import DrillSession, SessionSummary
@@ -67,7 +67,9 @@ def shown(markdown: str, width: int | None = None, lead: str = "") -> str:
 def format_duration(seconds: float) -> str:
     whole = round(seconds)
     minutes, secs = divmod(whole, 60)
-    return f"{minutes} min {secs} s" if minutes else f"{secs} s"
+    if minutes:
+        return _("{minutes} min {seconds} s").format(minutes=minutes, seconds=secs)
+    return _("{seconds} s").format(seconds=secs)
 
 
 class PlainDrill:
@@ -128,14 +130,17 @@ class PlainDrill:
         code = 0
         if self.session.practised:
             self.line(
-                f"Practising {self.session.practised}: problems whose numbers make this mistake "
-                "show."
+                _("Practising {what}: problems whose numbers make this mistake show.").format(
+                    what=self.session.practised
+                )
             )
         if self.session.current is None:
             if self.reviews_only:
-                self.say("Nothing to study now: no card is due, and --new 0 leaves out new cards.")
+                self.say(
+                    _("Nothing to study now: no card is due, and --new 0 leaves out new cards.")
+                )
             else:
-                self.say("Nothing to study now: no card is due and today's new cards are done.")
+                self.say(_("Nothing to study now: no card is due and today's new cards are done."))
         try:
             while (card := self.session.current) is not None:
                 self.show_card(card)
@@ -161,27 +166,29 @@ class PlainDrill:
         position = dealt_with + 1
         total = dealt_with + self.session.remaining
         flags = (
-            ("follow-up", card.kind == "followup"),
-            ("new", card.is_new),
-            ("priority", card.priority),
-            ("again", card.is_repeat),
-            ("leech", card.leech),
+            (N_("follow-up"), card.kind == "followup"),
+            (N_("new"), card.is_new),
+            (N_("priority"), card.priority),
+            (N_("again"), card.is_repeat),
+            (N_("leech"), card.leech),
         )
-        marks = [mark for mark, on in flags if on]
+        marks = [_(mark) for mark, on in flags if on]
         where = f"{literal(card.pack_title)} · {literal(card.title)}"
         self.say()
         if not self.counter_explained:
             self.counter_explained = True
             self.line(
-                f"[1/{total}] counts the cards of this session; a card you miss comes back "
-                "later and adds one."
+                _(
+                    "[1/{total}] counts the cards of this session; a card you miss comes back "
+                    "later and adds one."
+                ).format(total=total)
             )
         self.line(
             f"── [{position}/{total}] {where}" + (f" ({', '.join(marks)})" if marks else ""),
             hang="   ",
         )
         if card.parent_title:
-            self.line(f"Follow-up to: {literal(card.parent_title)}")
+            self.line(_("Follow-up to: {title}").format(title=literal(card.parent_title)))
         self.say(self.card_text(card, card.prompt))
         if card.kind == "choice":
             for choice in card.choices:
@@ -209,15 +216,15 @@ class PlainDrill:
             return "stay"
         if action == "undo":
             if not self.session.undo():
-                self.say("Nothing to undo in this session.")
+                self.say(_("Nothing to undo in this session."))
                 return "stay"
-            self.say("Undone: that card is back.")
+            self.say(_("Undone: that card is back."))
         elif action == "suspend":
             self.session.suspend()
-            self.say("Suspended: this card is out of your drills until you unsuspend it.")
+            self.say(_("Suspended: this card is out of your drills until you unsuspend it."))
         else:
             self.session.bury()
-            self.say("Buried until tomorrow.")
+            self.say(_("Buried until tomorrow."))
         return "moved"
 
     def read_reply(
@@ -242,21 +249,21 @@ class PlainDrill:
     def edit_note(self) -> None:
         current = self.session.note()
         if current:
-            self.say(f"Your note: {literal(current)}")
-        text = self.ask("New note (one line; empty keeps it, '-' deletes it): ")
+            self.say(_("Your note: {note}").format(note=literal(current)))
+        text = self.ask(_("New note (one line; empty keeps it, '-' deletes it): "))
         if text.strip() == "-":
             self.session.set_note("")
-            self.say("Note deleted.")
+            self.say(_("Note deleted."))
         elif text.strip():
             self.session.set_note(text.strip())
-            self.say("Note saved.")
+            self.say(_("Note saved."))
 
     # --- card kinds ------------------------------------------------------------------------
 
     def drill_recall(self, card: CardView, started: float) -> None:
         while True:
             reply = self.ask(
-                "[Enter] show the answer · u undo · s suspend · b bury · n note · q quit: "
+                _("[Enter] show the answer · u undo · s suspend · b bury · n note · q quit: ")
             )
             done = self.command(reply)
             if done == "moved":
@@ -265,18 +272,18 @@ class PlainDrill:
                 break
             card = self.session.current or card  # a note edit renews the view
         self.show_answer(card)
-        self.line(f"Grade: {grade_keys_help()}")
+        self.line(_("Grade: {keys}").format(keys=grade_keys_help()))
         if not self.hard_note_shown:
             self.hard_note_shown = True
             self.line(hard_note())
         while True:
-            got = self.read_reply("Your grade (u s b n q): ", card)
+            got = self.read_reply(_("Your grade (u s b n q): "), card)
             if got is None:
                 return
             reply, card = got
             quality = parse_grade(reply)
             if quality is None:
-                self.line(f"Type a grade: {grade_keys_help()}.")
+                self.line(_("Type a grade: {keys}.").format(keys=grade_keys_help()))
                 continue
             self.session.grade(quality, time.monotonic() - started)
             return
@@ -287,7 +294,9 @@ class PlainDrill:
         letters = "".join(choice.letter for choice in card.choices)
         while True:
             got = self.read_reply(
-                f"Your choice ({letters[0]}-{letters[-1]}; u s n q, 'bury'): ",
+                _("Your choice ({first}-{last}; u s n q, 'bury'): ").format(
+                    first=letters[0], last=letters[-1]
+                ),
                 card,
                 not_a_command=lambda reply: _all_letters(reply, letters),
             )
@@ -301,10 +310,12 @@ class PlainDrill:
                 continue
             break
         if result.correct:
-            self.say(f"Right: {result.correct_letters}.")
+            self.say(_("Right: {letters}.").format(letters=result.correct_letters))
         else:
             self.say(
-                f"Not quite: the answer is {result.correct_letters} (you chose {result.chosen})."
+                _("Not quite: the answer is {letters} (you chose {chosen}).").format(
+                    letters=result.correct_letters, chosen=result.chosen
+                )
             )
         self.show_answer(card)
 
@@ -312,9 +323,12 @@ class PlainDrill:
         from kvdrill.engine.problems.answers import bare_number_unit
 
         unit = bare_number_unit(card.variant.unit) if card.variant is not None else ""
-        in_unit = f" (in {unit})" if unit else ""
+        if unit:
+            question = _("Your answer (in {unit}); ? gives up (u s b n q): ").format(unit=unit)
+        else:
+            question = _("Your answer; ? gives up (u s b n q): ")
         while True:
-            got = self.read_reply(f"Your answer{in_unit}; ? gives up (u s b n q): ", card)
+            got = self.read_reply(question, card)
             if got is None:
                 return
             reply, card = got
@@ -331,13 +345,13 @@ class PlainDrill:
         if verdict.diagnosis:
             self.say(self.text(verdict.diagnosis))
         if verdict.worked_solution:
-            self.say("Worked solution:")
+            self.say(_("Worked solution:"))
             self.say(self.text(verdict.worked_solution))
         self.show_tip_and_note(card)
 
     def show_answer(self, card: CardView) -> None:
         for heading, body in card.answer_sections():
-            self.say(f"{heading}:")
+            self.say(f"{_(heading)}:")
             if isinstance(body, str):
                 self.say(self.card_text(card, body))
             else:
@@ -347,35 +361,52 @@ class PlainDrill:
 
     def show_tip_and_note(self, card: CardView) -> None:
         if card.tip.strip():
-            self.say(self.card_text(card, card.tip, lead="Tip: "))
+            self.say(self.card_text(card, card.tip, lead=_("Tip:") + " "))
         note = card.note
         if note.strip():
-            self.line(f"Your note: {literal(note).strip()}")
+            self.line(_("Your note: {note}").format(note=literal(note).strip()))
 
     def print_summary(self, summary: SessionSummary) -> None:
         self.say()
         if summary.cards_done:
             accuracy = summary.accuracy or 0.0
             self.line(
-                f"Session over: {plural(summary.cards_done, 'card')}, "
-                f"{plural(summary.answers, 'answer')}, "
-                f"{accuracy:.0%} right the first time, {format_duration(summary.seconds)}."
+                _(
+                    "Session over: {cards}, {answers}, {accuracy} right the first time, {duration}."
+                ).format(
+                    cards=ngettext("{count} card", "{count} cards", summary.cards_done).format(
+                        count=summary.cards_done
+                    ),
+                    answers=ngettext("{count} answer", "{count} answers", summary.answers).format(
+                        count=summary.answers
+                    ),
+                    accuracy=f"{accuracy:.0%}",
+                    duration=format_duration(summary.seconds),
+                )
             )
         else:
-            self.say("Session over: no cards answered.")
+            self.say(_("Session over: no cards answered."))
         if summary.practised:
-            self.line(f"Practised: {summary.practised}.")
-        back = f"Back tomorrow: {summary.session_due_tomorrow} of these cards"
-        if summary.others_due_tomorrow:
-            back += f", and {plural(summary.others_due_tomorrow, 'card')} from the rest of your collection"
-        self.line(back + ".")
+            self.line(_("Practised: {what}.").format(what=summary.practised))
+        others = summary.others_due_tomorrow
+        if others:
+            back = _(
+                "Back tomorrow: {count} of these cards, and {others} from the rest of your "
+                "collection."
+            )
+        else:
+            back = _("Back tomorrow: {count} of these cards.")
+        others_text = ngettext("{count} card", "{count} cards", others).format(count=others)
+        self.line(back.format(count=summary.session_due_tomorrow, others=others_text))
         if summary.topics_missed:
             missed = ", ".join(f"{literal(t)} ({n})" for t, n in summary.topics_missed)
-            self.line(f"Topics missed: {missed}.")
+            self.line(_("Topics missed: {topics}.").format(topics=missed))
         if summary.new_leeches:
             titles = "; ".join(literal(t) for t in summary.new_leeches)
             self.line(
-                f"New leeches (missed {LEECH_LAPSES} times; consider rewriting them): {titles}."
+                _("New leeches (missed {lapses} times; consider rewriting them): {titles}.").format(
+                    lapses=LEECH_LAPSES, titles=titles
+                )
             )
 
 
@@ -406,7 +437,8 @@ def run_plain(args, stdin: TextIO, stdout: TextIO) -> int:
         except PackErrors as exc:
             # A broken bundled deck is a release bug, not the learner's: drill what is stored.
             first = exc.problems[0] if exc.problems else exc
-            print(f"kvdrill: the bundled decks were not updated: {first}", file=sys.stderr)
+            warning = _("the bundled decks were not updated: {problem}").format(problem=first)
+            print(f"kvdrill: {warning}", file=sys.stderr)
         session = services.open_session(**drill_filters_of(args))
         return PlainDrill(session, stdin, stdout, reviews_only=args.new == 0).run()
     finally:

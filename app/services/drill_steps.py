@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
+from kvdrill.i18n import _
+
 if TYPE_CHECKING:
     from kvdrill.app.services.drill import ChoiceResult, DrillSession, SessionSummary
     from kvdrill.engine.packs.card_view import CardView, DrillState
@@ -117,8 +119,8 @@ class GiveUp(NamedTuple):
 class Undo(NamedTuple):
     def run(self, session: DrillSession) -> Done:
         if not session.undo():
-            return Moved(session.state, "Nothing to undo in this session.", undone=False)
-        return Moved(session.state, "Last answer undone: the card is back.")
+            return Moved(session.state, _("Nothing to undo in this session."), undone=False)
+        return Moved(session.state, _("Last answer undone: the card is back."))
 
 
 class SetAside(NamedTuple):
@@ -132,7 +134,7 @@ class SetAside(NamedTuple):
             session.bury()
         else:
             session.suspend()
-        what = "Buried until tomorrow" if self.bury else "Suspended"
+        what = _("Buried until tomorrow") if self.bury else _("Suspended")
         return Moved(session.state, f"{what}: {self.title}")
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from kvdrill.app.services.media import media_link
 from kvdrill.engine.errors import printable
 from kvdrill.engine.packs.media import image_text, with_image_lines
+from kvdrill.i18n import _
 
 if TYPE_CHECKING:
     from kvdrill.engine.packs.card_view import CardView
@@ -92,14 +93,14 @@ def choice_markdown(card: CardView, selected: set[str], reveal: bool = False) ->
         lines.append(f"- {mark}**{choice.letter}.** {_one_line(choice.text)}")
     if len(card.correct_letters) > 1 and not reveal:
         lines.append("")
-        lines.append("*Several choices are correct: pick each, then press Enter.*")
+        lines.append("*" + _("Several choices are correct: pick each, then press Enter.") + "*")
     return shown("\n".join(lines))
 
 
 def reveal_markdown(card: CardView) -> str:
     """Answer, key numbers, explanation, related questions, tip and the learner's note."""
     parts = [
-        f"## {heading}\n\n"
+        f"## {_(heading)}\n\n"
         + (
             with_images(body, card)
             if isinstance(body, str)
@@ -109,9 +110,10 @@ def reveal_markdown(card: CardView) -> str:
     ]
     tip = card.tip.strip()
     if tip:
-        parts.append("## Tip\n\n" + with_images(tip, card))
+        parts.append("## " + _("Tip") + "\n\n" + with_images(tip, card))
     note = card.note.strip()
-    parts.append("## Your note\n\n" + (note if note else "*No note yet: press n to write one.*"))
+    empty = "*" + _("No note yet: press n to write one.") + "*"
+    parts.append("## " + _("Your note") + "\n\n" + (note if note else empty))
     return shown("\n\n".join(parts))
 
 
@@ -119,12 +121,12 @@ def verdict_markdown(verdict: Verdict) -> str:
     """The checked answer: the expected value, the diagnosis and the worked solution."""
     parts = []
     if verdict.expected_text and verdict.expected_text not in verdict.headline:
-        parts.append(f"**Expected:** {verdict.expected_text}")
+        parts.append("**" + _("Expected:") + "** " + verdict.expected_text)
     if verdict.diagnosis:
-        parts.append(f"**What went wrong:** {verdict.diagnosis}")
+        parts.append("**" + _("What went wrong:") + "** " + verdict.diagnosis)
     solution = verdict.worked_solution.strip()
     if solution:
-        parts.append("## Worked solution\n\n" + solution)
+        parts.append("## " + _("Worked solution") + "\n\n" + solution)
     return shown("\n\n".join(parts)) + ("\n\n" if parts else "")
 
 

@@ -13,6 +13,7 @@ from string import ascii_uppercase
 from typing import Any
 
 from kvdrill.engine.problems.types import Variant
+from kvdrill.i18n import N_
 
 MIN_CHOICES, MAX_CHOICES = 2, 8
 # One letter per possible choice: A, B, C... in the order shown.
@@ -69,10 +70,10 @@ class CardView:
         """The parts of the back that have content, in the order every mode shows them:
         (heading, text) or (heading, list items). The TUI and plain mode both read this list."""
         sections: list[tuple[str, str | list[str]]] = [
-            ("Answer", self.answer.strip()),
-            ("Key numbers", self.key_numbers),
-            ("Explanation", self.explanation.strip()),
-            ("Related questions", self.related),
+            (N_("Answer"), self.answer.strip()),
+            (N_("Key numbers"), self.key_numbers),
+            (N_("Explanation"), self.explanation.strip()),
+            (N_("Related questions"), self.related),
         ]
         return [(heading, body) for heading, body in sections if body]
 
