@@ -34,7 +34,7 @@ async def test_weakest_topic_first_then_sort_and_drill_it(stats_db: str) -> None
         await pilot.press("enter")
         await settle(pilot)
         assert type(app.screen).__name__ == "DrillScreen"
-        assert app.screen.narrow == {"tag": "kv"}
+        assert app.screen.narrow == {"tag": "kv", "cram_when_empty": True}
         assert app.screen.card.key == "D"
 
 

@@ -43,6 +43,19 @@ def packs_db(db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> st
     return db_url
 
 
+def record_notices(app) -> list[str]:
+    """Every notice the app posts from now on."""
+    said: list[str] = []
+    post = app.notify
+
+    def notify(message, *args, **kwargs):
+        said.append(str(message))
+        return post(message, *args, **kwargs)
+
+    app.notify = notify
+    return said
+
+
 def rows(app) -> dict[str, list[str]]:
     """The browser's table: card id -> its cells as shown."""
     table = app.screen.query_one("#cards-table", DataTable)
@@ -244,12 +257,10 @@ async def test_edit_opens_the_pack_file_at_the_card_and_imports_it_keeping_histo
 async def test_an_edit_with_an_error_says_file_and_line_and_changes_nothing(
     packs_db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    said: list[str] = []
     monkeypatch.setenv("VISUAL", editor_script(tmp_path, "### Prompt", "### Promptt"))
     app = make_app(packs_db, start="home")
+    said = record_notices(app)
     async with app.run_test(size=(80, 24)) as pilot:
-        post = app.notify
-        app.notify = lambda message, *a, **k: (said.append(str(message)), post(message, *a, **k))
         await open_browser(pilot)
         await to_row(pilot, "sm2-fixture/alpha")
         await pilot.press("enter")
@@ -292,3 +303,74 @@ async def test_the_drill_flags_the_card_shown_and_edits_its_pack_file(
         _, found = app.backend.list_cards(search="alpha question")
         assert [card.reference for card in found] == ["sm2-fixture/alpha"]
         assert (tmp_path / "line").read_text() == "+9"  # the card's heading
+
+
+def no_new_cards_today(app) -> None:
+    app.backend.change_settings(new_per_day=0)
+
+
+async def test_enter_on_a_pack_row_drills_that_pack_as_practice_when_nothing_is_due(
+    packs_db: str,
+) -> None:
+    app = make_app(packs_db, start="home")
+    said = record_notices(app)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one("#home-packs", DataTable)
+        table.move_cursor(row=table.get_row_index("sm2-problems"))
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, DrillScreen)
+        assert app.screen.card.pack_key == "sm2-problems" and not app.screen.session.practice
+        await pilot.press("q")
+        await settle(pilot)
+        no_new_cards_today(app)
+        table = app.screen.query_one("#home-packs", DataTable)
+        table.move_cursor(row=table.get_row_index("sm2-fixture"))
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen.card.pack_key == "sm2-fixture"
+        assert app.screen.session.practice  # nothing due: practice, no schedule moves
+        assert any("come as practice" in line for line in said)
+
+
+async def test_more_new_cards_today_beyond_the_daily_limit(packs_db: str) -> None:
+    app = make_app(packs_db, start="home")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        no_new_cards_today(app)
+        await pilot.press("question_mark")
+        await settle(pilot)
+        keys = text_of(app, "#help-text")
+        assert "more new cards today" in keys and "drill the pack under the cursor" in keys
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("m")
+        await settle(pilot)
+        await pick(pilot, "5")
+        assert isinstance(app.screen, DrillScreen)
+        assert app.screen.card is not None and app.screen.card.is_new
+        assert not app.screen.session.practice  # real new cards: their schedules start
+        assert app.screen.session.remaining >= 5
+
+
+async def test_enter_on_a_weak_topic_gives_a_session_even_with_nothing_due(
+    packs_db: str,
+) -> None:
+    from kvdrill.app.tui.screens.stats import StatsScreen
+
+    answer_kv_problem_wrong(packs_db)
+    app = make_app(packs_db, start="home")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        no_new_cards_today(app)
+        app.backend.act_on_card("sm2-problems/kv-drawn", "bury")  # its repeat is not due now
+        await pilot.press("s")
+        await settle(pilot)
+        assert isinstance(app.screen, StatsScreen)
+        topics = app.screen.query_one("#topics", DataTable)
+        assert topics.row_count
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, DrillScreen)
+        assert app.screen.card is not None and app.screen.session.practice

@@ -125,29 +125,37 @@ class Services:
         cram: bool = False,
         ahead: int | None = None,
         card: str | None = None,
+        cram_when_empty: bool = False,
     ) -> DrillSession:
         """A ``DrillSession`` (app/services/drill.py) on today's queue; with ``mistake``, a
         session of up to ``count`` variants exercising that mistake code instead
-        (app/services/mistakes.py)."""
+        (app/services/mistakes.py). ``cram_when_empty``: when nothing is due or new under
+        the filters, their cards as practice (``cram``) instead of an empty session."""
         from kvdrill.app.services.drill import DrillSession
 
         if mistake is not None:
             return self.mistake_session(mistake, count)
 
-        return DrillSession.open(
-            self.database,
-            profile=self.profile,
-            now=environment.now(),
-            pack=pack,
-            tag=tag,
-            lesson=lesson,
-            new_limit=new_limit,
-            limit=limit,
-            flag=flag,
-            cram=cram,
-            ahead=ahead,
-            card=card,
-        )
+        def opened(cram: bool) -> DrillSession:
+            return DrillSession.open(
+                self.database,
+                profile=self.profile,
+                now=environment.now(),
+                pack=pack,
+                tag=tag,
+                lesson=lesson,
+                new_limit=new_limit,
+                limit=limit,
+                flag=flag,
+                cram=cram,
+                ahead=ahead,
+                card=card,
+            )
+
+        session = opened(cram)
+        if cram_when_empty and not cram and ahead is None and session.current is None:
+            return opened(True)
+        return session
 
     def flag(self, reference: str, colour: str | None) -> str:
         """Flag the card ``pack/card`` with ``colour`` (None: no flag); its title."""

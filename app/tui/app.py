@@ -138,6 +138,11 @@ class KvdrillApp(App[None]):
             return
         self.push_screen(DrillScreen(self.drill_options(**narrow)))
 
+    def drill_card(self, reference: str) -> None:
+        """A session of the one card ``pack/card``, now, as practice (from any screen showing
+        a card, the drill's own included)."""
+        self.push_screen(DrillScreen({"card": reference}))
+
     def action_open_import(self) -> None:
         from kvdrill.app.tui.screens.import_ import ImportScreen
 
@@ -155,7 +160,7 @@ class KvdrillApp(App[None]):
             if kind == "mistake":
                 self.action_start_drill(mistake=topic)
             elif kind in ("pack", "tag", "lesson"):
-                self.action_start_drill(**{kind: topic, "mistake": None})
+                self.action_start_drill(**{kind: topic, "mistake": None, "cram_when_empty": True})
             else:
                 self.notify(
                     _("Drilling by {kind} is not supported; try a pack, tag or lesson.").format(

@@ -75,9 +75,7 @@ class CardActionsScreen(KvdrillScreen[None]):
 
     def drill_card(self, reference: str) -> None:
         """A session of this one card, now, as practice (its schedule stays)."""
-        from kvdrill.app.tui.screens.drill import DrillScreen
-
-        self.app.push_screen(DrillScreen({"card": reference}))
+        self.app.drill_card(reference)
 
     # --- editing ----------------------------------------------------------------------------
 

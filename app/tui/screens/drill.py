@@ -358,6 +358,11 @@ class DrillScreen(CardActionsScreen):
         self.app.restore_theme()
         self.app.after_start()
         self.auto_focus_as_usual()
+        if self.narrow.get("cram_when_empty") and self.session.practice:
+            self.notify(
+                _("Nothing is due here now: these cards come as practice, no schedule moves."),
+                markup=False,
+            )
         if self.session.practised:
             self.notify(_("Practising {what}.").format(what=self.session.practised), markup=False)
         await self.perform(self.flow.opened(message.state))

@@ -16,7 +16,9 @@ from kvdrill.engine.errors import printable
 from kvdrill.i18n import N_, _, language, ngettext
 
 KEYS = [
-    ("d / Enter", N_("drill today's cards")),
+    ("d", N_("drill today's cards")),
+    ("Enter", N_("drill the pack under the cursor (as practice when none of it is due)")),
+    ("m", N_("more new cards today: a session with extra new cards")),
     ("i", N_("import packs")),
     ("s", N_("stats: weak topics, heatmap, forecast")),
     ("c", N_("cards: find a card, its history; suspend, flag, edit it")),
@@ -25,6 +27,8 @@ KEYS = [
     ("?", N_("this list")),
     ("q", N_("quit (every answer is already saved)")),
 ]
+
+MORE_NEW_COUNTS = (5, 10, 20, 50)
 
 PACK_COLUMNS = [
     (N_("Pack"), "pack"),
@@ -40,7 +44,8 @@ class HomeScreen(KvdrillScreen[None]):
     KEYS = KEYS
     BINDINGS = [
         Binding("d", "app.start_drill", N_("Drill")),
-        Binding("enter", "app.start_drill", N_("Drill"), show=False, priority=True),
+        Binding("enter", "drill_pack", N_("Drill pack"), show=False, priority=True),
+        Binding("m", "more_new", N_("More new"), show=False),
         Binding("i", "app.open_import", N_("Import")),
         Binding("s", "app.open_stats", N_("Stats")),
         Binding("c", "app.open_cards", N_("Cards")),
@@ -61,6 +66,29 @@ class HomeScreen(KvdrillScreen[None]):
                 id="home-hint",
             )
         yield Footer(compact=True)
+
+    def action_drill_pack(self) -> None:
+        """Enter: the highlighted pack's session, its cards as practice when nothing is due."""
+        table = self.query_one("#home-packs", DataTable)
+        pack = None
+        if table.row_count:
+            pack = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        if pack is None:  # no pack row (the "import one" line)
+            self.app.action_start_drill()
+        else:
+            self.app.action_start_drill(pack=pack, cram_when_empty=True)
+
+    def action_more_new(self) -> None:
+        from kvdrill.app.tui.screens.pick import PickScreen
+
+        options = [(str(count), str(count)) for count in MORE_NEW_COUNTS]
+
+        def picked(choice: str | None) -> None:
+            if choice is not None:
+                self.app.action_start_drill(new_limit=int(choice))
+
+        title = _("How many new cards, beyond today's limit?")
+        self.app.push_screen(PickScreen(title, options, str(MORE_NEW_COUNTS[0])), picked)
 
     async def on_screen_resume(self) -> None:
         # Also sent when the screen first shows; under a drill started from the command line
