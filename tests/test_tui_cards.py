@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from drill_helpers import answer_kv_problem_wrong as answer_kv_problem_wrong_once
 from textual.widgets import DataTable, OptionList
-from tui_helpers import make_app, settle, text_of
+from tui_helpers import make_app, record_notices, settle, text_of
 
 from kvdrill.app.tui.screens.card_page import CardPageScreen
 from kvdrill.app.tui.screens.cards import CardsScreen
@@ -41,19 +41,6 @@ def packs_db(db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> st
         apply_import(session, now=datetime(2026, 3, 9), packs=packs)
     database.close()
     return db_url
-
-
-def record_notices(app) -> list[str]:
-    """Every notice the app posts from now on."""
-    said: list[str] = []
-    post = app.notify
-
-    def notify(message, *args, **kwargs):
-        said.append(str(message))
-        return post(message, *args, **kwargs)
-
-    app.notify = notify
-    return said
 
 
 def rows(app) -> dict[str, list[str]]:

@@ -7,24 +7,19 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import Input
-from tui_helpers import FIXTURES, NOW, import_fixture, logged, make_app, settle, text_of
+from tui_helpers import (
+    FIXTURES,
+    NOW,
+    import_fixture,
+    logged,
+    make_app,
+    record_notices,
+    settle,
+    text_of,
+)
 
 from kvdrill.app.tui.widgets.card_markdown import CardMarkdown
 from kvdrill.app.tui.widgets.countdown import Countdown
-
-
-def record_notices(app) -> list[str]:
-    """Every notice the app posts from now on (the toasts themselves expire after a few
-    seconds, which a loaded machine can take between two key presses)."""
-    said: list[str] = []
-    post = app.notify
-
-    def notify(message, *args, **kwargs):
-        said.append(str(message))
-        return post(message, *args, **kwargs)
-
-    app.notify = notify
-    return said
 
 
 async def test_the_answer_box_says_which_unit_a_bare_number_is_read_in(problem_db: str) -> None:

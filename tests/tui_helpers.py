@@ -120,3 +120,17 @@ def logged(db_url: str, *columns: str) -> list[tuple]:
         rows = session.execute(query).all()
     database.close()
     return [tuple(row) for row in rows]
+
+
+def record_notices(app) -> list[str]:
+    """Every notice the app posts from now on (the toasts themselves expire after a few
+    seconds, which a loaded machine can take between two key presses)."""
+    said: list[str] = []
+    post = app.notify
+
+    def notify(message, *args, **kwargs):
+        said.append(str(message))
+        return post(message, *args, **kwargs)
+
+    app.notify = notify
+    return said
