@@ -74,7 +74,9 @@ def _sympy_value(name: str, values: dict[str, float]) -> float:
 # made exact, and each formula evaluated at one set of inputs, once per run.
 @functools.cache
 def _exact(kind: type, value: float) -> sympy.Expr:
-    return sympy.nsimplify(value, rational=True)
+    """The number as written (a float's shortest decimal), exactly: what nsimplify(value,
+    rational=True) gives, without its search."""
+    return sympy.Integer(value) if kind is int else sympy.Rational(repr(value))
 
 
 @functools.cache
@@ -85,7 +87,9 @@ def _symbols(expr: sympy.Expr) -> tuple[sympy.Symbol, ...]:
 @functools.cache
 def _sympy_at(name: str, exact: tuple[sympy.Expr, ...]) -> float:
     expr = FORMULAS[name].expr
-    return float(expr.subs(dict(zip(_symbols(expr), exact, strict=True))).evalf(30))
+    # xreplace swaps the symbols for the exact numbers and evaluates; subs would also try to
+    # match subexpressions, for the same result.
+    return float(expr.xreplace(dict(zip(_symbols(expr), exact, strict=True))).evalf(30))
 
 
 @pytest.mark.parametrize("gpu", list(gpus()))
