@@ -13,7 +13,8 @@ command runs all three. A ``unit`` test that opens a SQLite database or starts a
 at teardown, naming the tier it belongs to, so the tiers stay what they say.
 
 Modules whose costly module-scoped fixture must be built once run on one xdist worker
-(ONE_WORKER_MODULES), and start first so that the slowest work does not come last.
+(ONE_WORKER_MODULES), and start first, then the modules of long single tests
+(LONG_POLE_MODULES), so that the slowest work does not come last.
 """
 
 from __future__ import annotations
@@ -68,6 +69,9 @@ E2E_FIXTURES = {"snap_compare"}
 STORE_FIXTURES = {"db_url", "backend", "postgres_cluster", "postgres_url"}
 # Built once per run, in the module's fixture: its tests share one worker.
 ONE_WORKER_MODULES = {"test_wheel"}
+# Handed out right after those: single tests of many seconds (mypy, two drills racing, the
+# browser), so that none of them starts last and runs alone while the other worker idles.
+LONG_POLE_MODULES = {"test_types", "test_kill", "test_serve_limits", "test_serve_browser"}
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -119,7 +123,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if module in ONE_WORKER_MODULES:
             item.add_marker(pytest.mark.xdist_group(module))
     # The one-worker modules first: a worker takes them while the other runs everything else.
-    items.sort(key=lambda item: item.get_closest_marker("xdist_group") is None)
+    items.sort(
+        key=lambda item: (
+            item.get_closest_marker("xdist_group") is None,
+            module_name(item) not in LONG_POLE_MODULES,
+        )
+    )
 
 
 @pytest.fixture(autouse=True)
