@@ -3,9 +3,28 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 from kvdrill.i18n import _
+
+
+class CardRef(TypedDict):
+    id: str
+    title: str
+
+
+class PackChanges(TypedDict):
+    """``PackPlan.to_dict``: one pack's entry in ``kvdrill import --json``."""
+
+    pack: str
+    path: str
+    new_pack: bool
+    added: list[CardRef]
+    changed: list[CardRef]
+    retired: list[CardRef]
+    revived: list[CardRef]
+    unchanged: int
+    took_over_from: str | None
 
 
 @dataclass
@@ -38,10 +57,10 @@ class PackPlan:
     def writes(self) -> bool:
         return bool(self.new_pack or self.added or self.changed or self.retired or self.revived)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> PackChanges:
         """The pack's changes with each card's id and title (``import --json``)."""
 
-        def cards(keys: list[str]) -> list[dict[str, str]]:
+        def cards(keys: list[str]) -> list[CardRef]:
             return [{"id": key, "title": self.titles.get(key, "")} for key in keys]
 
         return {

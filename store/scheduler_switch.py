@@ -67,9 +67,9 @@ def _with_flags_of(before: Schedule | None, logged: dict | None) -> dict | None:
     """The replayed ``before`` with the suspended/buried flags the log row recorded; a first
     answer's logged state (a new card's, the same under either scheduler) is kept."""
     if before is None or logged is None:
-        return logged if before is None else before.to_dict()
+        return logged if before is None else dict(before.to_dict())
     flags = {name: logged[name] for name in ("suspended", "buried_until") if name in logged}
-    return before.to_dict() | flags
+    return dict(before.to_dict()) | flags
 
 
 def answer_histories(session: Session, profile_id: int) -> list[list[tuple[Grade, datetime]]]:

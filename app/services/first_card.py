@@ -24,7 +24,7 @@ import sys
 from typing import Any
 
 from kvdrill.app.services import environment
-from kvdrill.engine.packs.card_view import DrillState
+from kvdrill.engine.packs.card_view import DrillState, DrillStateJson
 from kvdrill.gc_pause import pause_collector
 
 __all__ = ["FirstCard", "card_state", "fast_card_state", "main", "start"]
@@ -89,12 +89,12 @@ def start(database_url: str | None, profile: str, options: dict[str, Any]) -> Fi
     return FirstCard(process)
 
 
-def card_state(session: Any) -> dict[str, Any]:
+def card_state(session: Any) -> DrillStateJson:
     """A drill session's current state as plain JSON-able data."""
     return session.state.to_dict()
 
 
-def fast_card_state(request: dict[str, Any]) -> dict[str, Any] | None:
+def fast_card_state(request: dict[str, Any]) -> DrillStateJson | None:
     """``card_state`` of the session ``request`` would open, read with ``sqlite3`` alone;
     None or ``NeedsSession`` as ``store.fast_start.read_first_card`` says."""
     # Imported here, in the helper process: the app's own process never reads the card itself.
@@ -109,7 +109,7 @@ def fast_card_state(request: dict[str, Any]) -> dict[str, Any] | None:
     return state.to_dict() if state is not None else None
 
 
-def session_card_state(request: dict[str, Any]) -> dict[str, Any]:
+def session_card_state(request: dict[str, Any]) -> DrillStateJson:
     """``card_state`` through the drill service (SQLAlchemy): what the fast path skips."""
     from kvdrill.app.services.backend import Services
 

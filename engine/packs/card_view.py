@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from dataclasses import asdict, dataclass, field, fields
 from string import ascii_uppercase
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from kvdrill.engine.problems.types import Variant
 from kvdrill.i18n import N_
@@ -18,6 +18,48 @@ from kvdrill.i18n import N_
 MIN_CHOICES, MAX_CHOICES = 2, 8
 # One letter per possible choice: A, B, C... in the order shown.
 CHOICE_LETTERS = ascii_uppercase[:MAX_CHOICES]
+
+
+class ChoiceJson(TypedDict):
+    letter: str
+    text: str
+    correct: bool
+    pack_letter: str
+
+
+class CardJson(TypedDict):
+    """``CardView.to_dict``: the card as the fast-start helper pipes it (asdict's shape)."""
+
+    card_id: int
+    key: str
+    kind: str
+    pack_key: str
+    pack_title: str
+    title: str
+    prompt: str
+    answer: str
+    key_numbers: list[str]
+    tip: str
+    choices: list[ChoiceJson]
+    explanation: str
+    related: list[str]
+    note: str
+    variant: dict[str, Any] | None
+    parent_title: str | None
+    tags: list[str]
+    is_new: bool
+    is_repeat: bool
+    leech: bool
+    choice_seed: int | None
+    priority: bool
+    pack_path: str
+
+
+class DrillStateJson(TypedDict):
+    card: CardJson | None
+    remaining: int
+    done: int
+    answer_seconds: int
 
 
 @dataclass(frozen=True)
@@ -77,9 +119,9 @@ class CardView:
         ]
         return [(heading, body) for heading, body in sections if body]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> CardJson:
         """Plain JSON-able values."""
-        return asdict(self)
+        return cast(CardJson, asdict(self))
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CardView:
@@ -122,7 +164,7 @@ class DrillState:
     done: int
     answer_seconds: int
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> DrillStateJson:
         return {
             "card": self.card.to_dict() if self.card is not None else None,
             "remaining": self.remaining,

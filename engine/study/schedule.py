@@ -9,9 +9,25 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from datetime import date, datetime
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypedDict, cast
 
 NEW_CARD_EASINESS_MILLI = 2500
+
+
+class ScheduleJson(TypedDict):
+    """``Schedule.to_dict``: a schedule as the review log keeps it (``prev_state``)."""
+
+    repetitions: int
+    easiness_milli: int
+    interval_days: int
+    due_day: str | None
+    lapses: int
+    reviews: int
+    last_review_at: str | None
+    suspended: bool
+    buried_until: str | None
+    leech: bool
+    fsrs: dict[str, Any] | None
 
 
 @dataclass(frozen=True)
@@ -47,14 +63,14 @@ class Schedule:
         # Every field is a plain value: no deep copy (``asdict``) needed on the answer path.
         return {name: getattr(self, name) for name in _FIELDS}
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ScheduleJson:
         """Plain JSON values (dates as ISO text), in field order."""
         # Every answer logs one (the state it replaced): a copy of the fields, then the dates.
         values = dict(vars(self))
         for name in _DATED:
             if values[name] is not None:
                 values[name] = values[name].isoformat()
-        return values
+        return cast(ScheduleJson, values)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Schedule:
