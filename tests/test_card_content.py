@@ -117,12 +117,14 @@ def test_every_card_is_stored_as_the_reference_stores_it(
                 *(reference_json(values[column]) for column in JSON_COLUMNS),
             )
             assert tuple(stored[(pack.meta.pack, card.key)]) == expected, card.key
+            cards += 1
+            if pack.meta.edition_of is not None:
+                continue  # an edition's cards have no topics: the stats count the original's
             expected_topics |= {
                 (pack.meta.pack, card.key, "pack", pack.meta.pack),
                 *((pack.meta.pack, card.key, "tag", tag) for tag in values["tags"]),
                 *((pack.meta.pack, card.key, "lesson", lesson) for lesson in values["lessons"]),
             }
-            cards += 1
     assert len(stored) == cards > 200
     assert topics == expected_topics
     # The packs reach every kind of content the columns hold.
