@@ -445,3 +445,19 @@ def test_the_summary_of_a_short_session_counts_its_own_cards_apart_from_the_rest
     back = re.search(r"Back tomorrow: (\d+) of these cards, and (\d+) cards from the rest", out)
     assert back is not None, out
     assert int(back.group(1)) <= 2 and int(back.group(2)) == 3
+
+
+def test_a_profile_in_vietnamese_drills_in_vietnamese(
+    fixture_db: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The language comes from the profile's setting, read before the command runs."""
+    assert main(["--db", fixture_db, "settings", "language", "vi"]) == 0
+    capsys.readouterr()
+    lines = ["", "3", "", "1", "q"]
+    code, out = drill(monkeypatch, capsys, fixture_db, "2026-03-02T09:00:00", lines, "--limit", "2")
+    assert code == 0, out
+    assert "[Enter] xem đáp án · u hoàn tác" in out
+    assert "Chấm điểm: 1 Lại · 2 Khó · 3 Tốt · 4 Dễ" in out
+    assert "Hết phiên:" in out
+    for english in ("[Enter] show the answer", "Grade:", "Session over", "Back tomorrow"):
+        assert english not in out, english

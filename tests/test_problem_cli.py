@@ -160,6 +160,6 @@ def test_a_vietnamese_profile_gets_the_same_variant_in_vietnamese(db_url: str, c
     )
     right = pool // (prompt + output)
     code, out, _ = run(capsys, db_url, requests, "--seed", "3", "--answer", f"{right} yêu cầu")
-    assert code == 0 and f"Correct: {right} yêu cầu" in out
+    assert code == 0 and f"Đúng: {right} yêu cầu" in out  # the verdict in Vietnamese too
     # A template named in full is drawn whatever the profile's language.
     assert run(capsys, db_url, TEMPLATE, "--seed", "1")[0] == 0

@@ -7,7 +7,7 @@ import pytest
 from textual.containers import ScrollableContainer
 from textual.widgets import Static
 from textual.widgets._footer import FooterKey
-from tui_helpers import make_app, settle
+from tui_helpers import make_app, settle, text_of
 
 from kvdrill.i18n import _
 
@@ -119,6 +119,8 @@ async def test_a_problem_in_vietnamese(problem_db: str) -> None:
         await pilot.press("ctrl+g")
         await settle(pilot)
         await check(app, ENGLISH_FOOTER)
+        shown = text_of(app, "#drill-verdict") + text_of(app, "#drill-reveal")
+        assert "Đáp án: " in shown and "Lời giải chi tiết" in shown, shown
 
 
 async def test_home_settings_and_summary_in_vietnamese(drill_db: str) -> None:

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, cast
 
 from kvdrill.engine.capacity.data_files import UNITS_PATH, data_text
 from kvdrill.engine.errors import UserError
-from kvdrill.i18n import DEFAULT_LANGUAGE, _, language
+from kvdrill.i18n import DEFAULT_LANGUAGE, N_, _, language
 
 if TYPE_CHECKING:
     import pint
@@ -209,7 +209,9 @@ def clean_text(text: str) -> str:
         raise AnswerError("The answer must be text.")
     if len(text) > MAX_TEXT_CHARS:
         raise AnswerError(
-            f"The answer is too long ({len(text):,} characters; at most {MAX_TEXT_CHARS})."
+            _("The answer is too long ({count} characters; at most {most}).").format(
+                count=f"{len(text):,}", most=MAX_TEXT_CHARS
+            )
         )
     # NBSP and narrow NBSP are what some keyboards put between digit groups.
     text = text.replace("\u00a0", " ").replace("\u202f", " ").replace("\u2009", " ")
@@ -217,10 +219,12 @@ def clean_text(text: str) -> str:
         if ch in "\t\r\n":  # whitespace a paste may carry; normalised below
             continue
         if unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"):
-            raise AnswerError("The answer contains control characters; type a number and a unit.")
+            raise AnswerError(
+                _("The answer contains control characters; type a number and a unit.")
+            )
     text = " ".join(text.split())
     if not text:
-        raise AnswerError("The answer is empty: type a number and a unit, like 128 KiB.")
+        raise AnswerError(_("The answer is empty: type a number and a unit, like 128 KiB."))
     return text
 
 
@@ -244,15 +248,19 @@ def read_number(text: str, example: str = "something like 128 KiB") -> ReadNumbe
     match = _NUMBER.match(text)
     if match is None:
         if re.match(r"[+-]?(nan|inf|infinity)\b", text, re.IGNORECASE):
-            raise AnswerError(f"'{shorten(text)}' is not a finite number.")
+            raise AnswerError(_("'{typed}' is not a finite number.").format(typed=shorten(text)))
         if re.match(r"[+-]?\.?\d", text) is None:
-            raise AnswerError(f"'{shorten(text)}' does not start with a number: type {example}.")
+            raise AnswerError(
+                _("'{typed}' does not start with a number: type {example}.").format(
+                    typed=shorten(text), example=example
+                )
+            )
         if "," in text:
             raise AnswerError(
                 f"Could not read the number in '{shorten(text)}': use a dot for decimals, "
                 "and commas only between groups of three digits (131,072)."
             )
-        raise AnswerError(f"Could not read the number in '{shorten(text)}'.")
+        raise AnswerError(_("Could not read the number in '{typed}'.").format(typed=shorten(text)))
     rest = text[match.end() :].strip()
     mantissa = match.group("mantissa")
     plain = mantissa.replace(",", "").replace(" ", "").replace("_", "")
@@ -458,15 +466,15 @@ def convert(value: float, from_unit: str, to_unit: str) -> float:
 
 
 _DIMENSION_WORDS: dict[frozenset[tuple[str, int]], str] = {
-    frozenset(): "a count or a ratio",
-    frozenset({("[information]", 1)}): "a size in bytes",
-    frozenset({("[time]", 1)}): "a time",
-    frozenset({("[information]", 1), ("[time]", -1)}): "a bandwidth",
-    frozenset({("[time]", -1)}): "a rate per second",
-    frozenset({("[compute]", 1)}): "an amount of FLOP",
-    frozenset({("[compute]", 1), ("[time]", -1)}): "a compute rate",
-    frozenset({("[compute]", 1), ("[information]", -1)}): "FLOP per byte",
-    _CURRENCY: "an amount of money",
+    frozenset(): N_("a count or a ratio"),
+    frozenset({("[information]", 1)}): N_("a size in bytes"),
+    frozenset({("[time]", 1)}): N_("a time"),
+    frozenset({("[information]", 1), ("[time]", -1)}): N_("a bandwidth"),
+    frozenset({("[time]", -1)}): N_("a rate per second"),
+    frozenset({("[compute]", 1)}): N_("an amount of FLOP"),
+    frozenset({("[compute]", 1), ("[time]", -1)}): N_("a compute rate"),
+    frozenset({("[compute]", 1), ("[information]", -1)}): N_("FLOP per byte"),
+    _CURRENCY: N_("an amount of money"),
 }
 
 
@@ -478,7 +486,7 @@ def describe_dimension(unit_text: str) -> str:
 def dimension_words(dimension: frozenset[tuple[str, int]]) -> str:
     """Plain words for a dimension (base dimension -> power), as ``describe_dimension``."""
     if dimension in _DIMENSION_WORDS:
-        return _DIMENSION_WORDS[dimension]
+        return _(_DIMENSION_WORDS[dimension])
     parts = [f"{name.strip('[]')}^{power}" for name, power in sorted(dimension)]
     return "a quantity in " + " ".join(parts)
 
@@ -527,8 +535,10 @@ def unit_after_number(rest: str, whole: str) -> str:
     unit_text = unit_lookup_text(rest)
     if unit_text and _UNIT_TEXT.fullmatch(unit_text) is None:
         raise AnswerError(
-            f"Could not read '{shorten(whole)}': type one number and a unit, "
-            "like 128 KiB or 3.35 TB/s (no arithmetic)."
+            _(
+                "Could not read '{typed}': type one number and a unit, "
+                "like 128 KiB or 3.35 TB/s (no arithmetic)."
+            ).format(typed=shorten(whole))
         )
     if basic_unit_scale(unit_text) is None:
         parse_unit(unit_text)  # validates; raises AnswerError with the reason

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from kvdrill.engine.capacity.units import (
     BILLION_SUFFIX,
@@ -45,9 +44,7 @@ from kvdrill.engine.capacity.units import (
     unit_scale,
     without_currency_sign,
 )
-
-if TYPE_CHECKING:
-    pass
+from kvdrill.i18n import _
 
 __all__ = ["AnswerError", "TypedAnswer", "bare_number_unit", "read_typed_answer"]
 
@@ -85,19 +82,22 @@ def read_typed_answer(text: str, expected_unit: str, *, by_learner: bool = True)
     ``by_learner=False``: text the engine wrote itself (a mistake's answer worked out with
     ``format_number``), whose commas always separate thousands."""
     expected_unit = normalise_unit_text(expected_unit)
-    _, expected_dimension = unit_scale(expected_unit)
+    _scale, expected_dimension = unit_scale(expected_unit)
     cleaned = clean_text(text)
     # The example uses the asked unit and a neutral number: never one that could be the answer.
     number_text, signed = without_currency_sign(cleaned)
     if by_learner:
         number_text = unambiguous_number(number_text)
     number = read_number(
-        number_text, example=f"something like {EXAMPLE_NUMBER} {expected_unit}".strip()
+        number_text,
+        example=_("something like {example}").format(
+            example=f"{EXAMPLE_NUMBER} {expected_unit}".strip()
+        ),
     )
     if not expected_dimension:
         number = _billions(number, cleaned)
     if number.value < 0:
-        raise AnswerError(f"{cleaned} is negative; this answer cannot be.")
+        raise AnswerError(_("{typed} is negative; this answer cannot be.").format(typed=cleaned))
     unit = signed_unit(unit_after_number(number.rest, cleaned), signed, cleaned)
     if unit and not expected_dimension and unit_scale(unit) == (1.0, frozenset()):
         # A plain number written with a unit word of no dimension ("64 dimensionless"): the
@@ -107,17 +107,26 @@ def read_typed_answer(text: str, expected_unit: str, *, by_learner: bool = True)
     if not unit:
         if number.scaled and _INFORMATION in dict(expected_dimension):
             raise AnswerError(
-                f"'{shorten(cleaned)}' is ambiguous for a size: write the unit, "
-                f"like {EXAMPLE_NUMBER} KiB or {EXAMPLE_NUMBER} kB."
+                _(
+                    "'{typed}' is ambiguous for a size: write the unit, like {number} KiB or "
+                    "{number} kB."
+                ).format(typed=shorten(cleaned), number=EXAMPLE_NUMBER)
             )
         return TypedAnswer(cleaned, number.value, expected_unit, False, number.significant_figures)
 
-    _, typed_dimension = unit_scale(unit)
+    _scale, typed_dimension = unit_scale(unit)
     if typed_dimension != expected_dimension:
+        if expected_unit:
+            wrong = _("{typed} is {typed_kind}, but this answer is {asked_kind} (in {unit}).")
+        else:
+            wrong = _("{typed} is {typed_kind}, but this answer is {asked_kind}.")
         raise AnswerError(
-            f"{shorten(cleaned)} is {describe_dimension(unit)}, but this answer is "
-            f"{describe_dimension(expected_unit)}"
-            + (f" (in {expected_unit})." if expected_unit else ".")
+            wrong.format(
+                typed=shorten(cleaned),
+                typed_kind=describe_dimension(unit),
+                asked_kind=describe_dimension(expected_unit),
+                unit=expected_unit,
+            )
         )
     return TypedAnswer(cleaned, number.value, unit, True, number.significant_figures)
 

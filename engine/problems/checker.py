@@ -111,6 +111,7 @@ from kvdrill.engine.problems.types import Variant, Verdict
 from kvdrill.engine.study.grades import Grade
 from kvdrill.engine.study.settings import DEFAULT_ANSWER_SECONDS
 from kvdrill.engine.wording import plural
+from kvdrill.i18n import _
 
 # "Quick" is within the default answer time: the one-minute answer the cards are written for.
 QUICK_SECONDS = float(DEFAULT_ANSWER_SECONDS)
@@ -537,7 +538,7 @@ def _unit_slip(answer: TypedAnswer, variant: Variant) -> Diagnosis | None:
     """The typed number is the truth in the sibling of the typed unit: right number, trap unit."""
     if not answer.unit_typed:
         return None
-    numerator, _, denominator = answer.unit.partition("/")
+    numerator, _slash, denominator = answer.unit.partition("/")
     symbol = _symbol(numerator)
     for sibling, code in _SIBLINGS.get(symbol, []):
         sibling_unit = sibling + (f"/{denominator}" if denominator else "")
@@ -618,7 +619,7 @@ def diagnose(variant: Variant, answer: TypedAnswer) -> Diagnosis | None:
     value = answer.value_in(variant.unit)
     if truth == 0 or value == 0:
         return slip
-    _, dimension = unit_scale(variant.unit)
+    _scale, dimension = unit_scale(variant.unit)
     facts = Facts(
         variant=variant,
         answer=answer,
@@ -754,7 +755,7 @@ def check_answer(
             shown,
             correct=True,
             quality=QUALITY_QUICK if quick else QUALITY_CORRECT,
-            headline=f"Correct: {shown}",
+            headline=_("Correct: {answer}").format(answer=shown),
         )
     found = diagnose(variant, answer)
     return _verdict(
@@ -762,7 +763,7 @@ def check_answer(
         shown,
         correct=False,
         quality=QUALITY_WRONG if found is None else QUALITY_DIAGNOSED,
-        headline=f"Not quite: expected {shown}",
+        headline=_("Not quite: expected {answer}").format(answer=shown),
         diagnosis=None if found is None else found.sentence,
         mistake=None if found is None else found.code,
     )
@@ -776,5 +777,5 @@ def give_up(variant: Variant) -> Verdict:
         shown,
         correct=False,
         quality=QUALITY_GAVE_UP,
-        headline=f"The answer: {shown}",
+        headline=_("The answer: {answer}").format(answer=shown),
     )

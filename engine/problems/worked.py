@@ -22,6 +22,7 @@ from kvdrill.engine.capacity.units import format_quantity
 from kvdrill.engine.problems.display import Draw, show
 from kvdrill.engine.problems.quantities import unit_factor
 from kvdrill.engine.problems.templates import Problem
+from kvdrill.i18n import _
 
 # --- worked solution -------------------------------------------------------------------------
 
@@ -240,11 +241,12 @@ def worked_solution(problem: Problem, draw: Draw) -> tuple[str, str]:
         blocks.append(lines)
     note = ""
     if not problem.solving and expr.func == sympy.floor:
-        note = "\n\nRound down: a request or block that does not fit whole does not count."
+        note = "\n\n" + _("Round down: a request or block that does not fit whole does not count.")
     elif not problem.solving and whole_by_ceiling(expr):
-        note = "\n\nRound up: a part still needs a whole one (a block, a GPU, a replica)."
+        note = "\n\n" + _("Round up: a part still needs a whole one (a block, a GPU, a replica).")
     body = "\n\n".join("\n".join(lines) for lines in blocks)
-    markdown = f"```text\n{body}\n```\n\n**Answer: {answer_text}**{note}"
+    answer = _("Answer: {answer}").format(answer=answer_text)
+    markdown = f"```text\n{body}\n```\n\n**{answer}**{note}"
     return formula_text, markdown
 
 
