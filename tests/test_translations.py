@@ -55,20 +55,26 @@ def test_an_edition_mirrors_its_original(edition: Path) -> None:
 
 
 def test_the_pack_table_in_decks_readme_names_every_bundled_pack() -> None:
-    """decks/README.md lists the bundled packs; a pack added or renamed must appear there."""
+    """decks/README.md lists the bundled packs with their counts, and each English pack's
+    Vietnamese edition (or "none yet"); a pack added or renamed must appear there."""
     from kvdrill.app.services.pack_files import parse_pack
 
     readme = (DECKS / "README.md").read_text(encoding="utf-8")
     table = readme.split("## The bundled packs", 1)[1].split("\n## ", 1)[0]
-    for path in sorted(DECKS.glob("*.md")):
-        if path.name == "README.md":
-            continue
-        pack = parse_pack(path)
-        assert f"`{pack.meta.pack}` ({path.name})" in table, f"{path.name} is not in the table"
+    packs = [parse_pack(path) for path in sorted(DECKS.glob("*.md")) if path.name != "README.md"]
+    editions = {pack.meta.edition_of: pack.meta.pack for pack in packs if pack.meta.edition_of}
+    for pack in packs:
+        name = Path(pack.path).name
+        rows = [line for line in table.splitlines() if line.startswith(f"| `{pack.meta.pack}` (")]
+        assert rows and f"`{pack.meta.pack}` ({name})" in rows[0], f"{name} is not in the table"
+        cells = [cell.strip() for cell in rows[0].strip("|").split("|")]
         kinds = [card.kind for card in pack.cards]
-        row = next(line for line in table.splitlines() if f"`{pack.meta.pack}`" in line)
-        cells = [cell.strip() for cell in row.strip("|").split("|")]
-        counted = [int(cells[i]) for i in (3, 4, 5, 6)]
-        assert counted == [kinds.count(k) for k in ("recall", "followup", "choice", "problem")], (
-            f"{path.name}: the table's counts are out of date"
-        )
+        claims = sum(1 for card in pack.cards for item in card.key_numbers if item.claim)
+        counted = [int(cells[i]) for i in (3, 4, 5, 6, 7)]
+        expected = [kinds.count(k) for k in ("recall", "followup", "choice", "problem")]
+        assert counted == [*expected, claims], f"{name}: the table's counts are out of date"
+        if pack.meta.lang == "en":
+            edition = editions.get(pack.meta.pack)
+            assert cells[8:9] == [f"`{edition}`" if edition else "none yet"], (
+                f"{name}: its row's last column should name its Vietnamese edition"
+            )
