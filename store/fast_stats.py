@@ -16,9 +16,11 @@ from datetime import date
 from typing import NamedTuple
 
 from kvdrill.engine.errors import UserError
+from kvdrill.engine.study.charts import ChartData
 from kvdrill.engine.study.schedule import Schedule
 from kvdrill.engine.study.settings import ProfileSettings
 from kvdrill.engine.study.stats_report import StatsReport
+from kvdrill.store.charts import read_charts
 from kvdrill.store.location import sqlite_file
 from kvdrill.store.queries_sql import stored_settings
 from kvdrill.store.sql import SqliteSql
@@ -34,6 +36,7 @@ class FastStats(NamedTuple):
     report: StatsReport
     settings: ProfileSettings
     due: list[Schedule]
+    charts: ChartData
 
 
 class _Profile(NamedTuple):
@@ -65,7 +68,9 @@ def read_report(
         profile = _Profile(found["id"], found["name"])
         today = today_of(found["rollover_hour"])
         report = build_report(sql, profile, today, window_days)
-        return FastStats(report, stored_settings(found), due_schedules(sql, profile.id, today))
+        due = due_schedules(sql, profile.id, today)
+        charts = read_charts(sql, profile.id, today, report.retention)
+        return FastStats(report, stored_settings(found), due, charts)
     except sqlite3.Error:
         return None  # a locked or odd file: the store reports it properly
     finally:

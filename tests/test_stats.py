@@ -292,6 +292,7 @@ def test_stats_json_read_with_sqlite3_is_the_stores_report(
     capsys.readouterr()
     services = Services(db_url, "default", bundled=False)
     reference = services.stats_report(window_days)
+    reference_charts = services.stats_charts(reference)
     services.close()
     marks = {(t.kind, t.topic): t.same_cards_as for t in reference.topics}
     assert marks[("lesson", "5")] == "pack:p1"
@@ -310,9 +311,12 @@ def test_stats_json_read_with_sqlite3_is_the_stores_report(
     assert main(["--db", db_url, "stats", "--json", "--days", str(window_days)]) == 0
     assert capsys.readouterr().out == reference.model_dump_json(indent=2) + "\n"
     assert main(["--db", db_url, "stats", "--days", str(window_days)]) == 0
+    from kvdrill.app.stats_charts import chart_lines
     from kvdrill.app.stats_render import render_text
 
-    assert capsys.readouterr().out == render_text(reference) + "\n"
+    # The charts as the store reads them, whichever way the command read them.
+    charts = "\n".join(chart_lines(reference_charts))
+    assert capsys.readouterr().out == render_text(reference) + "\n\n" + charts + "\n"
 
 
 @pytest.mark.sqlite_only

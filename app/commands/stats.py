@@ -37,13 +37,17 @@ def run(args: argparse.Namespace) -> int:
     if not 1 <= args.days <= 3650:
         raise UserError("--days takes a whole number of days from 1 to 3650.")
     from kvdrill.app.services import environment
-    from kvdrill.app.services.stats import fast_report
+    from kvdrill.app.services.stats import fast_report_and_charts
+    from kvdrill.app.stats_charts import chart_lines
     from kvdrill.app.stats_render import render_text
 
     # The common case without importing SQLAlchemy; the store's session for the rest.
-    report = (
-        None if args.group else fast_report(args.db, args.profile, environment.now(), args.days)
+    found = (
+        None
+        if args.group
+        else fast_report_and_charts(args.db, args.profile, environment.now(), args.days)
     )
+    report, charts = found if found is not None else (None, None)
     if report is None:
         from kvdrill.app.services.backend import Services
 
@@ -56,12 +60,15 @@ def run(args: argparse.Namespace) -> int:
                 print(group.model_dump_json(indent=2) if args.json else render_group_text(group))
                 return 0
             report = services.stats_report(args.days)
+            charts = services.stats_charts(report)
         finally:
             services.close()
     if args.json:
         print(report.model_dump_json(indent=2))
         return 0
     print(render_text(report, practise=_practisable_mistake(args, report)))
+    if charts is not None:
+        print("\n" + "\n".join(chart_lines(charts)))
     return 0
 
 

@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # the UI imports this module on its start path; these load wh
     from kvdrill.app.services.mistakes import MistakeSession
     from kvdrill.app.services.overview import Overview
     from kvdrill.app.services.problems import ProblemTemplate
+    from kvdrill.engine.study.charts import ChartData
     from kvdrill.engine.study.fsrs_fit import Fit
     from kvdrill.engine.study.settings import ProfileSettings
     from kvdrill.engine.study.stats_report import GroupReport, StatsReport
@@ -232,6 +233,12 @@ class Services:
         from kvdrill.app.services.stats import load_report
 
         return load_report(self.database, self.profile, environment.now(), window_days)
+
+    def stats_charts(self, report: StatsReport) -> ChartData:
+        """Reviews and minutes per day, retention by week, cards by interval."""
+        from kvdrill.app.services.stats import load_charts
+
+        return load_charts(self.database, self.profile, environment.now(), report)
 
     def group_report(self, window_days: int = 30) -> GroupReport:
         """The ``GroupReport``: weak topics across every profile in the database, as counts."""

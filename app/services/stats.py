@@ -10,6 +10,7 @@ from kvdrill.engine.study.clock import study_day
 from kvdrill.engine.study.stats_report import GroupReport, StatsReport
 
 if TYPE_CHECKING:
+    from kvdrill.engine.study.charts import ChartData
     from kvdrill.engine.study.schedule import Schedule
     from kvdrill.engine.study.settings import ProfileSettings
     from kvdrill.store.db import Database
@@ -37,6 +38,19 @@ def load_report(
     return with_predicted_recall(report, due, now, settings)
 
 
+def load_charts(
+    database: Database, profile_name: str, now: datetime, report: StatsReport
+) -> ChartData:
+    """The stats charts of the study day of ``now`` (``report``: that day's, for retention)."""
+    from kvdrill.store.charts import read_charts
+    from kvdrill.store.profiles import profile_for_reading
+
+    with database.session() as session:
+        profile = profile_for_reading(session, profile_name, now)
+    today = study_day(now, profile.rollover_hour)
+    return database.read(lambda sql: read_charts(sql, profile.id, today, report.retention))
+
+
 def with_predicted_recall(
     report: StatsReport, due: list[Schedule], now: datetime, settings: ProfileSettings
 ) -> StatsReport:
@@ -55,6 +69,14 @@ def fast_report(
     """The report ``load_report`` gives, read with ``sqlite3`` alone (no SQLAlchemy import)
     from a SQLite file at the current schema with this profile in it; None otherwise (a
     PostgreSQL URL, no file yet, an older schema, a new profile): then use ``load_report``."""
+    found = fast_report_and_charts(database_url, profile_name, now, window_days)
+    return found[0] if found is not None else None
+
+
+def fast_report_and_charts(
+    database_url: str | None, profile_name: str, now: datetime, window_days: int
+) -> tuple[StatsReport, ChartData] | None:
+    """``fast_report`` and the charts ``load_charts`` gives, read in the same way."""
     from kvdrill.app.services import environment
     from kvdrill.store.fast_stats import read_report
 
@@ -66,7 +88,7 @@ def fast_report(
     )
     if read is None:
         return None
-    return with_predicted_recall(read.report, read.due, now, read.settings)
+    return with_predicted_recall(read.report, read.due, now, read.settings), read.charts
 
 
 def load_group_report(

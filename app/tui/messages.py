@@ -141,6 +141,13 @@ class ReportLoaded(WorkerResult):
 
 
 @dataclass
+class ChartsLoaded(WorkerResult):
+    """The stats charts (engine/study/charts.py ``ChartData``)."""
+
+    charts: Any
+
+
+@dataclass
 class GroupReportLoaded(WorkerResult):
     report: GroupReport
 

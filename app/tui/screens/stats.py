@@ -34,6 +34,7 @@ from kvdrill.app.stats_render import (
 )
 from kvdrill.app.tui.messages import (
     CallFailed,
+    ChartsLoaded,
     GroupReportLoaded,
     ReportLoaded,
     failures_reported,
@@ -42,6 +43,7 @@ from kvdrill.app.tui.screens.base import KvdrillScreen
 from kvdrill.app.tui.widgets.tables import fill_table
 from kvdrill.engine.study.stats_report import topic_order
 from kvdrill.engine.wording import plural
+from kvdrill.i18n import N_
 
 if TYPE_CHECKING:
     from kvdrill.engine.study.stats_report import GroupReport, StatsReport
@@ -64,6 +66,7 @@ class StatsScreen(KvdrillScreen[tuple[str, str] | None]):
         Binding("escape,q", "close", "Back"),
         Binding("o", "cycle_sort", "Sort"),
         Binding("g", "toggle_group", "Group"),
+        Binding("v", "show_plots", N_("Charts")),
         Binding("enter", "drill_topic", "Drill topic", show=True),
     ]
 
@@ -87,6 +90,7 @@ class StatsScreen(KvdrillScreen[tuple[str, str] | None]):
             with Horizontal(id="charts"):
                 yield Static("", id="heatmap")
                 yield Static("", id="forecast")
+            yield Static("", id="stats-plots")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -104,6 +108,24 @@ class StatsScreen(KvdrillScreen[tuple[str, str] | None]):
 
     def on_report_loaded(self, message: ReportLoaded) -> None:
         self.show_report(message.report)
+        self.load_plots(message.report)
+
+    @work(thread=True, exclusive=True, group="stats-plots", exit_on_error=False)
+    def load_plots(self, report: StatsReport) -> None:
+        with failures_reported(self):
+            self.post_message(ChartsLoaded(self.app.backend.stats_charts(report)))
+
+    def on_charts_loaded(self, message: ChartsLoaded) -> None:
+        from kvdrill.app.stats_charts import chart_lines
+
+        self.query_one("#stats-plots", Static).update(
+            Content("\n".join(chart_lines(message.charts)))
+        )
+
+    def action_show_plots(self) -> None:
+        self.query_one("#stats-body", VerticalScroll).scroll_to_widget(
+            self.query_one("#stats-plots"), animate=False, top=True
+        )
 
     @work(thread=True, exclusive=True, exit_on_error=False)
     def load_group_report(self) -> None:
@@ -118,6 +140,7 @@ class StatsScreen(KvdrillScreen[tuple[str, str] | None]):
         self.query_one("#mistakes").display = not self.showing_group
         self.query_one("#mistake-table").display = not self.showing_group and self.has_mistakes
         self.query_one("#charts").display = not self.showing_group
+        self.query_one("#stats-plots").display = not self.showing_group
         if not self.showing_group:
             if self.report is not None:
                 self.show_report(self.report)
