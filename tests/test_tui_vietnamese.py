@@ -4,7 +4,6 @@ screen, and no line of text cut (Vietnamese words are longer than the English on
 from __future__ import annotations
 
 import pytest
-from textual.containers import ScrollableContainer
 from textual.widgets import Static
 from textual.widgets._footer import FooterKey
 from tui_helpers import make_app, settle, text_of
@@ -23,14 +22,8 @@ def screen_lines(app) -> list[str]:
     ]
 
 
-def _scrolls(widget) -> bool:
-    """Inside a scrolling container, text below the fold is scrolled to, not cut."""
-    return any(isinstance(node, ScrollableContainer) for node in widget.ancestors)
-
-
 def cut_texts(app) -> list[str]:
-    """The footer keys off the edge, and the texts (outside any scrolling box) whose widget is
-    too small for them."""
+    """The footer keys off the edge, and the texts whose widget is too small for them."""
     screen = app.screen
     width = screen.size.width
     cut = [
@@ -39,15 +32,21 @@ def cut_texts(app) -> list[str]:
         if key.display and key.region.right > width
     ]
     for widget in screen.query(Static):
-        region = widget.content_region
-        if not widget.display or region.area == 0 or _scrolls(widget):
+        # The whole widget, also where a scrolling box shows only part of it: a box too small
+        # for its text cuts it wherever it sits.
+        region = widget.content_size
+        if not widget.display or region.area == 0:
+            continue
+        right = widget.content_region.x + region.width
+        if right > width:  # wider than the screen: its parent cuts it at the right edge
+            cut.append(f"#{widget.id}: ends at column {right}: {widget.visual}")
             continue
         if widget.styles.text_wrap == "nowrap":  # one line, cut at the right edge
-            needed = widget.get_content_width(region.size, screen.size)
+            needed = widget.get_content_width(region, screen.size)
             if needed > region.width:
                 cut.append(f"#{widget.id}: {needed} columns in {region.width}: {widget.visual}")
             continue
-        needed = widget.get_content_height(region.size, screen.size, region.width)
+        needed = widget.get_content_height(region, screen.size, region.width)
         if needed > region.height:
             cut.append(f"#{widget.id}: {needed} lines in {region.height}: {widget.visual}")
     return cut
