@@ -77,7 +77,7 @@ class CardsScreen(CardActionsScreen):
     CardsScreen #cards-summary { height: 1; padding: 0 1; text-wrap: nowrap;
         text-overflow: ellipsis; }
     CardsScreen #cards-search { height: 1; border: none; padding: 0 1; margin: 0 1; }
-    CardsScreen #cards-table { height: 1fr; scrollbar-size-vertical: 1; }
+    CardsScreen #cards-table { height: 1fr; scrollbar-size-vertical: 1; overflow-x: hidden; }
     CardsScreen #cards-hint { height: 1; padding: 0 1; color: $text-muted; }
     """
     KEYS = KEYS
@@ -293,10 +293,11 @@ class CardsScreen(CardActionsScreen):
 
 def column_widths(cards: list[BrowsedCard], today: date, width: int) -> tuple[int, int, int]:
     """The card id, title and state columns' widths, so the four columns (the due day takes
-    10) fit ``width``: each column has a cell of padding on either side, the scrollbar one."""
+    10) fit ``width``: each column has a cell of padding on either side, the scrollbar and
+    the table's edges take three."""
     card_width = min(28, max([4, *(len(card.reference) for card in cards)]))
     state_width = min(16, max([5, *(len(state_text(card, today)) for card in cards)]))
-    title_width = max(8, width - 1 - 8 - card_width - state_width - 10)
+    title_width = max(8, width - 3 - 8 - card_width - state_width - 10)
     return card_width, title_width, state_width
 
 

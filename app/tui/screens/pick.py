@@ -51,8 +51,7 @@ class PickScreen(KvdrillModalScreen[str | None]):
     def on_mount(self) -> None:
         options = self.query_one(OptionList)
         values = [value for value, _ in self.options]
-        if self.current in values:
-            options.highlighted = values.index(self.current)
+        options.highlighted = values.index(self.current) if self.current in values else 0
         options.focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
