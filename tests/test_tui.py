@@ -266,7 +266,7 @@ async def test_question_mark_lists_the_keys_of_the_drill(drill_db: str) -> None:
         await pilot.press("question_mark")
         await pilot.pause()
         keys = text_of(app, "#help-text")
-        assert "g then 0-5" in keys and "Again / Hard / Good / Easy" in keys
+        assert "exact SM-2 quality 0..5" in keys and "Again / Hard / Good / Easy" in keys
         await pilot.press("escape")
         await pilot.pause()
         assert type(app.screen).__name__ == "DrillScreen"

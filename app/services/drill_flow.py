@@ -14,7 +14,7 @@ pressed there (a grade before the reveal, say).
 
 Adding a key is one change here: an ``Action`` member, its ``RULES`` row (the phases and card
 kinds it works in), its ``_on_<action>`` method returning the step, a ``TUI_KEYS`` row (the
-terminal key and the footer's word) and a ``HELP`` line. A step of a new kind (a session call)
+terminal key, the footer's word and what ``?`` says of it). A step of a new kind (a session call)
 goes in drill_steps.py; the screen paints only the steps it knows.
 """
 
@@ -164,45 +164,82 @@ class TuiKey(NamedTuple):
     arg: Arg = None
     show: bool = True
     priority: bool = False
+    meaning: str = ""  # what ``?`` says it does; keys of the same meaning share a row
 
 
 # In footer order.
 TUI_KEYS = [
-    TuiKey("space", Action.REVEAL, N_("Reveal")),
+    TuiKey("space", Action.REVEAL, N_("Reveal"), meaning=N_("reveal the answer (recall cards)")),
     *[
-        TuiKey(str(key), Action.DIGIT, label, key)
+        TuiKey(
+            str(key),
+            Action.DIGIT,
+            label,
+            key,
+            meaning=N_("grade Again / Hard / Good / Easy (SM-2 quality 1 / 3 / 4 / 5)"),
+        )
         for key, (label, _quality) in LABELLED_GRADES.items()
     ],
-    TuiKey("0", Action.DIGIT, "0", 0, show=False),
-    TuiKey("5", Action.DIGIT, "5", 5, show=False),
-    TuiKey("g", Action.RAW_GRADE, "0-5", show=False),
-    *[TuiKey(letter, Action.CHOOSE, letter.upper(), letter, show=False) for letter in LETTERS],
-    TuiKey("enter", Action.SUBMIT, N_("Submit"), show=False),
-    TuiKey("enter", Action.NEXT, N_("Next"), priority=True),
-    TuiKey("ctrl+g", Action.GIVE_UP, N_("Give up"), priority=True),
-    TuiKey("p", Action.PAUSE, N_("Pause")),
-    TuiKey("n", Action.NOTE, N_("Note")),
-    TuiKey("u", Action.UNDO, N_("Undo")),
-    TuiKey("s", Action.SUSPEND, N_("Suspend"), show=False),
-    TuiKey("ctrl+b", Action.BURY, N_("Bury"), show=False),
-    TuiKey("x", Action.FLAG, N_("Flag"), show=False),
-    TuiKey("ctrl+e", Action.EDIT, N_("Edit"), show=False),
-]
-
-HELP = [
-    ("space", N_("reveal the answer (recall cards)")),
-    ("1 2 3 4", N_("grade Again / Hard / Good / Easy (SM-2 quality 1 / 3 / 4 / 5)")),
-    ("g then 0-5", N_("grade with an exact SM-2 quality 0..5")),
-    (f"{LETTERS[0]}-{LETTERS[-1]}", N_("pick a choice (Enter submits several)")),
-    ("Enter", N_("check a typed answer; after a verdict: next card")),
-    ("ctrl+g", N_("give up on a problem: see the worked solution")),
-    ("p · n · u", N_("pause the countdown · write a note · undo the last answer")),
-    ("s · b", N_("suspend the card · bury it until tomorrow (ctrl+b on choices)")),
-    ("x · ctrl+e", N_("flag the card · edit its pack file in $EDITOR, then import it")),
-    ("↓ ↑ j k PgDn", N_("scroll the card")),
-    ("Escape", N_("leave the answer box, so s b n p work")),
-    ("q", N_("home: every answer given is already saved")),
-    ("?", N_("this list")),
+    TuiKey("0", Action.DIGIT, "0", 0, show=False, meaning=N_("after g: quality 0 or 5")),
+    TuiKey("5", Action.DIGIT, "5", 5, show=False, meaning=N_("after g: quality 0 or 5")),
+    TuiKey(
+        "g",
+        Action.RAW_GRADE,
+        "0-5",
+        show=False,
+        meaning=N_("grade with an exact SM-2 quality 0..5"),
+    ),
+    *[
+        TuiKey(
+            letter,
+            Action.CHOOSE,
+            letter.upper(),
+            letter,
+            show=False,
+            meaning=N_("pick a choice (Enter submits several)"),
+        )
+        for letter in LETTERS
+    ],
+    TuiKey(
+        "enter",
+        Action.SUBMIT,
+        N_("Submit"),
+        show=False,
+        meaning=N_("check a typed answer; after a verdict: next card"),
+    ),
+    TuiKey(
+        "enter",
+        Action.NEXT,
+        N_("Next"),
+        priority=True,
+        meaning=N_("check a typed answer; after a verdict: next card"),
+    ),
+    TuiKey(
+        "ctrl+g",
+        Action.GIVE_UP,
+        N_("Give up"),
+        priority=True,
+        meaning=N_("give up on a problem: see the worked solution"),
+    ),
+    TuiKey("p", Action.PAUSE, N_("Pause"), meaning=N_("pause the countdown")),
+    TuiKey("n", Action.NOTE, N_("Note"), meaning=N_("write a note on the card")),
+    TuiKey("u", Action.UNDO, N_("Undo"), meaning=N_("undo the last answer")),
+    TuiKey("s", Action.SUSPEND, N_("Suspend"), show=False, meaning=N_("suspend the card")),
+    TuiKey(
+        "ctrl+b",
+        Action.BURY,
+        N_("Bury"),
+        show=False,
+        meaning=N_("bury it and its follow-up till tomorrow (b too, not on choices)"),
+    ),
+    TuiKey("x", Action.FLAG, N_("Flag"), show=False, meaning=N_("flag the card")),
+    TuiKey(
+        "ctrl+e",
+        Action.EDIT,
+        N_("Edit"),
+        show=False,
+        meaning=N_("edit its pack file in $EDITOR, then import it"),
+    ),
 ]
 
 # Said on the reveal screen until the learner has seen it once in this app run: Anki users
@@ -212,7 +249,8 @@ HARD_COMES_BACK = N_(
     "3 Good and 4 Easy schedule it for another day.*\n\n"
 )
 REVEALED_HINT = N_("how did it go? 1-4 grades, or g then 0-5 · ↓ scrolls · n note")
-RAW_GRADE_HINT = N_("exact SM-2 quality: press 0 1 2 3 4 5 (0-2 means it comes back today)")
+# SM-2 shows again today a card graded below 4 (engine/study/sm2.py SESSION_REPEAT_BELOW).
+RAW_GRADE_HINT = N_("exact SM-2 quality: press 0 1 2 3 4 5 (0-3 means it comes back today)")
 ANSWERED_HINT = N_("Enter: next card · ↓ scrolls · u undo · ? keys")
 AWAY_FROM_ANSWER_BOX_HINT = N_(
     "s suspend · b bury · n note · p pause · Enter: back to typing · q home"

@@ -37,8 +37,10 @@ class KvdrillApp(App[None]):
     CSS_PATH = "kvdrill.tcss"
     TITLE = "kvdrill"
     BINDINGS = [
-        Binding("question_mark", "show_keys", N_("Keys"), key_display="?"),
-        Binding("ctrl+t", "toggle_theme", N_("Theme"), show=False),
+        Binding("question_mark", "show_keys", N_("Keys"), key_display="?", tooltip=N_("this list")),
+        Binding(
+            "ctrl+t", "toggle_theme", N_("Theme"), show=False, tooltip=N_("light / dark theme")
+        ),
     ]
 
     def __init__(

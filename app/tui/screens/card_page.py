@@ -22,17 +22,6 @@ from kvdrill.i18n import N_, _
 if TYPE_CHECKING:
     from kvdrill.engine.study.browse import CardPage
 
-KEYS = [
-    ("s · u", N_("suspend the card · unsuspend it")),
-    ("b", N_("bury it until tomorrow")),
-    ("x", N_("flag it with a colour (or take the flag off)")),
-    ("f f", N_("forget it: new again, its history kept (f twice)")),
-    ("e", N_("edit its pack file in $VISUAL / $EDITOR, then import it")),
-    ("d", N_("drill it now, as practice (its schedule stays)")),
-    ("↓ ↑ PgDn", N_("scroll")),
-    ("Escape", N_("back")),
-    ("?", N_("this list")),
-]
 FORGET_ASKS = N_("Press f again to make this card new (its history is kept).")
 
 
@@ -43,20 +32,33 @@ class CardPageScreen(CardActionsScreen):
     CardPageScreen #card-body { height: 1fr; padding: 0 1; scrollbar-size-vertical: 1; }
     CardPageScreen #card-hint { height: 1; padding: 0 1; color: $text-muted; }
     """
-    KEYS = KEYS
     BINDINGS = [
-        Binding("s", "act('suspend')", N_("Suspend")),
-        Binding("u", "act('unsuspend')", N_("Unsuspend")),
-        Binding("b", "act('bury')", N_("Bury")),
-        Binding("x", "flag", N_("Flag")),
-        Binding("f", "forget", N_("Forget")),
-        Binding("e", "edit", N_("Edit")),
-        Binding("d", "drill", N_("Drill")),
-        Binding("down,j", "scroll('down')", N_("Scroll"), show=False),
-        Binding("up,k", "scroll('up')", N_("Scroll"), show=False),
-        Binding("pagedown", "scroll('page_down')", N_("Scroll"), show=False),
-        Binding("pageup", "scroll('page_up')", N_("Scroll"), show=False),
-        Binding("escape,q", "close", N_("Back"), key_display="esc"),
+        Binding("s", "act('suspend')", N_("Suspend"), tooltip=N_("suspend the card")),
+        Binding("u", "act('unsuspend')", N_("Unsuspend"), tooltip=N_("unsuspend it")),
+        Binding("b", "act('bury')", N_("Bury"), tooltip=N_("bury it until tomorrow")),
+        Binding(
+            "x", "flag", N_("Flag"), tooltip=N_("flag it with a colour (or take the flag off)")
+        ),
+        Binding(
+            "f",
+            "forget",
+            N_("Forget"),
+            tooltip=N_("forget it: new again, its history kept (f twice)"),
+        ),
+        Binding(
+            "e",
+            "edit",
+            N_("Edit"),
+            tooltip=N_("edit its pack file in $VISUAL / $EDITOR, then import it"),
+        ),
+        Binding(
+            "d", "drill", N_("Drill"), tooltip=N_("drill it now, as practice (its schedule stays)")
+        ),
+        Binding("down,j", "scroll('down')", N_("Scroll"), show=False, tooltip=N_("scroll")),
+        Binding("up,k", "scroll('up')", N_("Scroll"), show=False, tooltip=N_("scroll")),
+        Binding("pagedown", "scroll('page_down')", N_("Scroll"), show=False, tooltip=N_("scroll")),
+        Binding("pageup", "scroll('page_up')", N_("Scroll"), show=False, tooltip=N_("scroll")),
+        Binding("escape,q", "close", N_("Back"), key_display="esc", tooltip=N_("back")),
     ]
 
     def __init__(self, reference: str) -> None:

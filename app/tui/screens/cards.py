@@ -56,19 +56,6 @@ FLAG_STYLES = {
     "purple": "purple",
 }
 
-KEYS = [
-    ("/", N_("search the prompts, answers and your notes (Enter: back to the list)")),
-    ("f · p · t", N_("filter by state · pack · tag")),
-    ("l · k · c", N_("filter by lesson · kind of card · clear every filter")),
-    ("o", N_("sort: due day, lapses, ease, last review, reviews, card id")),
-    ("↑ ↓ PgDn", N_("move in the list")),
-    ("Enter", N_("open the card's page: schedule, history, mistakes, note")),
-    ("s · b", N_("suspend (again: unsuspend) · bury until tomorrow")),
-    ("x · e · d", N_("flag · edit its pack file in $EDITOR · drill it now")),
-    ("Escape", N_("back")),
-    ("?", N_("this list")),
-]
-
 
 class CardsScreen(CardActionsScreen):
     """Every card, narrowed and sorted, with the card actions on the highlighted one."""
@@ -80,23 +67,59 @@ class CardsScreen(CardActionsScreen):
     CardsScreen #cards-table { height: 1fr; scrollbar-size-vertical: 1; overflow-x: hidden; }
     CardsScreen #cards-hint { height: 1; padding: 0 1; color: $text-muted; }
     """
-    KEYS = KEYS
     BINDINGS = [
-        Binding("slash", "search", N_("Search"), key_display="/"),
-        Binding("f", "filter('state')", N_("State")),
-        Binding("p", "filter('pack')", N_("Pack"), show=False),
-        Binding("t", "filter('tag')", N_("Tag"), show=False),
-        Binding("l", "filter('lesson')", N_("Lesson"), show=False),
-        Binding("k", "filter('kind')", N_("Kind"), show=False),
-        Binding("c", "clear_filters", N_("Clear"), show=False),
-        Binding("o", "sort", N_("Sort")),
-        Binding("enter", "open_card", N_("Open"), key_display="⏎"),
-        Binding("s", "toggle_suspend", N_("Suspend"), show=False),
-        Binding("b", "bury", N_("Bury"), show=False),
-        Binding("x", "flag", N_("Flag")),
-        Binding("e", "edit", N_("Edit")),
-        Binding("d", "drill", N_("Drill")),
-        Binding("escape,q", "close", N_("Back"), key_display="esc"),
+        Binding(
+            "slash",
+            "search",
+            N_("Search"),
+            key_display="/",
+            tooltip=N_("search the prompts, answers and your notes (Enter: back to the list)"),
+        ),
+        Binding("f", "filter('state')", N_("State"), tooltip=N_("filter by state")),
+        Binding("p", "filter('pack')", N_("Pack"), show=False, tooltip=N_("filter by pack")),
+        Binding("t", "filter('tag')", N_("Tag"), show=False, tooltip=N_("filter by tag")),
+        Binding("l", "filter('lesson')", N_("Lesson"), show=False, tooltip=N_("filter by lesson")),
+        Binding(
+            "k", "filter('kind')", N_("Kind"), show=False, tooltip=N_("filter by kind of card")
+        ),
+        Binding("c", "clear_filters", N_("Clear"), show=False, tooltip=N_("clear every filter")),
+        Binding(
+            "o",
+            "sort",
+            N_("Sort"),
+            tooltip=N_("sort: due day, lapses, ease, last review, reviews, card id"),
+        ),
+        Binding(
+            "enter",
+            "open_card",
+            N_("Open"),
+            key_display="⏎",
+            tooltip=N_("open the card's page: schedule, history, mistakes, note"),
+        ),
+        Binding(
+            "s",
+            "toggle_suspend",
+            N_("Suspend"),
+            show=False,
+            tooltip=N_("suspend (again: unsuspend)"),
+        ),
+        Binding("b", "bury", N_("Bury"), show=False, tooltip=N_("bury until tomorrow")),
+        Binding(
+            "x", "flag", N_("Flag"), tooltip=N_("flag it with a colour (or take the flag off)")
+        ),
+        Binding(
+            "e",
+            "edit",
+            N_("Edit"),
+            tooltip=N_("edit its pack file in $VISUAL / $EDITOR, then import it"),
+        ),
+        Binding(
+            "d", "drill", N_("Drill"), tooltip=N_("drill it now, as practice (its schedule stays)")
+        ),
+        Binding("escape,q", "close", N_("Back"), key_display="esc", tooltip=N_("back")),
+    ]
+    WIDGET_KEYS = [
+        ("↑ ↓ PgDn", N_("move in the list")),
     ]
 
     def __init__(self, **filters: str | None) -> None:

@@ -24,7 +24,6 @@ from textual.widgets import Footer, Input, ProgressBar, Static
 
 from kvdrill.app.services.drill_flow import (
     AWAY_FROM_ANSWER_BOX_HINT,
-    HELP,
     TUI_KEYS,
     Action,
     Arg,
@@ -85,7 +84,6 @@ def _frozen_clock() -> float:
 class DrillScreen(CardActionsScreen):
     """Today's cards: prompt, countdown, reveal and grade; typed answers; multiple choice."""
 
-    KEYS = HELP
     BINDINGS = [
         *[
             Binding(
@@ -94,14 +92,27 @@ class DrillScreen(CardActionsScreen):
                 key.label,
                 show=key.show,
                 priority=key.priority,
+                tooltip=key.meaning,
             )
             for key in TUI_KEYS
         ],
-        Binding("down,j", "scroll('down')", N_("Scroll"), show=False),
-        Binding("up,k", "scroll('up')", N_("Scroll"), show=False),
-        Binding("pagedown", "scroll('page_down')", N_("Scroll"), show=False),
-        Binding("pageup", "scroll('page_up')", N_("Scroll"), show=False),
-        Binding("q,escape", f"flow({Action.LEAVE.value!r}, None)", N_("Home")),
+        *[
+            Binding(
+                keys, f"scroll({where!r})", N_("Scroll"), show=False, tooltip=N_("scroll the card")
+            )
+            for keys, where in (
+                ("down,j", "down"),
+                ("up,k", "up"),
+                ("pagedown", "page_down"),
+                ("pageup", "page_up"),
+            )
+        ],
+        Binding(
+            "q,escape",
+            f"flow({Action.LEAVE.value!r}, None)",
+            N_("Home"),
+            tooltip=N_("home (answers are saved); Esc in the answer box leaves it"),
+        ),
     ]
 
     def __init__(self, narrow: dict[str, str | int | None] | None = None) -> None:

@@ -1,4 +1,10 @@
-"""The ``?`` screen: the keys of the screen underneath, in plain words."""
+"""The ``?`` screen: every key of the screen underneath, in plain words, read from its bindings.
+
+Nothing is listed by hand, so no key is left out: the screen's own bindings first, one row per
+meaning (a binding's ``tooltip``, else its footer word, both ``N_``-marked and translated here),
+then the keys its widgets take (the screen's ``WIDGET_KEYS``: a table's arrows, a text box's
+keys), then the keys that work everywhere (Textual's and the app's bindings).
+"""
 
 from __future__ import annotations
 
@@ -7,14 +13,23 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.content import Content
+from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.widgets import Static
 
 from kvdrill.app.tui.screens.base import KvdrillModalScreen
 from kvdrill.i18n import N_, _
 
-# One line, so the drill's keys fit an 80x24 terminal without scrolling.
-EVERYWHERE = [("^p · ^t · ^q", N_("command palette · light / dark theme · quit"))]
+# Words for the keys Textual shows as symbols.
+KEY_NAMES = {"⏎": "Enter", "esc": "Esc", "⌫": "Backspace"}
+# Textual's own bindings, in words (a screen's and the app's defaults).
+EVERYWHERE_MEANINGS = {
+    "app.focus_next": N_("next / previous field"),
+    "app.focus_previous": N_("next / previous field"),
+    "screen.copy_text": N_("copy"),
+    "command_palette": N_("command palette"),
+    "quit": N_("quit"),
+}
 # The screens by the word their key list is titled with.
 SCREEN_NAMES = {
     "CardPageScreen": N_("card"),
@@ -28,29 +43,75 @@ SCREEN_NAMES = {
 }
 
 
+def key_rows(screen: Screen) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(the screen's keys, the keys that work everywhere), as (keys, meaning) rows, the
+    meanings in the learner's language."""
+    own: dict[str, list[str]] = {}
+    everywhere: dict[str, list[str]] = {}
+    for node in (screen, screen.app):
+        for binding in _bindings(node):
+            meaning = EVERYWHERE_MEANINGS.get(binding.action)
+            rows = everywhere if meaning is not None or node is screen.app else own
+            keys = rows.setdefault(meaning or binding.tooltip or binding.description, [])
+            shown = key_name(screen, binding)
+            if shown not in keys:
+                keys.append(shown)
+    widget_keys = [(keys, _(meaning)) for keys, meaning in getattr(screen, "WIDGET_KEYS", [])]
+    return [*_joined(own), *widget_keys], _joined(everywhere)
+
+
+def key_name(screen: Screen, binding: Binding) -> str:
+    shown = screen.app.get_key_display(binding)
+    return KEY_NAMES.get(shown, shown)
+
+
+def _bindings(node: DOMNode) -> list[Binding]:
+    return [
+        binding
+        for bindings in node._bindings.key_to_bindings.values()
+        for binding in bindings
+        if not binding.system
+    ]
+
+
+def _joined(rows: dict[str, list[str]]) -> list[tuple[str, str]]:
+    """One row per meaning, its keys spaced; a row of letters or digits in order."""
+    return [
+        (" ".join(sorted(keys) if all(len(key) == 1 for key in keys) else keys), _(meaning))
+        for meaning, keys in rows.items()
+    ]
+
+
 class HelpScreen(KvdrillModalScreen[None]):
-    """Lists the keys of ``under`` (its ``KEYS`` table), then the keys that work everywhere."""
+    """Lists every key of ``under``, then the keys that work everywhere."""
 
     BINDINGS = [Binding("escape,q,question_mark,enter", "close", N_("Close"))]
 
     def __init__(self, under: Screen) -> None:
         super().__init__()
-        self.keys = list(getattr(under, "KEYS", [])) + EVERYWHERE
+        self.under = under
         name = type(under).__name__
         screen = SCREEN_NAMES.get(name) or name.removesuffix("Screen").lower()
         self.title_text = _("Keys: {screen}").format(screen=_(screen))
 
     def compose(self) -> ComposeResult:
+        own, everywhere = key_rows(self.under)
         # A grid, so a long meaning wraps under itself rather than under the keys.
         table = Table.grid(padding=(0, 2))
         table.add_column(style="bold", no_wrap=True)
         table.add_column()
-        for key, meaning in self.keys:
-            table.add_row(key, _(meaning))
+        for key, meaning in own:
+            table.add_row(key, meaning)
+        # A short paragraph for the keys of every screen, so the drill's list fits 80x24.
+        anywhere = " · ".join(f"{key} {meaning}" for key, meaning in everywhere)
         with VerticalScroll(id="help-box"):
             yield Static(Content.from_markup("[b]$t[/b]", t=self.title_text), id="help-title")
             yield Static(table, id="help-text")
-            yield Static(Content(_("Escape closes this list.")), id="help-hint")
+            yield Static(
+                Content.from_markup("[b]$w[/b] $k", w=_("Everywhere:"), k=anywhere),
+                id="help-anywhere",
+            )
+            yield Static(Content(_("Escape closes this list; ↓ ↑ scroll it.")), id="help-hint")
 
     def on_mount(self) -> None:
         self.query_one("#help-box").focus()

@@ -15,19 +15,6 @@ from kvdrill.app.tui.widgets.tables import fill_table
 from kvdrill.engine.errors import printable
 from kvdrill.i18n import N_, _, language, ngettext
 
-KEYS = [
-    ("d", N_("drill today's cards")),
-    ("Enter", N_("drill the pack under the cursor (as practice when none of it is due)")),
-    ("m", N_("more new cards today: a session with extra new cards")),
-    ("i", N_("import packs")),
-    ("s", N_("stats: weak topics, heatmap, forecast")),
-    ("c", N_("cards: find a card, its history; suspend, flag, edit it")),
-    ("o", N_("settings: daily limits, theme, language")),
-    ("r", N_("refresh the counts")),
-    ("?", N_("this list")),
-    ("q", N_("quit (every answer is already saved)")),
-]
-
 MORE_NEW_COUNTS = (5, 10, 20, 50)
 
 PACK_COLUMNS = [
@@ -41,17 +28,47 @@ PACK_COLUMNS = [
 class HomeScreen(KvdrillScreen[None]):
     """Due and new counts per pack, today's reviews and the streak."""
 
-    KEYS = KEYS
     BINDINGS = [
-        Binding("d", "app.start_drill", N_("Drill")),
-        Binding("enter", "drill_pack", N_("Drill pack"), show=False, priority=True),
-        Binding("m", "more_new", N_("More new"), show=False),
-        Binding("i", "app.open_import", N_("Import")),
-        Binding("s", "app.open_stats", N_("Stats")),
-        Binding("c", "app.open_cards", N_("Cards")),
-        Binding("o", "app.open_settings", N_("Settings"), show=False),
-        Binding("r", "refresh_overview", N_("Refresh"), show=False),
-        Binding("q", "app.quit", N_("Quit")),
+        Binding("d", "app.start_drill", N_("Drill"), tooltip=N_("drill today's cards")),
+        Binding(
+            "enter",
+            "drill_pack",
+            N_("Drill pack"),
+            show=False,
+            priority=True,
+            tooltip=N_("drill the pack under the cursor (as practice when none of it is due)"),
+        ),
+        Binding(
+            "m",
+            "more_new",
+            N_("More new"),
+            show=False,
+            tooltip=N_("more new cards today: a session with extra new cards"),
+        ),
+        Binding("i", "app.open_import", N_("Import"), tooltip=N_("import packs")),
+        Binding(
+            "s", "app.open_stats", N_("Stats"), tooltip=N_("stats: weak topics, heatmap, forecast")
+        ),
+        Binding(
+            "c",
+            "app.open_cards",
+            N_("Cards"),
+            tooltip=N_("cards: find a card, its history; suspend, flag, edit it"),
+        ),
+        Binding(
+            "o",
+            "app.open_settings",
+            N_("Settings"),
+            show=False,
+            tooltip=N_("settings: daily limits, theme, language"),
+        ),
+        Binding(
+            "r", "refresh_overview", N_("Refresh"), show=False, tooltip=N_("refresh the counts")
+        ),
+        Binding("q", "app.quit", N_("Quit"), tooltip=N_("quit (every answer is already saved)")),
+    ]
+    WIDGET_KEYS = [
+        ("↓ ↑", N_("move in the packs table")),
     ]
 
     def compose(self) -> ComposeResult:

@@ -30,14 +30,6 @@ from kvdrill.i18n import N_, _, ngettext
 if TYPE_CHECKING:
     from kvdrill.app.services.importing import ImportScan
 
-KEYS = [
-    ("Enter", N_("scan the path (a dry run, nothing written); Enter again imports it")),
-    ("ctrl+o", N_("browse for a pack file or a directory, then scan it")),
-    ("y", N_("outside the path box (Escape), after a clean scan: import")),
-    ("Tab", N_("move between the path box and the diff")),
-    ("Escape", N_("back home")),
-    ("?", N_("this list")),
-]
 
 DIFF_COLUMNS = [
     (N_("Pack"), "pack"),
@@ -52,11 +44,29 @@ CHANGE_LABELS = {"added": N_("added"), "changed": N_("changed"), "retired": N_("
 class ImportScreen(KvdrillScreen[None]):
     """Import Markdown packs from a file or a directory."""
 
-    KEYS = KEYS
     BINDINGS = [
-        Binding("y", "confirm", N_("Import")),  # not priority: a "y" typed in the path stays there
-        Binding("ctrl+o", "browse", N_("Browse")),
-        Binding("escape", "leave", N_("Back")),
+        Binding(
+            "y",
+            "confirm",
+            N_("Import"),
+            tooltip=N_("outside the path box (Escape), after a clean scan: import"),
+        ),  # not priority: a "y" typed in the path stays there
+        Binding(
+            "ctrl+o",
+            "browse",
+            N_("Browse"),
+            tooltip=N_("browse for a pack file or a directory, then scan it"),
+        ),
+        Binding(
+            "escape",
+            "leave",
+            N_("Back"),
+            tooltip=N_("after a scan: leave the path box; again: home"),
+        ),
+    ]
+    WIDGET_KEYS = [
+        ("Enter", N_("scan the path (a dry run, nothing written); Enter again imports it")),
+        ("Tab", N_("move between the path box and the diff")),
     ]
 
     def __init__(self, initial_path: str = "") -> None:

@@ -17,8 +17,13 @@ class NoteScreen(KvdrillModalScreen[str | None]):
     """Dismisses with the new text (ctrl+s) or ``None`` (Escape)."""
 
     BINDINGS = [
-        Binding("ctrl+s", "save", N_("Save"), priority=True),
-        Binding("escape", "cancel", N_("Cancel"), priority=True),
+        Binding("ctrl+s", "save", N_("Save"), priority=True, tooltip=N_("save the note")),
+        Binding(
+            "escape", "cancel", N_("Cancel"), priority=True, tooltip=N_("close, the note unchanged")
+        ),
+    ]
+    WIDGET_KEYS = [
+        ("arrows, Enter, ctrl+z", N_("edit the text as in any editor")),
     ]
 
     def __init__(self, card_title: str, text: str) -> None:

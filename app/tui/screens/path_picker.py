@@ -20,15 +20,6 @@ from textual.widgets import DirectoryTree, Footer, Static
 from kvdrill.app.tui.screens.base import KvdrillModalScreen
 from kvdrill.i18n import N_, _
 
-KEYS = [
-    ("↓ ↑", N_("move")),
-    ("Enter", N_("choose the file or directory under the cursor, then scan it")),
-    ("Space", N_("open or close a directory")),
-    ("Backspace", N_("start from the parent directory")),
-    ("Escape", N_("back to the path box, nothing chosen")),
-    ("?", N_("this list")),
-]
-
 
 class PackTree(DirectoryTree):
     """Directories and ``.md`` files only: what the importer can read."""
@@ -73,10 +64,21 @@ def shown_path(path: Path) -> str:
 class PathPickerScreen(KvdrillModalScreen[str | None]):
     """Pick a pack file or a directory with the keyboard."""
 
-    KEYS = KEYS
     BINDINGS = [
-        Binding("escape", "cancel", N_("Cancel")),
-        Binding("backspace", "parent", N_("Up a directory")),
+        Binding(
+            "escape", "cancel", N_("Cancel"), tooltip=N_("back to the path box, nothing chosen")
+        ),
+        Binding(
+            "backspace",
+            "parent",
+            N_("Up a directory"),
+            tooltip=N_("start from the parent directory"),
+        ),
+    ]
+    WIDGET_KEYS = [
+        ("↓ ↑", N_("move")),
+        ("Enter", N_("choose the file or directory under the cursor, then scan it")),
+        ("Space", N_("open or close a directory")),
     ]
 
     def __init__(self, typed: str = "") -> None:

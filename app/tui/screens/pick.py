@@ -29,7 +29,8 @@ class PickScreen(KvdrillModalScreen[str | None]):
     #pick-list { height: auto; max-height: 16; border: none; }
     #pick-hint { color: $text-muted; }
     """
-    BINDINGS = [Binding("escape,q", "cancel", N_("Cancel"))]
+    BINDINGS = [Binding("escape,q", "cancel", N_("Cancel"), tooltip=N_("close, nothing chosen"))]
+    WIDGET_KEYS = [("↑ ↓ Enter", N_("pick one"))]
 
     def __init__(
         self, title: str, options: Sequence[tuple[str, str]], current: str | None = None

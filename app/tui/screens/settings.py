@@ -18,18 +18,15 @@ from kvdrill.app.tui.screens.base import KvdrillScreen
 from kvdrill.engine.study.settings import describe_setting, setting_names
 from kvdrill.i18n import N_, _, language
 
-KEYS = [
-    ("Tab / shift+Tab", N_("move between settings")),
-    ("Enter", N_("save the value typed")),
-    ("Escape", N_("back")),
-]
-
 
 class SettingsScreen(KvdrillScreen[None]):
     """Every profile setting with what it means and the values it takes."""
 
-    KEYS = KEYS
-    BINDINGS = [Binding("escape", "app.pop_screen", N_("Back"))]
+    BINDINGS = [Binding("escape", "app.pop_screen", N_("Back"), tooltip=N_("back"))]
+    WIDGET_KEYS = [
+        ("Tab / shift+Tab", N_("move between settings")),
+        ("Enter", N_("save the value typed")),
+    ]
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="settings-body"):

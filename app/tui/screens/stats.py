@@ -63,11 +63,27 @@ class StatsScreen(KvdrillScreen[tuple[str, str] | None]):
 
     CSS_PATH = "../stats.tcss"
     BINDINGS = [
-        Binding("escape,q", "close", "Back"),
-        Binding("o", "cycle_sort", "Sort"),
-        Binding("g", "toggle_group", "Group"),
-        Binding("v", "show_plots", N_("Charts")),
-        Binding("enter", "drill_topic", "Drill topic", show=True),
+        Binding("escape,q", "close", "Back", tooltip=N_("back")),
+        Binding("o", "cycle_sort", "Sort", tooltip=N_("sort the topics by the next column")),
+        Binding("g", "toggle_group", "Group", tooltip=N_("the group's weak topics, and back")),
+        Binding(
+            "v",
+            "show_plots",
+            N_("Charts"),
+            tooltip=N_("scroll to the charts"),
+        ),
+        Binding(
+            "enter",
+            "drill_topic",
+            "Drill topic",
+            show=True,
+            tooltip=N_("drill the topic (or practise the mistake) under the cursor"),
+        ),
+    ]
+    WIDGET_KEYS = [
+        ("↓ ↑ / ← →", N_("move in a table / scroll it sideways")),
+        ("Tab", N_("from the topics to the mistakes and back")),
+        ("PgDn / PgUp", N_("scroll the screen")),
     ]
 
     def __init__(self, days: int = 30) -> None:

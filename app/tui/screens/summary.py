@@ -18,15 +18,6 @@ from kvdrill.i18n import N_, _, ngettext
 if TYPE_CHECKING:
     from kvdrill.app.services.drill import SessionSummary
 
-KEYS = [
-    ("Enter / h", N_("back home")),
-    ("d", N_("drill again (anything still due)")),
-    ("s", N_("stats")),
-    ("i", N_("import packs")),
-    ("q", N_("quit")),
-    ("?", N_("this list")),
-]
-
 
 def _duration(seconds: float) -> str:
     whole = int(round(seconds))
@@ -134,13 +125,14 @@ def summary_lines(summary: SessionSummary | None) -> list[Content]:
 class SummaryScreen(KvdrillScreen[None]):
     """Shown when the queue is empty."""
 
-    KEYS = KEYS
     BINDINGS = [
-        Binding("enter,h,escape", "app.go_home", N_("Home")),
-        Binding("d", "drill_again", N_("Drill again")),
-        Binding("s", "app.open_stats", N_("Stats")),
-        Binding("i", "app.open_import", N_("Import"), show=False),
-        Binding("q", "app.quit", N_("Quit")),
+        Binding("enter,h,escape", "app.go_home", N_("Home"), tooltip=N_("back home")),
+        Binding(
+            "d", "drill_again", N_("Drill again"), tooltip=N_("drill again (anything still due)")
+        ),
+        Binding("s", "app.open_stats", N_("Stats"), tooltip=N_("stats")),
+        Binding("i", "app.open_import", N_("Import"), show=False, tooltip=N_("import packs")),
+        Binding("q", "app.quit", N_("Quit"), tooltip=N_("quit (every answer is already saved)")),
     ]
 
     def __init__(self, summary: SessionSummary | None) -> None:
