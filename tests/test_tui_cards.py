@@ -185,7 +185,7 @@ async def test_a_cards_page_shows_its_history_and_forgets_it_keeping_the_history
         assert isinstance(app.screen, HelpScreen)
         listed = text_of(app, "#help-text")
         keys = [line.split("  ")[0].strip() for line in listed.splitlines()]
-        for key in ("s", "u", "b", "x", "f", "e", "d", "Esc q"):
+        for key in ("s", "u", "b", "x", "f", "e", "d", "Esc"):
             assert key in keys
         await pilot.press("escape", "escape")
         await settle(pilot)

@@ -84,6 +84,7 @@ async def test_question_mark_lists_every_key_of_the_screen(
         keys_column = [line.split("  ")[0].strip() for line in listed.splitlines()]
         for key in expected:
             assert any(key in row for row in keys_column) or key in listed, key
+        # Textual's own record of the keys bound at run time, the command palette's included.
         bound = [
             binding
             for node in (screen, app)

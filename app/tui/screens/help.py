@@ -9,8 +9,8 @@ keys), then the keys that work everywhere (Textual's and the app's bindings).
 from __future__ import annotations
 
 from rich.table import Table
-from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingsMap, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.dom import DOMNode
@@ -66,9 +66,16 @@ def key_name(screen: Screen, binding: Binding) -> str:
 
 
 def _bindings(node: DOMNode) -> list[Binding]:
+    """The bindings ``node``'s class and its bases declare, the class's own first; for the app,
+    the command palette's key too (Textual binds it when the app starts)."""
+    declared: list[BindingType] = [
+        binding for cls in type(node).__mro__ for binding in vars(cls).get("BINDINGS", [])
+    ]
+    if isinstance(node, App) and node.ENABLE_COMMAND_PALETTE:
+        declared.append(Binding(node.COMMAND_PALETTE_BINDING, "command_palette"))
     return [
         binding
-        for bindings in node._bindings.key_to_bindings.values()
+        for bindings in BindingsMap(declared).key_to_bindings.values()
         for binding in bindings
         if not binding.system
     ]
