@@ -1,87 +1,183 @@
-"""The card browser on a big collection: the full-screen app (headless, 80x24) from ``c`` on
-home to the table filled, a text search, a state filter with a sort, and a card's page, each
-alternated with the home screen's refresh (``r``, the overview of the same database) as the
-anchor; medians and ratios.
+"""``kvdrill serve`` in headless Chromium (Selenium) beside the same app in a tmux pane, in one
+run.
 
-    python scripts/make_synthetic_db.py /tmp/big.db
-    python scripts/bench_browser.py --db /tmp/big.db [--runs 3] [--now 2026-11-29T09:00:00]
+    .venv/bin/python scripts/bench_browser.py [--runs 3] [--cards 12]
+
+Rows (the README's benchmark table):
+- page open to the first screen interactive (the home screen's key line in the page's
+  terminal) beside the same app started in a terminal (scripts/bench_tmux.py's launch to the
+  home screen), alternated; target at most 2x;
+- key press to the next card painted: in a drill, space (reveal) then 4 (grade) on recall
+  cards, from just before Selenium sends the key to the page's terminal showing a changed
+  screen, beside the same key sent to the drill in tmux, key by key; target median at most
+  2x tmux.
+
+The page draws the app with xterm.js; its screen is read as tests/test_serve_browser.py reads
+it (a script before the page's own keeps the Terminal). The server listens on loopback only
+and is stopped at the end, with every app process it started.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
+import socket
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
+from bench_table import load, milliseconds, print_header, print_row
+from bench_tmux import HOME_READY, KVDRILL, Pane, percentile, recall_pack
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from serve_helpers import stop_server  # noqa: E402
+from test_serve_browser import CATCH_TERMINAL, CHROMEDRIVER, CHROMIUM, SCREEN_TEXT  # noqa: E402
+
+HOST = "127.0.0.1"
+OPEN_RATIO, KEY_RATIO = 2.0, 2.0
 
 
-async def settle(pilot) -> None:
-    for _ in range(3):
-        await pilot.pause()
-        await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind((HOST, 0))
+        return int(probe.getsockname()[1])
 
 
-async def timed(pilot, step) -> float:
-    start = time.perf_counter()
-    await step()
-    await settle(pilot)
-    return time.perf_counter() - start
+def chromium(folder: Path):
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
+                     "--window-size=1280,900", f"--user-data-dir={folder / 'chromium'}"):  # fmt: skip
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(120)
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": CATCH_TERMINAL})
+    return driver
 
 
-async def measure(url: str, runs: int) -> dict[str, list[float]]:
-    from kvdrill.app.app_options import AppOptions
-    from kvdrill.app.tui import create_app
+class Page:
+    def __init__(self, driver, address: str):
+        self.driver, self.address = driver, address
 
-    app = create_app(url, start="home", options=AppOptions(bundled=False))
-    times: dict[str, list[float]] = {}
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    def screen(self) -> str:
+        return self.driver.execute_script(SCREEN_TEXT) or ""
 
-        async def press(*keys: str) -> None:
-            await pilot.press(*keys)
+    def open(self) -> float:
+        """Seconds from asking for the page to its home screen's key line."""
+        started = time.perf_counter()
+        self.driver.get(self.address)
+        self.wait_for(HOME_READY)
+        return time.perf_counter() - started
 
-        async def search(text: str) -> None:
-            app.screen.query_one("#cards-search").value = text
-            app.screen._search_now()
+    def wait_for(self, text: str, timeout: float = 120) -> None:
+        deadline = time.perf_counter() + timeout
+        while text not in self.screen():
+            if time.perf_counter() > deadline:
+                raise SystemExit(f"gave up waiting for {text!r}; the page shows:\n{self.screen()}")
+            time.sleep(0.005)
 
-        async def due_by_lapses() -> None:
-            app.screen.filters["state"], app.screen.sort = "due", "lapses"
-            app.screen.load_cards()
-
-        for _ in range(runs):
-            for name, step in (
-                ("home refresh (anchor)", lambda: press("r")),
-                ("browser: c to every card listed", lambda: press("c")),
-                ('search "card 4"', lambda: search("card 4")),
-                ("state due, by lapses", due_by_lapses),
-                ("card page", lambda: press("enter")),
-            ):
-                times.setdefault(name, []).append(await timed(pilot, step))
-            await pilot.press("escape", "escape")
-            await settle(pilot)
-    return times
+    def key_to_change(self, key: str) -> float:
+        time.sleep(0.2)  # the page idle, as bench_tmux waits for the pane
+        before = self.screen()
+        started = time.perf_counter()
+        self.driver.find_element("css selector", ".xterm-helper-textarea").send_keys(key)
+        deadline = started + 30
+        while self.screen() == before:
+            if time.perf_counter() > deadline:
+                raise SystemExit(f"no change after {key!r}; the page shows:\n{before}")
+        return time.perf_counter() - started
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--db", type=Path, required=True)
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--now", default="2026-11-29T09:00:00")
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3, help="page opens and launches, alternated")
+    parser.add_argument("--cards", type=int, default=12, help="recall cards in the drill")
     args = parser.parse_args()
-    os.environ["KVDRILL_NOW"] = args.now
-    times = asyncio.run(measure(f"sqlite:///{args.db}", args.runs))
-    anchor = statistics.median(times["home refresh (anchor)"])
-    print(f"load average {os.getloadavg()[0]:.1f}")
-    for name, values in times.items():
-        median = statistics.median(values)
-        print(f"{name:34} median {median:6.2f} s  {median / anchor:5.2f}x the anchor")
+    with tempfile.TemporaryDirectory(prefix="kvdrill-bench-browser-") as name:
+        folder = Path(name)
+        db_url = f"sqlite:///{folder / 'served.db'}"
+        env = {"KVDRILL_DATA_DIR": str(folder / "data"), "KVDRILL_DB": db_url,
+               "TERM": "xterm-256color", "PYTHONPATH": os.environ.get("PYTHONPATH", "")}  # fmt: skip
+        recall_pack(folder / "bench-keys.md", args.cards)
+        subprocess.run([*KVDRILL, "import", str(folder / "bench-keys.md")],
+                       env=os.environ | env, check=True, capture_output=True)  # fmt: skip
+        # Enough new cards for the drill (the generated pack's and the bundled decks').
+        subprocess.run([*KVDRILL, "settings", "new_per_day", str(args.cards)],
+                       env=os.environ | env, check=True, capture_output=True)  # fmt: skip
+        port = free_port()
+        server = subprocess.Popen(
+            [*KVDRILL, "serve", "--host", HOST, "--port", str(port)],
+            env=os.environ | env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
+        driver = None
+        try:
+            while socket.socket().connect_ex((HOST, port)) != 0:
+                time.sleep(0.05)
+            driver = chromium(folder)
+            page = Page(driver, f"http://{HOST}:{port}/")
+            print(f"kvdrill serve in headless Chromium beside tmux at 80x24; {load()}")
+            page.open()  # warm-up, not counted: the bundled decks' first import
+            warm = Pane(KVDRILL, env, folder)
+            warm.wait_for(HOME_READY)
+            warm.close()
+            opens: dict[str, list[float]] = {"browser": [], "terminal": []}
+            for _ in range(args.runs):
+                opens["browser"].append(page.open())
+                pane = Pane(KVDRILL, env, folder)
+                opens["terminal"].append(pane.wait_for(HOME_READY))
+                pane.close()
+
+            # Both drills started the same way, from the home screen, before either answers:
+            # the same queue, the same cards in the same order on both sides.
+            pane = Pane(KVDRILL, env, folder)
+            keys: dict[str, list[float]] = {"browser": [], "tmux": []}
+            try:
+                page.open()
+                page.driver.find_element("css selector", ".xterm-helper-textarea").send_keys("d")
+                page.wait_for("left")
+                pane.wait_for(HOME_READY)
+                pane.key_to_change("d")
+                pane.wait_for("left")
+                for _ in range(args.cards // 2 - 1):  # both sessions stay open to the end
+                    for key, tmux_key in ((" ", "Space"), ("4", "4")):
+                        keys["browser"].append(page.key_to_change(key))
+                        keys["tmux"].append(pane.key_to_change(tmux_key))
+            finally:
+                pane.close()
+        finally:
+            if driver is not None:
+                driver.quit()
+            stop_server(server)
+
+    print_header()
+    mine, theirs = (statistics.median(opens[side]) for side in ("browser", "terminal"))
+    print_row(
+        f"`kvdrill serve`: page open -> first screen interactive ({args.runs} runs)",
+        milliseconds(mine), f"terminal start {milliseconds(theirs)}", mine / theirs,
+        f"<= {OPEN_RATIO}x", mine / theirs <= OPEN_RATIO,
+    )  # fmt: skip
+    ms = {side: [value * 1e3 for value in values] for side, values in keys.items()}
+    shown = {
+        side: f"{statistics.median(v):.0f} / {percentile(v, 0.95):.0f} / {max(v):.0f} ms"
+        for side, v in ms.items()
+    }
+    ratio = statistics.median(ms["browser"]) / statistics.median(ms["tmux"])
+    print_row(
+        f"key -> next card painted in the browser, median / p95 / max ({len(ms['browser'])} keys)",
+        shown["browser"], f"tmux {shown['tmux']}", ratio, f"median <= {KEY_RATIO}x tmux",
+        ratio <= KEY_RATIO,
+    )  # fmt: skip
+    print(f"at the end: {load()}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
