@@ -93,3 +93,21 @@ async def test_g_shows_the_groups_weak_topics_and_back(
         await pilot.press("g")
         await settle(pilot)
         assert first_column(table) == own and screen.query_one("#mistakes").display
+
+
+async def test_at_80x24_every_topic_column_is_in_sight(
+    stats_db: str,
+) -> None:
+    from kvdrill.app.services.backend import Services
+
+    services = Services(stats_db, "default", bundled=True)
+    services.overview()  # the bundled decks: topics such as pack:disaggregated-serving
+    services.close()
+    app = make_app(stats_db, start="home")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_stats(pilot)
+        await steady(pilot)
+        table = app.screen.query_one("#topics", DataTable)
+        header = table.render_line(0).text
+        assert all(f" {name} " in f"{header} " for name in TOPIC_HEADERS)
+        assert table.region.right <= 80 and table.virtual_size.width <= table.size.width

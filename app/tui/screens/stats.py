@@ -58,6 +58,11 @@ SORT_KEYS = {
 }
 
 
+# At 80 columns the other nine columns leave the topic this much; a longer one wraps in its row.
+TOPIC_WIDTH = 18
+MISTAKE_WIDTH = 54
+
+
 class StatsScreen(KvdrillScreen[tuple[str, str] | None]):
     """Where the learner is weak, and a way to drill exactly that."""
 
@@ -213,6 +218,7 @@ class StatsScreen(KvdrillScreen[tuple[str, str] | None]):
             table,
             [("mistake", "mistake"), ("code", "code")],
             [([sentence, code], code) for code, sentence in rows],
+            wrap=(0, MISTAKE_WIDTH),
         )
 
     def show_topics(self) -> None:
@@ -225,6 +231,7 @@ class StatsScreen(KvdrillScreen[tuple[str, str] | None]):
                 (topic_row(topic, self.report.topics), f"{topic.kind}\t{topic.topic}")
                 for topic in sorted(shown_topics(self.report.topics), key=key)
             ],
+            wrap=(0, TOPIC_WIDTH),
         )
 
     def action_cycle_sort(self) -> None:

@@ -23,18 +23,26 @@ def fill_table(
     table: DataTable,
     columns: Sequence[tuple[str, str]],
     rows: Sequence[tuple[Sequence[Cell], str | None]],
+    wrap: tuple[int, int] | None = None,
 ) -> None:
     """Replace the columns (``(label, key)``) and rows (``(cells, key)``) of ``table``.
 
     Cells are shown literally: a ``str`` (pack text, a topic) is never read as markup.
+    ``wrap``: (column index, width): that column is at most this wide, a longer cell wraps
+    onto further lines of its row (so the table fits 80 columns, every column in sight).
     """
     literal_rows = [([_literal(cell) for cell in cells], key) for cells, key in rows]
     table.clear(columns=True)
+    widths = []
     for index, (label, column_key) in enumerate(columns):
         width = max([cell_len(label), *(cells[index].cell_len for cells, _ in literal_rows)])
+        if wrap is not None and index == wrap[0]:
+            width = min(width, max(wrap[1], cell_len(label)))
+        widths.append(width)
         table.add_column(label, key=column_key, width=width)
     for cells, key in literal_rows:
-        table.add_row(*cells, key=key)
+        tall = wrap is not None and cells[wrap[0]].cell_len > widths[wrap[0]]
+        table.add_row(*cells, key=key, height=None if tall else 1)
 
 
 def _literal(cell: Cell) -> Text:
