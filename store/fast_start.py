@@ -15,7 +15,12 @@ from datetime import datetime
 
 from kvdrill.engine.packs.card_view import DrillState
 from kvdrill.engine.study.clock import study_day
-from kvdrill.engine.study.queue import SessionQueue, missing_parents, plan_day, read_today_log
+from kvdrill.engine.study.queue import (
+    SessionQueue,
+    missing_parents,
+    read_today_log,
+    session_plan,
+)
 from kvdrill.engine.study.seeds import presentation_seed
 from kvdrill.store.card_rows import card_view
 from kvdrill.store.location import sqlite_file
@@ -77,7 +82,7 @@ def read_first_card(
         cards = queue_cards_from_rows(connection.execute(statement, params), missed)
         if missing_parents(cards):
             raise NeedsSession("a follow-up whose parent is retired")
-        queue = SessionQueue(plan_day(cards, today, counts, new_limit=new_limit, limit=limit))
+        queue = SessionQueue(session_plan(cards, today, counts, new_limit=new_limit, limit=limit))
         view = None
         if queue.current is not None:
             row = connection.execute(

@@ -11,6 +11,7 @@ from kvdrill.engine.study.queue import (
     SessionQueue,
     interleave,
     plan_day,
+    session_plan,
 )
 
 TODAY = date(2026, 3, 10)
@@ -217,3 +218,15 @@ def test_priority_cards_are_drawn_first_and_shown_first() -> None:
     # Both priority cards, then one turn of the remaining piles; priority cards shown first.
     assert plan.cards[:2] == (2, 4)
     assert set(plan.cards) == {2, 4, 5}
+
+
+def test_the_session_plan_reviews_ahead_without_new_cards_and_crams_in_pack_order() -> None:
+    """DrillSession.open and the fast-start helper both start from session_plan."""
+    cards = [new(1), seen(2, date(2026, 3, 12)), seen(3, date(2026, 3, 9)), seen(4, TODAY)]
+    assert session_plan(cards, TODAY).cards == (3, 4, 1)
+    # Two days ahead: the review due on the 12th as well, and no new card unless asked for.
+    assert session_plan(cards, TODAY, ahead=2).cards == (3, 4, 2)
+    assert 1 in session_plan(cards, TODAY, ahead=2, new_limit=5).cards
+    # Cram: every card in pack order, due or not, up to the limit.
+    assert session_plan(cards, TODAY, cram=True).cards == (1, 2, 3, 4)
+    assert session_plan(cards, TODAY, cram=True, limit=2).cards == (1, 2)

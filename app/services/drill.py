@@ -52,7 +52,7 @@ from kvdrill.engine.packs.card_view import CHOICE_LETTERS, CardView, DrillState
 from kvdrill.engine.problems.types import Variant, Verdict
 from kvdrill.engine.study.clock import study_day
 from kvdrill.engine.study.grades import Grade
-from kvdrill.engine.study.queue import SessionQueue, cram_plan, plan_day
+from kvdrill.engine.study.queue import SessionQueue, session_plan
 from kvdrill.engine.study.rules import LEECH_LAPSES
 from kvdrill.engine.study.schedule import Schedule
 from kvdrill.engine.study.seeds import presentation_seed
@@ -248,13 +248,9 @@ class DrillSession:
                 card_id = reviews.find_card(session, card).id
                 cards = [queued for queued in cards if queued.card_id == card_id]
             profile_id, rollover, seconds = row.id, row.rollover_hour, row.answer_seconds
-        if cram:
-            plan = cram_plan(cards, today, limit)
-        else:
-            horizon = today + timedelta(days=ahead or 0)
-            if ahead is not None and new_limit is None:
-                new_limit = 0  # reviewing ahead, as Anki's custom study does: no new cards
-            plan = plan_day(cards, horizon, counts, new_limit=new_limit, limit=limit)
+        plan = session_plan(
+            cards, today, counts, new_limit=new_limit, limit=limit, cram=cram, ahead=ahead
+        )
         opened = cls(
             database,
             profile_id,

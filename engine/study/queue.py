@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, timedelta
 from typing import Any, NamedTuple, cast
 
 from kvdrill.engine.study.schedule import NEW_CARD_EASINESS_MILLI, Schedule
@@ -261,6 +261,28 @@ def cram_plan(cards: Iterable[QueueCard], today: date, limit: int | None = None)
         card.card_id for card in sorted(cards, key=lambda c: c.order) if is_available(card, today)
     ]
     return Plan(cards=tuple(chosen[:limit] if limit is not None else chosen))
+
+
+def session_plan(
+    cards: Iterable[QueueCard],
+    today: date,
+    counts: DayCounts = DayCounts(),
+    *,
+    new_limit: int | None = None,
+    limit: int | None = None,
+    cram: bool = False,
+    ahead: int | None = None,
+) -> Plan:
+    """The plan a drill session starts from, and so its first card: ``DrillSession.open`` and
+    the fast-start helper (store/fast_start.py) both take it from here. ``cram``: a practice
+    session (``cram_plan``); ``ahead``: the reviews due in the next ``ahead`` days too, and no
+    new cards unless ``new_limit`` asks for some (as Anki's custom study)."""
+    if cram:
+        return cram_plan(cards, today, limit)
+    if ahead is not None and new_limit is None:
+        new_limit = 0
+    horizon = today + timedelta(days=ahead or 0)
+    return plan_day(cards, horizon, counts, new_limit=new_limit, limit=limit)
 
 
 def due_and_new(plan: Plan) -> tuple[int, int]:
