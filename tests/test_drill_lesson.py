@@ -125,6 +125,8 @@ async def test_enter_on_a_lesson_row_of_the_stats_starts_a_drill_of_that_lesson(
         await pilot.press("enter")
         await settle(pilot)
         assert type(app.screen).__name__ == "DrillScreen"
-        assert app.screen.narrow == {"lesson": "5"}
+        # Narrowed to the lesson; practice only if nothing of it were due (issue 25).
+        assert app.screen.narrow == {"lesson": "5", "cram_when_empty": True}
+        assert not app.screen.session.practice
         assert app.screen.card.key == "C"  # the due review first, then the new card E
         assert app.screen.session.remaining == 2
