@@ -34,8 +34,9 @@ def read_charts(
         "today": sql.day(today),
     }
     activity = [
-        (stored_day(day), reviews, seconds)
-        for day, reviews, seconds in sql.rows(ACTIVITY_SQL, params)
+        (day, reviews, seconds)
+        for stored, reviews, seconds in sql.rows(ACTIVITY_SQL, params)
+        if (day := stored_day(stored)) is not None  # a rollup row always has its day
     ]
     intervals = sql.rows(INTERVALS_SQL, {"profile": profile_id})
     return ChartData(
