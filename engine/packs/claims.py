@@ -139,8 +139,9 @@ class Check:
     allowed_text: str  # the range the stated value allows
 
 
-def check_claim(claim: Claim) -> Check:
-    """Compute the claim and compare it with the stated value at the precision written."""
+def check_claim(claim: Claim, computed: Computed | None = None) -> Check:
+    """Compare the claim (``computed``, else computed here) with the stated value at the
+    precision written."""
     from kvdrill.engine.capacity.units import (
         convert,
         format_number,
@@ -148,7 +149,8 @@ def check_claim(claim: Claim) -> Check:
         read_quantity_parts,
     )
 
-    computed = compute(claim)
+    if computed is None:
+        computed = compute(claim)
     stated = read_quantity_parts(claim.stated)
     own_unit = "" if computed.unit == "dimensionless" else computed.unit
     unit = stated.unit_text if stated.unit_text else own_unit
@@ -182,18 +184,28 @@ def verify_key_numbers(items: Iterable[KeyNumber], path: str) -> list[Located]:
     for item in items:
         if not item.claim:  # none, or empty (the parser reports that)
             continue
-        message = claim_problem(item.claim) or _version_unnamed(item) or _version_unsaid(item)
+        message = _key_number_problem(item)
         if message:
             problems.append(Located(path, item.line, message))
     return problems
 
 
-def _version_unnamed(item: KeyNumber) -> str | None:
-    """A claim's vllm= versions that the key number's text does not tell the learner."""
+def _key_number_problem(item: KeyNumber) -> str | None:
+    """Why a key number's claim fails, or what it leaves unsaid; the claim parsed and computed
+    once for all the checks."""
     try:
         claim = parse_claim(item.claim or "")
-    except UserError:
-        return None
+        computed = compute(claim)
+        result = check_claim(claim, computed)
+    except UserError as exc:
+        return f"claim: {exc}"
+    if not result.holds:
+        return _mismatch(claim, result)
+    return _version_unnamed(item, claim) or _version_unsaid(claim, computed.value)
+
+
+def _version_unnamed(item: KeyNumber, claim: Claim) -> str | None:
+    """A claim's vllm= versions that the key number's text does not tell the learner."""
     if claim.vllm is None:
         return None
     match = _VERSION.match(claim.vllm)
@@ -203,29 +215,28 @@ def _version_unnamed(item: KeyNumber) -> str | None:
     return f"claim holds for vLLM {claim.vllm}: say so in the key number (write v{first})"
 
 
-def _version_unsaid(item: KeyNumber) -> str | None:
-    """A claim without vllm= whose value rests on a default only some vLLM releases have."""
+def _version_unsaid(claim: Claim, value: float) -> str | None:
+    """A claim without vllm= whose ``value`` rests on a default only some vLLM releases have."""
     from kvdrill.engine.capacity.compute import canonical_symbol
     from kvdrill.engine.capacity.forward import DEFAULTS, VERSIONED_DEFAULTS
 
-    try:
-        claim = parse_claim(item.claim or "")
-        if claim.vllm is not None:
-            return None
-        set_by_claim = {canonical_symbol(name) for name in claim.sets}
-        value = compute(claim).value
-        for name, versions in VERSIONED_DEFAULTS.items():
-            if name in set_by_claim:
-                continue
-            moved = replace(claim, sets={**claim.sets, name: repr(DEFAULTS[name] * 2)})
-            if not math.isclose(compute(moved).value, value, rel_tol=1e-9):
-                return (
-                    f"claim rests on vLLM's default {name} ({DEFAULTS[name]:,g}), which holds "
-                    f"for vLLM {versions}: add vllm={versions} and name the version in the "
-                    f"text, or set {name}"
-                )
-    except UserError:
-        return None  # claim_problem reports it
+    if claim.vllm is not None:
+        return None
+    set_by_claim = {canonical_symbol(name) for name in claim.sets}
+    for name, versions in VERSIONED_DEFAULTS.items():
+        if name in set_by_claim:
+            continue
+        moved = replace(claim, sets={**claim.sets, name: repr(DEFAULTS[name] * 2)})
+        try:
+            moved_value = compute(moved).value
+        except UserError:
+            continue  # no value with the default moved: the claim's value cannot rest on it
+        if not math.isclose(moved_value, value, rel_tol=1e-9):
+            return (
+                f"claim rests on vLLM's default {name} ({DEFAULTS[name]:,g}), which holds "
+                f"for vLLM {versions}: add vllm={versions} and name the version in the "
+                f"text, or set {name}"
+            )
     return None
 
 
@@ -236,8 +247,10 @@ def claim_problem(text: str) -> str | None:
         result = check_claim(claim)
     except UserError as exc:
         return f"claim: {exc}"
-    if result.holds:
-        return None
+    return None if result.holds else _mismatch(claim, result)
+
+
+def _mismatch(claim: Claim, result: Check) -> str:
     return (
         f"claim {claim.quantity}: the card states {claim.stated}, the engine computes "
         f"{result.computed_text} (the value as written allows {result.allowed_text})"
