@@ -16,6 +16,7 @@ from pathlib import Path
 
 from textual import work
 from textual.app import SuspendNotSupported
+from textual.binding import Binding
 
 from kvdrill.app.tui.screens.base import KvdrillScreen
 from kvdrill.engine.study.flags import FLAG_COLOURS, NO_FLAG
@@ -27,6 +28,18 @@ DONE_WORDS = {
     "bury": N_("Buried until tomorrow: {title}"),
     "forget": N_("New again, its history kept: {title}"),
 }
+
+# The keys of the actions every screen showing a card binds the same way (its action_flag,
+# action_edit and action_drill); each screen places them among its own keys.
+FLAG_BINDING = Binding(
+    "x", "flag", N_("Flag"), tooltip=N_("flag it with a colour (or take the flag off)")
+)
+EDIT_BINDING = Binding(
+    "e", "edit", N_("Edit"), tooltip=N_("edit its pack file in $VISUAL / $EDITOR, then import it")
+)
+DRILL_BINDING = Binding(
+    "d", "drill", N_("Drill"), tooltip=N_("drill it now, as practice (its schedule stays)")
+)
 
 
 class CardActionsScreen(KvdrillScreen[None]):

@@ -15,7 +15,12 @@ from textual.content import Content
 from textual.widgets import Footer, Static
 
 from kvdrill.app.tui.messages import CallFailed, CardPageLoaded, failures_reported
-from kvdrill.app.tui.screens.card_actions import CardActionsScreen
+from kvdrill.app.tui.screens.card_actions import (
+    DRILL_BINDING,
+    EDIT_BINDING,
+    FLAG_BINDING,
+    CardActionsScreen,
+)
 from kvdrill.engine.study.browse import page_lines
 from kvdrill.i18n import N_, _
 
@@ -36,24 +41,15 @@ class CardPageScreen(CardActionsScreen):
         Binding("s", "act('suspend')", N_("Suspend"), tooltip=N_("suspend the card")),
         Binding("u", "act('unsuspend')", N_("Unsuspend"), tooltip=N_("unsuspend it")),
         Binding("b", "act('bury')", N_("Bury"), tooltip=N_("bury it until tomorrow")),
-        Binding(
-            "x", "flag", N_("Flag"), tooltip=N_("flag it with a colour (or take the flag off)")
-        ),
+        FLAG_BINDING,
         Binding(
             "f",
             "forget",
             N_("Forget"),
             tooltip=N_("forget it: new again, its history kept (f twice)"),
         ),
-        Binding(
-            "e",
-            "edit",
-            N_("Edit"),
-            tooltip=N_("edit its pack file in $VISUAL / $EDITOR, then import it"),
-        ),
-        Binding(
-            "d", "drill", N_("Drill"), tooltip=N_("drill it now, as practice (its schedule stays)")
-        ),
+        EDIT_BINDING,
+        DRILL_BINDING,
         Binding("down,j", "scroll('down')", N_("Scroll"), show=False, tooltip=N_("scroll")),
         Binding("up,k", "scroll('up')", N_("Scroll"), show=False, tooltip=N_("scroll")),
         Binding("pagedown", "scroll('page_down')", N_("Scroll"), show=False, tooltip=N_("scroll")),

@@ -23,7 +23,12 @@ from kvdrill.app.tui.messages import (
     FilterChoicesLoaded,
     failures_reported,
 )
-from kvdrill.app.tui.screens.card_actions import CardActionsScreen
+from kvdrill.app.tui.screens.card_actions import (
+    DRILL_BINDING,
+    EDIT_BINDING,
+    FLAG_BINDING,
+    CardActionsScreen,
+)
 from kvdrill.app.tui.widgets.tables import fill_table
 from kvdrill.engine.errors import printable
 from kvdrill.engine.study.browse import SORT_KEYS, STATES, cut, state_text
@@ -104,18 +109,9 @@ class CardsScreen(CardActionsScreen):
             tooltip=N_("suspend (again: unsuspend)"),
         ),
         Binding("b", "bury", N_("Bury"), show=False, tooltip=N_("bury until tomorrow")),
-        Binding(
-            "x", "flag", N_("Flag"), tooltip=N_("flag it with a colour (or take the flag off)")
-        ),
-        Binding(
-            "e",
-            "edit",
-            N_("Edit"),
-            tooltip=N_("edit its pack file in $VISUAL / $EDITOR, then import it"),
-        ),
-        Binding(
-            "d", "drill", N_("Drill"), tooltip=N_("drill it now, as practice (its schedule stays)")
-        ),
+        FLAG_BINDING,
+        EDIT_BINDING,
+        DRILL_BINDING,
         Binding("escape,q", "close", N_("Back"), key_display="esc", tooltip=N_("back")),
     ]
     WIDGET_KEYS = [
