@@ -62,6 +62,10 @@ def test_the_pack_table_in_decks_readme_names_every_bundled_pack() -> None:
     readme = (DECKS / "README.md").read_text(encoding="utf-8")
     table = readme.split("## The bundled packs", 1)[1].split("\n## ", 1)[0]
     packs = [parse_pack(path) for path in sorted(DECKS.glob("*.md")) if path.name != "README.md"]
+    lines = [line for line in table.splitlines() if line.startswith("|")]
+    header = lines[0].strip("|").split("|")
+    uneven = [line for line in lines if len(line.strip("|").split("|")) != len(header)]
+    assert not uneven, f"rows with other than the header's {len(header)} cells: {uneven}"
     editions = {pack.meta.edition_of: pack.meta.pack for pack in packs if pack.meta.edition_of}
     for pack in packs:
         name = Path(pack.path).name
@@ -77,4 +81,8 @@ def test_the_pack_table_in_decks_readme_names_every_bundled_pack() -> None:
             edition = editions.get(pack.meta.pack)
             assert cells[8:9] == [f"`{edition}`" if edition else "none yet"], (
                 f"{name}: its row's last column should name its Vietnamese edition"
+            )
+        else:
+            assert cells[8:9] == [f"edition of `{pack.meta.edition_of}`"], (
+                f"{name}: its row's last column should name the pack it is an edition of"
             )
