@@ -158,11 +158,16 @@ def _new_answers(history: CardHistory, stored: _Stored) -> int:
 
 
 def plan_history(
-    session: Session, profile_id: int | None, history: PackHistory, replace_history: bool
+    session: Session,
+    profile_id: int | None,
+    history: PackHistory,
+    replace_history: bool,
+    stored_as: str | None = None,
 ) -> HistoryPlan:
     """What ``apply_history`` would do; writes nothing. ``profile_id`` None: a profile not
-    created yet (it has studied nothing)."""
-    stored = _stored(session, profile_id, history.pack)
+    created yet (it has studied nothing). ``stored_as``: the pack's stored id, when a dry run
+    plans a pack that takes over one of another id."""
+    stored = _stored(session, profile_id, stored_as or history.pack)
     plan = HistoryPlan(
         history.pack, left_new=history.left_new, answers_left_out=history.answers_left_out
     )

@@ -6,11 +6,13 @@ follow-ups whose parent comes later.
 from __future__ import annotations
 
 from collections.abc import Collection
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kvdrill.engine.errors import Located, PackErrors
-from kvdrill.engine.interop.card_ids import converted_again
+from kvdrill.engine.interop.card_ids import GUID_ID_PREFIX, anki_note_of, converted_again
+from kvdrill.i18n import _
 from kvdrill.store.sql import Sql
 
 if TYPE_CHECKING:
@@ -66,31 +68,57 @@ def parent_problems(packs: list[ParsedPack]) -> list[Located]:
     return problems
 
 
+@dataclass(frozen=True)
+class Takeover:
+    """A stored pack that a file being imported takes over as the same Anki deck converted
+    again: its row (``pack_id``), its key and file before. ``key`` differs from the file's pack
+    id when the newer export was converted to a file of another name."""
+
+    pack_id: int
+    key: str
+    path: str
+
+
 def owned_id_problems(
     target: Sql, packs: list[ParsedPack], *, bundled: bool, replace: bool
-) -> tuple[list[Located], dict[str, str]]:
+) -> tuple[list[Located], dict[str, Takeover]]:
     """A pack whose id another existing file of the learner's holds would silently take that
     pack over and retire its cards: refused, naming the owner, unless ``replace``, or unless
-    it is the same Anki deck converted again (``converted_again``). Returns the refusals, and
-    pack id -> the file it takes over from for each Anki deck converted again."""
+    it is the same Anki deck converted again (``converted_again``), under the same pack id or
+    another one. Returns the refusals, and pack id -> the ``Takeover`` of each Anki deck
+    converted again."""
     if bundled:
         return [], {}
     keys = {pack.meta.pack for pack in packs}
-    owners = {
+    stored = {
         key: (pack_id, source_path)
         for pack_id, key, source_path in target.rows(
             "SELECT id, key, source_path FROM packs WHERE NOT bundled"
         )
-        if key in keys
     }
     problems: list[Located] = []
-    taken_over: dict[str, str] = {}
+    taken_over: dict[str, Takeover] = {}
     for pack in packs:
-        owner = owners.get(pack.meta.pack)
-        if owner is None or not _held_by_another_file(owner[1], pack.path):
+        key = pack.meta.pack
+        if key not in stored:
+            found = _converted_under_another_id(target, pack, stored)
+            if found is None:
+                continue
+            problem = _older_or_twice(pack, found, keys)
+            if problem is not None:
+                problems.append(problem)
+            else:
+                taken_over[key] = found
             continue
-        if converted_again(_live_card_keys(target, owner[0]), (card.key for card in pack.cards)):
-            taken_over[pack.meta.pack] = owner[1]
+        pack_id, owner = stored[key]
+        if not _held_by_another_file(owner, pack.path):
+            continue
+        if converted_again(_live_card_keys(target, pack_id), (card.key for card in pack.cards)):
+            found = Takeover(pack_id, key, owner)
+            if (problem := _older_or_twice(pack, found, set())) is not None:
+                problems.append(problem)
+            else:
+                taken_over[key] = found
             continue
         if replace:
             continue
@@ -98,7 +126,7 @@ def owned_id_problems(
             Located(
                 pack.path,
                 1,
-                f"pack id '{pack.meta.pack}' is already used by {owner[1]}: give "
+                f"pack id '{key}' is already used by {owner}: give "
                 "this pack its own id, or import it with --replace to take the id over (that "
                 "pack's cards missing from this file are then retired)",
             )
@@ -113,6 +141,69 @@ def _live_card_keys(target: Sql, pack_id: int) -> list[str]:
             "SELECT key FROM cards WHERE pack_id = :pack_id AND NOT retired", {"pack_id": pack_id}
         )
     ]
+
+
+def _converted_under_another_id(
+    target: Sql, pack: ParsedPack, stored: dict[str, tuple[int, str]]
+) -> Takeover | None:
+    """The learner's stored pack that ``pack`` (a pack id not stored yet) is the same Anki deck
+    of, converted again to a file of another name: the one sharing the most Anki notes, if it
+    passes ``converted_again``. None for a pack with no card converted from an Anki note."""
+    new_keys = [card.key for card in pack.cards]
+    if not any(anki_note_of(key) for key in new_keys):
+        return None
+    by_pack: dict[int, list[str]] = {}
+    for pack_id, card_key in target.rows(
+        "SELECT c.pack_id, c.key FROM cards AS c JOIN packs AS p ON p.id = c.pack_id "
+        "WHERE NOT p.bundled AND NOT c.retired AND c.key LIKE :prefix",
+        {"prefix": GUID_ID_PREFIX + "%"},
+    ):
+        by_pack.setdefault(pack_id, []).append(card_key)
+    notes = {anki_note_of(key) for key in new_keys} - {None}
+    best: tuple[int, int] | None = None  # (notes shared, -pack row id)
+    for pack_id, card_keys in by_pack.items():
+        if not converted_again(card_keys, new_keys):
+            continue
+        shared = len(notes & {anki_note_of(key) for key in card_keys})
+        if best is None or (shared, -pack_id) > best:
+            best = (shared, -pack_id)
+    if best is None:
+        return None
+    pack_id = -best[1]
+    key, path = next((k, p) for k, (i, p) in stored.items() if i == pack_id)
+    return Takeover(pack_id, key, path)
+
+
+def _older_or_twice(pack: ParsedPack, found: Takeover, keys: set[str]) -> Located | None:
+    """The newer conversion takes the pack over, once: refused when ``pack``'s file was
+    written before the file the pack was stored from (an older conversion), or when that file's
+    pack id is imported in this same run too (both files would claim the cards)."""
+    if _written_before(pack.path, found.path):
+        return Located(
+            pack.path,
+            1,
+            _(
+                "an older conversion of the same Anki deck as {file} (pack '{pack}'), "
+                "converted later: import that file, or remove this one"
+            ).format(file=found.path, pack=found.key),
+        )
+    if found.key in keys:
+        return Located(
+            pack.path,
+            1,
+            _(
+                "the same Anki deck as {file} (pack '{pack}'), which this import holds too: "
+                "import the newer conversion alone, or remove the older file"
+            ).format(file=found.path, pack=found.key),
+        )
+    return None
+
+
+def _written_before(given: str, stored: str) -> bool:
+    try:
+        return Path(given).stat().st_mtime_ns < Path(stored).stat().st_mtime_ns
+    except OSError:  # the stored file is gone: the one given is all there is
+        return False
 
 
 def _held_by_another_file(stored: str, given: str) -> bool:
@@ -133,9 +224,9 @@ def check_packs(
     bundled: bool,
     bundled_keys: Collection[str],
     replace: bool = False,
-) -> dict[str, str]:
-    """``PackErrors`` with every problem; else pack id -> the other file whose pack it takes
-    over as the same Anki deck converted again (``owned_id_problems``)."""
+) -> dict[str, Takeover]:
+    """``PackErrors`` with every problem; else pack id -> the ``Takeover`` of the stored pack
+    it takes over as the same Anki deck converted again (``owned_id_problems``)."""
     owned, taken_over = owned_id_problems(db, packs, bundled=bundled, replace=replace)
     problems = (
         parent_problems(packs)

@@ -25,6 +25,7 @@ class PackChanges(TypedDict):
     revived: list[CardRef]
     unchanged: int
     took_over_from: str | None
+    took_over_pack: str | None
 
 
 @dataclass
@@ -40,8 +41,10 @@ class PackPlan:
     unchanged: list[str] = field(default_factory=list)
     revived: list[str] = field(default_factory=list)
     titles: dict[str, str] = field(default_factory=dict)  # card key -> title, for --json
-    # The file whose pack this one takes over: the same Anki deck converted again.
+    # The file whose pack this one takes over: the same Anki deck converted again; and that
+    # pack's id before (another one when the newer export went to a file of another name).
     took_over_from: str | None = None
+    took_over_key: str | None = None
 
     def summary(self) -> str:
         """``pack-key: N added, N changed, N retired, N unchanged`` (and revived, if any)."""
@@ -73,12 +76,23 @@ class PackPlan:
             "revived": cards(self.revived),
             "unchanged": len(self.unchanged),
             "took_over_from": self.took_over_from,
+            "took_over_pack": self.took_over_key,
         }
 
     def takeover_line(self) -> str | None:
         """What a takeover keeps, in one line; None when this pack takes none over."""
         if self.took_over_from is None:
             return None
+        if self.took_over_key not in (None, self.pack_key):
+            return _(
+                "{pack}: the same Anki deck as {old} (pack {old_pack}), converted again: {new} "
+                "takes over its cards by their ids, with their history"
+            ).format(
+                pack=self.pack_key,
+                old=self.took_over_from,
+                old_pack=self.took_over_key,
+                new=self.path,
+            )
         return _(
             "{pack}: the same Anki deck as {old}, converted again: {new} takes over its "
             "cards by their ids, with their history"

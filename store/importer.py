@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from kvdrill.gc_pause import collector_paused
 from kvdrill.store.card_content import Encoded, PackDefaults, card_hash, card_topics, card_values
-from kvdrill.store.import_checks import check_packs
+from kvdrill.store.import_checks import Takeover, check_packs
 from kvdrill.store.import_history import RETIRE_CARD_SQL, stored_file_hash
 from kvdrill.store.import_plan import ImportPlan, PackPlan
 from kvdrill.store.import_topics import add_new_topics, sync_topics
@@ -128,11 +128,28 @@ def plan_import(
     taken_over = check_packs(db, packs, bundled=False, bundled_keys=bundled_keys, replace=replace)
     plan = ImportPlan()
     for pack in packs:
-        pack_id = _pack_id(db, pack.meta.pack)
+        takeover = taken_over.get(pack.meta.pack)
+        pack_id = takeover.pack_id if takeover else _pack_id(db, pack.meta.pack)
         pack_plan, _, _ = _plan_pack(pack, pack_id, _existing_cards(db, pack_id))
-        pack_plan.took_over_from = taken_over.get(pack.meta.pack)
+        _note_takeover(pack_plan, takeover)
         plan.packs.append(pack_plan)
     return plan
+
+
+def _note_takeover(plan: PackPlan, takeover: Takeover | None) -> None:
+    if takeover is not None:
+        plan.took_over_from = takeover.path
+        plan.took_over_key = takeover.key
+
+
+def _rekey(db: Sql, takeover: Takeover, key: str) -> None:
+    """The stored pack taken over under another pack id gets the new id (its cards, their
+    history and topics follow the row; an edition of it names the new id)."""
+    db.run("UPDATE packs SET key = :key WHERE id = :id", {"key": key, "id": takeover.pack_id})
+    db.run(
+        "UPDATE packs SET edition_of = :key WHERE edition_of = :old",
+        {"key": key, "old": takeover.key},
+    )
 
 
 # --- applying ---------------------------------------------------------------------------------
@@ -164,8 +181,11 @@ def apply_import(
     # and again.
     with collector_paused():
         for done, pack in enumerate(packs, start=1):
+            takeover = taken_over.get(pack.meta.pack)
+            if takeover is not None and takeover.key != pack.meta.pack:
+                _rekey(db, takeover, pack.meta.pack)
             pack_plan = _apply_pack(db, pack, bundled=bundled, now=now)
-            pack_plan.took_over_from = taken_over.get(pack.meta.pack)
+            _note_takeover(pack_plan, takeover)
             plan.packs.append(pack_plan)
             if progress is not None:
                 progress(done, len(packs))

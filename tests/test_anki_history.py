@@ -491,6 +491,102 @@ def test_a_newer_export_converted_to_another_file_takes_the_old_files_cards_over
     assert _states(db_url) == (states, logs)
 
 
+def test_a_newer_export_converted_to_a_file_of_another_name_is_the_same_pack(
+    tmp_path: Path,
+    db_url: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Export, convert to a.md, import, review in kvdrill, add a note in Anki, export again,
+    convert to b.md (another pack id), import: one pack, the history kept, the new card in."""
+    (tmp_path / "col").mkdir()
+    col = Collection(str(tmp_path / "col" / "collection.anki2"))
+    try:
+        deck_id = col.decks.id(DECK)
+
+        def add(front: str, back: str) -> int:
+            note = col.new_note(col.models.by_name("Basic"))
+            note["Front"], note["Back"] = front, back
+            col.add_note(note, deck_id)
+            return note.cards()[0].id
+
+        studied = add("Bytes per BF16 value?", "2")
+        for rating in (CardAnswer.EASY, CardAnswer.GOOD):
+            _answer(col, studied, rating)
+        first = _export(col, tmp_path / "v1.apkg")
+        added = add("Bytes per FP8 value?", "1")
+        second = _export(col, tmp_path / "v2.apkg")
+        studied_key, added_key = (
+            card_key_for(card_id_for_guid(col.get_card(card).note().guid), 0)
+            for card in (studied, added)
+        )
+    finally:
+        col.close()
+    a, b = tmp_path / "a.md", tmp_path / "b.md"
+    _convert_and_import(first, a, db_url, capsys)
+    later = datetime.now() + timedelta(days=60)  # the Anki card is due: review it in kvdrill
+    monkeypatch.setenv("KVDRILL_NOW", later.strftime("%Y-%m-%dT%H:%M"))
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\ngood\n"))
+    assert main(["--db", db_url, "drill", "--plain", "--new", "0", "--limit", "1"]) == 0
+    _, logs_before = _states(db_url)
+    assert [row["imported_id"] is None for row in logs_before[studied_key]] == [0, 0, 1]
+
+    assert main(["convert", str(second), "-o", str(b)]) == 0
+    capsys.readouterr()
+    # A dry run says so and finds the history under the pack's old id, writing nothing.
+    assert main(["--db", db_url, "import", str(b), "--dry-run", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    (planned,) = report["packs"]
+    assert (planned["new_pack"], planned["took_over_pack"]) == (False, "a")
+    assert [card["id"] for card in planned["added"]] == [added_key]
+    (history_planned,) = report["anki_history"]
+    assert history_planned["answers_imported_before"] == 2 and history_planned["cards_kept"] == 1
+    assert _states(db_url)[1] == logs_before
+
+    assert main(["--db", db_url, "import", str(b)]) == 0
+    out = capsys.readouterr().out
+    assert (
+        f"b: the same Anki deck as {a} (pack a), converted again: {b} takes over its cards by "
+        "their ids, with their history"
+    ) in out
+    assert "b: 1 added, 0 changed, 0 retired, 1 unchanged" in out
+    states, logs = _states(db_url)
+    assert logs == logs_before  # Anki's two answers and the kvdrill one, on the same card
+    assert states[studied_key]["reviews"] == 3 and added_key in {
+        key for key, _ in _pack_cards(db_url, "b")
+    }
+    assert _pack_cards(db_url, "a") == [] and len(_pack_cards(db_url, "b")) == 2
+
+    # The older conversion imported again is refused: it would take the new card away.
+    assert main(["--db", db_url, "import", str(a)]) == 1
+    err = capsys.readouterr().err
+    assert f"{a}:1: an older conversion of the same Anki deck as {b} (pack 'b')" in err
+    assert _states(db_url) == (states, logs) and len(_pack_cards(db_url, "b")) == 2
+
+    # A different deck converted to yet another file is a pack of its own.
+    other = tmp_path / "other.md"
+    other.write_text(KV_PACK.replace("pack: proof", "pack: other"), encoding="utf-8")
+    assert main(["--db", db_url, "import", str(other)]) == 0
+    assert "takes over" not in capsys.readouterr().out and len(_pack_cards(db_url, "other")) == 4
+
+
+def _pack_cards(db_url: str, pack: str) -> list[tuple[str, bool]]:
+    """The stored cards of ``pack``: (card key, retired)."""
+    database = open_database(db_url)
+    try:
+        with database.engine.connect() as connection:
+            return [
+                (key, bool(retired))
+                for key, retired in connection.exec_driver_sql(
+                    "SELECT c.key, c.retired FROM cards c JOIN packs p ON p.id = c.pack_id "
+                    "WHERE p.key = ? ORDER BY c.id",
+                    (pack,),
+                )
+            ]
+    finally:
+        database.close()
+
+
 def test_an_fsrs_profile_exports_its_memory_state_and_buried_cards_to_anki(
     tmp_path: Path, db_url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -341,11 +341,11 @@ def plan_packs(
     database: Database | SqliteImportFile,
     packs: list[Any],
     replace: bool = False,
-    then: Callable[[Any], None] | None = None,
+    then: Callable[[Any, Any], None] | None = None,
 ) -> Any:
     """What importing ``packs`` would change (an ``ImportPlan``); writes nothing. ``replace``
     lets a file take over a pack id another of the learner's files holds; ``then`` is called
-    with the session after the plan (to plan what goes with the packs)."""
+    with the session and the plan (to plan what goes with the packs)."""
     from kvdrill.store.importer import plan_import
 
     def plan(sql: Sql) -> Any:
@@ -358,7 +358,7 @@ def plan_packs(
     assert isinstance(database, Database)  # what goes with the packs needs the ORM session
     with database.session() as session:
         planned = plan(session_sql(session))
-        then(session)
+        then(session, planned)
         session.rollback()
     return planned
 
@@ -392,14 +392,15 @@ def store_packs(
     progress: Progress | None = None,
     unchanged: Sequence[Any] = (),
     replace: bool = False,
-    then: Callable[[Any], None] | None = None,
+    then: Callable[[Any, Any], None] | None = None,
 ) -> Any:
     """Store ``packs`` in one transaction (all or nothing); the ``ImportPlan`` of what changed.
 
     ``unchanged``: plans from ``unchanged_files`` for files skipped unparsed; they are part of
     the returned plan and get this import's time. ``replace`` lets a file take over a pack id
     another of the learner's files holds. ``then`` is called with the session once the packs
-    are stored, in the same transaction (what goes with the packs: an Anki history)."""
+    are stored and the plan, in the same transaction (what goes with the packs: an Anki
+    history)."""
     from kvdrill.store.import_history import mark_reimported
     from kvdrill.store.importer import apply_import
 
@@ -424,7 +425,7 @@ def store_packs(
 
         def store_with(session: Any) -> Any:
             stored = store(session_sql(session))
-            then(session)
+            then(session, stored)
             return stored
 
         plan = write_transaction(database, store_with, _busy_message(database), whole_database=True)

@@ -220,7 +220,8 @@ def pack_histories(files: list[Path]) -> dict[Path, Any]:
 
 class HistoryStep:
     """Importing the Anki histories of the packs, in the pack import's transaction: call it
-    with the session (``store_packs(..., then=step)``); ``plans`` says what it did. Conflicts
+    with the session and the import's plan (``store_packs(..., then=step)``); ``plans`` says
+    what it did. Conflicts
     without ``replace_history`` raise a ``UserError`` naming each card, and nothing is written."""
 
     def __init__(
@@ -238,7 +239,7 @@ class HistoryStep:
         self.dry_run = dry_run
         self.plans: list[Any] = []
 
-    def __call__(self, session: Any) -> None:
+    def __call__(self, session: Any, import_plan: Any) -> None:
         from kvdrill.store.anki_history import apply_history, plan_history
         from kvdrill.store.profiles import get_or_create_profile, get_profile
 
@@ -246,10 +247,18 @@ class HistoryStep:
             profile = get_profile(session, self.profile)
         else:
             profile = get_or_create_profile(session, self.profile, self.now)
+        # A dry run stores no pack: one taking over a pack of another id finds it by that id.
+        stored_as = {
+            pack.pack_key: pack.took_over_key for pack in import_plan.packs if pack.took_over_key
+        }
         for history in self.histories:
             if self.dry_run:
                 plan = plan_history(
-                    session, profile.id if profile else None, history, self.replace_history
+                    session,
+                    profile.id if profile else None,
+                    history,
+                    self.replace_history,
+                    stored_as.get(history.pack, history.pack),
                 )
             else:
                 assert profile is not None  # created above
