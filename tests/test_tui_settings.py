@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from textual.widgets import Input, Static
-from tui_helpers import make_app, settle
+from tui_helpers import make_app, screen_lines, settle
 
 from kvdrill.app.services.settings import load_settings
 from kvdrill.app.tui.app import LIGHT_THEME
@@ -90,3 +90,18 @@ async def test_choosing_vietnamese_on_the_settings_screen_changes_the_home_packs
         await settle(pilot)
         # The Vietnamese pack joins; the English one (no edition) stays, in English.
         assert home_pack_titles(app) == english | {"Bộ nhớ và dung lượng"}
+
+
+async def test_a_refused_value_is_said_on_screen_at_80x24_and_the_field_shows_the_kept_one(
+    db_url: str,
+) -> None:
+    app = make_app(db_url, start="home")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("o")
+        await settle(pilot)
+        await enter_setting(pilot, "new_per_day", "5000")
+        shown = " ".join(" ".join(screen_lines(app)).split())
+        assert "Not saved: “5000”" in shown and "from 0 to 1000; it stays 10." in shown
+        assert app.screen.query_one("#setting-new_per_day", Input).value == "10"
+        assert stored(db_url).new_per_day == 10

@@ -6,20 +6,13 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Static
 from textual.widgets._footer import FooterKey
-from tui_helpers import make_app, settle, text_of
+from tui_helpers import make_app, screen_lines, settle, text_of
 
 from kvdrill.i18n import _
 
 pytestmark = pytest.mark.usefixtures("vietnamese")
 
 SIZE = (80, 24)
-
-
-def screen_lines(app) -> list[str]:
-    return [
-        "".join(segment.text for segment in strip)
-        for strip in app.screen._compositor.render_strips()
-    ]
 
 
 def cut_texts(app) -> list[str]:

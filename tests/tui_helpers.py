@@ -84,6 +84,14 @@ def text_of(app, selector: str) -> str:
     return str(widget.render())
 
 
+def screen_lines(app) -> list[str]:
+    """The text of each line of the screen as painted (toasts and footer included)."""
+    return [
+        "".join(segment.text for segment in strip)
+        for strip in app.screen._compositor.render_strips()
+    ]
+
+
 def _paint_pending(screen) -> bool:
     """Whether Textual still owes the screen a layout or repaint (its idle-time work: the
     screen's update timer, and a DataTable measuring rows it was just given)."""

@@ -39,10 +39,13 @@ class SettingsScreen(KvdrillScreen[None]):
                     yield Static(Content(name), classes="setting-name")
                     yield Input(id=f"setting-{name}", classes="setting-value", disabled=True)
                     yield Static(Content(f"{meaning} ({allowed})"), classes="setting-help")
-            yield Static(Content(_("Loading…")), id="settings-status")
+        # Outside the scroll: a refusal is read where it is typed, whichever row that is.
+        yield Static(Content(_("Loading…")), id="settings-status")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
+        self.saved: dict[str, object] = {}
+        self.saving: str | None = None
         self.load_settings()
 
     @work(thread=True, group="settings", exclusive=True, exit_on_error=False)
@@ -58,6 +61,7 @@ class SettingsScreen(KvdrillScreen[None]):
 
     def on_settings_loaded(self, message: SettingsLoaded) -> None:
         values = message.settings.to_dict()
+        self.saved = values
         for name in setting_names():
             field = self.query_one(f"#setting-{name}", Input)
             field.value = str(values[name])
@@ -74,13 +78,32 @@ class SettingsScreen(KvdrillScreen[None]):
                 self.refresh(recompose=True)
         else:
             self.query_one(f"#setting-{setting_names()[0]}", Input).focus()
-        self.query_one("#settings-status", Static).update(Content(status))
+        status_line = self.query_one("#settings-status", Static)
+        status_line.remove_class("-refused")
+        status_line.update(Content(status))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         name = (event.input.id or "").removeprefix("setting-")
+        self.saving = name
         self.save_setting(name, event.value)
 
     def on_call_failed(self, message: CallFailed) -> None:
-        self.query_one("#settings-status", Static).update(
-            Content.from_markup(_("[b]Not saved:[/b] $error"), error=str(message.error))
+        # The field shows the value kept, not the refused one: the line below says what was
+        # refused and why.
+        status_line = self.query_one("#settings-status", Static)
+        status_line.add_class("-refused")
+        if self.saving not in self.saved:  # the settings did not even load
+            status_line.update(
+                Content.from_markup(_("[b]Not saved:[/b] $error"), error=str(message.error))
+            )
+            return
+        field = self.query_one(f"#setting-{self.saving}", Input)
+        refused, field.value = field.value, str(self.saved[self.saving])
+        status_line.update(
+            Content.from_markup(
+                _("[b]Not saved:[/b] “$refused”: $error; it stays $kept."),
+                refused=refused,
+                error=str(message.error),
+                kept=field.value,
+            )
         )
