@@ -77,6 +77,10 @@ if TYPE_CHECKING:
     from kvdrill.engine.problems.types import Verdict
 
 
+# After a reveal, at least this many lines of the answer show under the question.
+REVEAL_LINES_IN_VIEW = 3
+
+
 def _frozen_clock() -> float:
     return 0.0
 
@@ -471,13 +475,16 @@ class DrillScreen(CardActionsScreen):
         self.call_after_refresh(self._scroll_to_reveal)
 
     def _scroll_to_reveal(self) -> None:
-        self.query_one("#drill-body", VerticalScroll).scroll_to_widget(
-            self.query_one("#drill-verdict")
-            if self.query_one("#drill-verdict").display
-            else self.query_one("#drill-reveal"),
-            animate=False,
-            top=True,
-        )
+        """Bring the start of what was revealed into view, but never scroll the question out:
+        a long answer goes on below it, for ↓ to read."""
+        body = self.query_one("#drill-body", VerticalScroll)
+        verdict = self.query_one("#drill-verdict")
+        shown = verdict if verdict.display else self.query_one("#drill-reveal")
+        context = self.query_one("#drill-context")
+        question = context if context.display else self.query_one("#drill-prompt")
+        first_lines = min(shown.virtual_region.height, REVEAL_LINES_IN_VIEW)
+        needed = shown.virtual_region.y + first_lines - body.scrollable_content_region.height
+        body.scroll_to(y=max(0, min(needed, question.virtual_region.y)), animate=False)
 
     async def show_choice_verdict(self, result: ChoiceResult) -> None:
         card = self.card

@@ -1,0 +1,22 @@
+"""What did not fit at 80x24 (issue 25): each screen keeps in view what the learner reads."""
+
+from __future__ import annotations
+
+import pytest
+from tui_helpers import NOW, import_fixture, make_app, screen_lines, settle
+
+
+async def test_after_the_reveal_the_question_stays_in_view_at_80x24(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KVDRILL_NOW", NOW)
+    app = make_app(import_fixture(db_url, "long-solution"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+g")  # give up: the answer and its long worked solution
+        await settle(pilot)
+        shown = "\n".join(screen_lines(app))
+        assert "vLLM starts Llama 3.1 8B" in shown  # the question's first line
+        assert "The answer: 10x" in shown
+        body = app.screen.query_one("#drill-body")
+        assert body.max_scroll_y > 0  # the answer goes on below, for the arrows to read
