@@ -7,7 +7,8 @@ import copy
 
 import pytest
 
-from kvdrill.engine.problems.checker import RULES, check_answer, give_up
+from kvdrill.engine.problems.checker import check_answer, give_up
+from kvdrill.engine.problems.diagnosis_rules import RULES
 from kvdrill.engine.problems.types import Variant
 
 GQA = {

@@ -17,7 +17,8 @@ from sqlalchemy import select
 from kvdrill.app.app_options import AppOptions
 from kvdrill.app.cli import main
 from kvdrill.app.services.mistakes import MistakeSession
-from kvdrill.engine.problems.checker import SENTENCES, expected_text
+from kvdrill.engine.problems.checker import expected_text
+from kvdrill.engine.problems.mistake_sentences import SENTENCES
 from kvdrill.store.db import open_database
 from kvdrill.store.models import ReviewLog
 

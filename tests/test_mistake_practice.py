@@ -13,7 +13,8 @@ import pytest
 from template_helpers import bundled_templates as all_templates
 
 from kvdrill.engine.problems.answers import read_typed_answer
-from kvdrill.engine.problems.checker import SENTENCES, check_answer, expected_text
+from kvdrill.engine.problems.checker import check_answer, expected_text
+from kvdrill.engine.problems.mistake_sentences import SENTENCES
 from kvdrill.engine.problems.mistakes import (
     PRACTISED_CODES,
     NothingToPractise,

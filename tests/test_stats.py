@@ -143,7 +143,8 @@ def test_rollups_stay_equal_to_the_joins_through_every_kind_of_edit(session: Ses
 
 
 def test_every_mistake_the_checker_names_has_plain_words() -> None:
-    from kvdrill.engine.problems.checker import RULES, SENTENCES
+    from kvdrill.engine.problems.diagnosis_rules import RULES
+    from kvdrill.engine.problems.mistake_sentences import SENTENCES
     from kvdrill.engine.study.stats_report import MISTAKE_WORDS
 
     codes = set(SENTENCES) | {rule.code for rule in RULES}

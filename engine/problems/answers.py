@@ -24,6 +24,7 @@ question in tokens. The checker, not the reader, decides whether the value is ri
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -67,6 +68,14 @@ class TypedAnswer:
     def value_in(self, unit: str) -> float:
         """The answer expressed in another unit of the same dimension."""
         return convert(self.value, self.unit, unit)
+
+    def rounding(self) -> float:
+        """Half a unit in the last digit typed, relative: 3.4x stands for 3.35..3.45 (1.5 %)."""
+        value = abs(self.value)
+        if value == 0:
+            return 0.0
+        last_digit = 10 ** (math.floor(math.log10(value)) - self.significant_figures + 1)
+        return 0.5 * last_digit / value
 
 
 def bare_number_unit(expected_unit: str) -> str:

@@ -1,4 +1,4 @@
-"""What the checker reads to diagnose an answer: a variant's context (engine/problems/checker.py).
+"""What the checker reads to diagnose an answer: a variant's context (engine/problems/diagnosis_facts.py).
 
 The generator's ``alternatives`` are the answers known mistakes give, computed with the wrong
 input (a pool without the weights subtracted, GiB read as GB, ...); ``exponents`` say how the
@@ -182,7 +182,7 @@ def _measured_exponents(problem: Problem, draw: Draw) -> dict[str, float]:
 def checker_context(
     problem: Problem, draw: Draw, formula_text: str, worked: str
 ) -> dict[str, object]:
-    """What engine/problems/checker.py reads to diagnose an answer (see its docstring)."""
+    """What the checker reads to diagnose an answer (engine/problems/diagnosis_facts.py)."""
 
     values = draw.values
     base = draw.formula.removesuffix("_mla").removesuffix("_swa")

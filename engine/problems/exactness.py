@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from kvdrill.engine.problems.acceptance import is_accepted
 from kvdrill.engine.problems.answers import read_typed_answer
-from kvdrill.engine.problems.checker import is_accepted
 from kvdrill.engine.problems.mistake_answers import (
     KNOWN_MISTAKES,
     mistaken_values,
@@ -27,7 +27,7 @@ INDISTINGUISHABLE = "no known mistake within 0.1 % of the answer"
 
 
 # No answer further off than this is accepted, whatever the tolerance: the rounding rule of
-# engine/problems/checker.py allows at most 0.5 % (three figures).
+# engine/problems/acceptance.py allows at most 0.5 % (three figures).
 _ROUNDING = 0.005
 
 

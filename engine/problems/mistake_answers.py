@@ -1,6 +1,6 @@
 """What each known mistake makes a learner type on a variant, in the variant's own unit.
 
-``mistaken_answers(variant, code)`` lists, for one mistake code of engine/problems/checker.py,
+``mistaken_answers(variant, code)`` lists, for one mistake code of engine/problems/diagnosis.py,
 the answers the mistake produces on this variant: each entry is one answer, or for a rounded
 count the ends of what the mistaken formula can give after its own rounding (all must be
 diagnosed with the code). ``known_mistakes(variant)`` gives them for every code at once. The
@@ -26,14 +26,10 @@ from collections.abc import Callable, Mapping, Sequence
 
 from kvdrill.engine.capacity.units import format_number, format_quantity, unit_scale
 from kvdrill.engine.problems.answers import TypedAnswer
-from kvdrill.engine.problems.checker import (
-    NEAR_MISS,
-    PREFIX_PAIRS,
-    RULE_BY_CODE,
-    Facts,
-    small_count,
-)
+from kvdrill.engine.problems.diagnosis_facts import Facts
+from kvdrill.engine.problems.diagnosis_rules import NEAR_MISS, RULE_BY_CODE, small_count
 from kvdrill.engine.problems.types import Variant
+from kvdrill.engine.problems.unit_traps import PREFIX_PAIRS
 
 WRONG_FIGURES = 6  # a mistaken answer is typed as worked out, not rounded
 # Codes the generator's alternatives carry (engine/problems/diagnosis_context.py).

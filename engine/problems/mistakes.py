@@ -1,7 +1,7 @@
 """Practising one mistake: problem variants whose numbers make that mistake show.
 
 ``exercises(code, templates, seed, count)`` picks variants of the given problem templates for a
-session on one mistake code of engine/problems/checker.py (``kvdrill drill --mistake CODE``).
+session on one mistake code of engine/problems/diagnosis.py (``kvdrill drill --mistake CODE``).
 
 A variant *exercises* a mistake when the answer the mistake produces (``wrong_answer``) is
 outside the variant's tolerance and ``check_answer`` diagnoses that very answer with that code:
@@ -24,12 +24,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from kvdrill.engine.errors import UserError, did_you_mean
-from kvdrill.engine.problems.checker import (
-    SENTENCES,
-    check_answer,
-)
+from kvdrill.engine.problems.answers import read_typed_answer
+from kvdrill.engine.problems.checker import check_answer
 from kvdrill.engine.problems.generator import make_variant
 from kvdrill.engine.problems.mistake_answers import PRACTISED_CODES, mistaken_answers
+from kvdrill.engine.problems.mistake_sentences import SENTENCES
 from kvdrill.engine.problems.types import Variant
 from kvdrill.engine.study.seeds import SEED_RANGE
 
@@ -84,8 +83,6 @@ def _diagnosed_as(variant: Variant, typed: str, code: str) -> bool:
 
 
 def _outside_tolerance(variant: Variant, typed: str) -> bool:
-    from kvdrill.engine.problems.answers import read_typed_answer
-
     value = read_typed_answer(typed, variant.unit, by_learner=False).value_in(variant.unit)
     truth = variant.expected_value
     return abs(value - truth) > variant.rel_tolerance * abs(truth)

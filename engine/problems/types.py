@@ -1,8 +1,9 @@
 """The contract between the generator, the checker and the drill session.
 
 engine/problems/generator.py makes a ``Variant`` from a problem template and a seed;
-engine/problems/checker.py turns a typed answer into a ``Verdict``. Both are plain data so the session
-can log them and the TUI and plain mode can show them.
+engine/problems/checker.py turns a typed answer into a ``Verdict``, with the ``Diagnosis`` of
+engine/problems/diagnosis.py when the answer is wrong. All are plain data so the session can log
+them and the TUI and plain mode can show them.
 """
 
 from __future__ import annotations
@@ -39,3 +40,11 @@ class Verdict:
     diagnosis: str | None = None  # one sentence naming the mistake, if one was recognised
     mistake: str | None = None  # stable code of that mistake, e.g. "kv_factor_2", "gb_vs_gib"
     unreadable: bool = False  # the answer could not be read (garbage, unknown unit...)
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """The mistake a wrong answer shows: a stable code and one sentence naming it."""
+
+    code: str  # e.g. "kv_factor_2", "gb_vs_gib"
+    sentence: str

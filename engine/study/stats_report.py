@@ -43,7 +43,7 @@ MISTAKE_WEIGHT = 0.2
 START_EASINESS = 2.5
 FLOOR_EASINESS = 1.3
 
-# Plain words for the checker's mistake codes (engine/problems/checker.py); unknown codes fall back to
+# Plain words for the checker's mistake codes (engine/problems/diagnosis.py); unknown codes fall back to
 # the code with spaces.
 MISTAKE_WORDS = {
     "kv_factor_2": "forgot the factor 2 for K and V",
