@@ -45,8 +45,8 @@ MAX_TEXT_CHARS = 100  # a typed answer or a --set value; anything longer is not 
 MAX_UNIT_CHARS = 40
 MAX_MAGNITUDE = 1e30  # larger than any quantity in LLM serving; keeps conversions finite
 
-# Multipliers a count may carry: 449k, 1.3M, 2G, 1T. "B" (billion, as in "7B params") is
-# handled by engine/problems/answers.py, because on its own "B" is the byte.
+# Multipliers a count may carry: 449k, 1.3M, 2G, 1T. "B" (billion, as in "7B params") only
+# where a plain count is asked for (``read_quantity_parts(count=True)``): on its own "B" is the byte.
 SCALE_SUFFIXES = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 BILLION_SUFFIX = "B"
 
@@ -498,18 +498,56 @@ class ReadQuantity:
     value: float  # in ``unit_text`` (scale suffix applied)
     unit_text: str  # the unit as typed, normalised ('' when none was typed)
     significant_figures: int
+    text: str = ""  # the text read, cleaned (single spaces)
+    scaled: bool = False  # a k/M/G/T suffix (or a count's billion) multiplied the value
 
 
-def read_quantity_parts(text: str, example: str = "something like 128 KiB") -> ReadQuantity:
+_BILLION = re.compile(rf"{BILLION_SUFFIX}(?:\s+|$)")
+
+
+def read_quantity_parts(
+    text: str,
+    example: str = "something like 128 KiB",
+    *,
+    by_learner: bool = False,
+    count: bool = False,
+    negative: bool = True,
+) -> ReadQuantity:
     """Split text into a checked number and a checked unit text (unit may be ''); ``example``
-    as in ``read_number``."""
+    as in ``read_number``. The one reader of a typed quantity: an answer, a ``--set`` value, a
+    pack's stated claim.
+
+    ``by_learner``: a learner typed it, so a number that one of the two conventions would read
+    otherwise is refused (``unambiguous_number``); ``count``: a plain count is asked for, so
+    ``7B``/``7B params`` is seven billion; ``negative=False`` refuses a negative number."""
     cleaned = clean_text(text)
     number_text, signed = without_currency_sign(cleaned)
+    if by_learner:
+        number_text = unambiguous_number(number_text)
     number = read_number(number_text, example)
+    if count:
+        number = _billions(number, cleaned)
+    if not negative and number.value < 0:
+        raise AnswerError(_("{typed} is negative; this answer cannot be.").format(typed=cleaned))
     unit_text = unit_after_number(number.rest, cleaned)
     return ReadQuantity(
-        number.value, signed_unit(unit_text, signed, cleaned), number.significant_figures
+        number.value,
+        signed_unit(unit_text, signed, cleaned),
+        number.significant_figures,
+        cleaned,
+        number.scaled,
     )
+
+
+def _billions(number: ReadNumber, cleaned: str) -> ReadNumber:
+    """'7B' / '7B params' is seven billion when a plain count is asked for."""
+    if number.scaled:
+        return number
+    match = _BILLION.match(number.rest)
+    if match is None:
+        return number
+    scaled = scale_number(number, 1e9, cleaned)
+    return ReadNumber(scaled.value, scaled.significant_figures, number.rest[match.end() :], True)
 
 
 def without_currency_sign(cleaned: str) -> tuple[str, bool]:
@@ -550,9 +588,7 @@ def parse_quantity(text: str, *, allow_negative: bool = False) -> pint.Quantity:
 
     A bare number is dimensionless. Raises AnswerError (a UserError) with one clear line.
     """
-    parts = read_quantity_parts(text)
-    if parts.value < 0 and not allow_negative:
-        raise AnswerError(f"{text.strip()} is negative; this quantity cannot be.")
+    parts = read_quantity_parts(text, negative=allow_negative)
     return registry().Quantity(parts.value, parse_unit(parts.unit_text))
 
 

@@ -25,31 +25,21 @@ question in tokens. The checker, not the reader, decides whether the value is ri
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 
 from kvdrill.engine.capacity.units import (
-    BILLION_SUFFIX,
     AnswerError,
-    ReadNumber,
-    clean_text,
     convert,
     describe_dimension,
     normalise_unit_text,
-    read_number,
-    scale_number,
+    read_quantity_parts,
     shorten,
-    signed_unit,
-    unambiguous_number,
-    unit_after_number,
     unit_scale,
-    without_currency_sign,
 )
 from kvdrill.i18n import _
 
 __all__ = ["AnswerError", "TypedAnswer", "bare_number_unit", "read_typed_answer"]
 
-_BILLION = re.compile(rf"{BILLION_SUFFIX}(?:\s+|$)")
 _INFORMATION = "[information]"
 # The number in every "type something like ..." example: plainly not anyone's answer.
 EXAMPLE_NUMBER = 42
@@ -92,36 +82,29 @@ def read_typed_answer(text: str, expected_unit: str, *, by_learner: bool = True)
     ``format_number``), whose commas always separate thousands."""
     expected_unit = normalise_unit_text(expected_unit)
     _scale, expected_dimension = unit_scale(expected_unit)
-    cleaned = clean_text(text)
     # The example uses the asked unit and a neutral number: never one that could be the answer.
-    number_text, signed = without_currency_sign(cleaned)
-    if by_learner:
-        number_text = unambiguous_number(number_text)
-    number = read_number(
-        number_text,
-        example=_("something like {example}").format(
-            example=f"{EXAMPLE_NUMBER} {expected_unit}".strip()
-        ),
+    read = read_quantity_parts(
+        text,
+        _("something like {example}").format(example=f"{EXAMPLE_NUMBER} {expected_unit}".strip()),
+        by_learner=by_learner,
+        count=not expected_dimension,
+        negative=False,
     )
-    if not expected_dimension:
-        number = _billions(number, cleaned)
-    if number.value < 0:
-        raise AnswerError(_("{typed} is negative; this answer cannot be.").format(typed=cleaned))
-    unit = signed_unit(unit_after_number(number.rest, cleaned), signed, cleaned)
+    cleaned, unit = read.text, read.unit_text
     if unit and not expected_dimension and unit_scale(unit) == (1.0, frozenset()):
         # A plain number written with a unit word of no dimension ("64 dimensionless"): the
         # number is the answer, read as a bare one.
         unit = ""
 
     if not unit:
-        if number.scaled and _INFORMATION in dict(expected_dimension):
+        if read.scaled and _INFORMATION in dict(expected_dimension):
             raise AnswerError(
                 _(
                     "'{typed}' is ambiguous for a size: write the unit, like {number} KiB or "
                     "{number} kB."
                 ).format(typed=shorten(cleaned), number=EXAMPLE_NUMBER)
             )
-        return TypedAnswer(cleaned, number.value, expected_unit, False, number.significant_figures)
+        return TypedAnswer(cleaned, read.value, expected_unit, False, read.significant_figures)
 
     _scale, typed_dimension = unit_scale(unit)
     if typed_dimension != expected_dimension:
@@ -137,15 +120,4 @@ def read_typed_answer(text: str, expected_unit: str, *, by_learner: bool = True)
                 unit=expected_unit,
             )
         )
-    return TypedAnswer(cleaned, number.value, unit, True, number.significant_figures)
-
-
-def _billions(number: ReadNumber, cleaned: str) -> ReadNumber:
-    """'7B' / '7B params' is seven billion when a plain count is asked for."""
-    if number.scaled:
-        return number
-    match = _BILLION.match(number.rest)
-    if match is None:
-        return number
-    scaled = scale_number(number, 1e9, cleaned)
-    return ReadNumber(scaled.value, scaled.significant_figures, number.rest[match.end() :], True)
+    return TypedAnswer(cleaned, read.value, unit, True, read.significant_figures)
