@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from kvdrill.app import shown_numbers
 from kvdrill.engine.study.charts import ChartData
 from kvdrill.i18n import _
 
@@ -40,7 +41,7 @@ def chart_lines(charts: ChartData) -> list[str]:
     most = max([count for _label, count in charts.intervals] + [1])
     for label, count in charts.intervals:
         bar = "█" * round(LONGEST_BAR * count / most) if count else ""
-        lines.append(f"{label:>{AXIS - 1}} {bar} {count:,}")
+        lines.append(f"{_(label):>{AXIS - 1}} {bar} {shown_numbers.count(count)}")
     return lines
 
 
@@ -67,8 +68,8 @@ def _day_axis(days) -> str:
 
 
 def _whole(value: float) -> str:
-    return f"{value:,.0f}"
+    return shown_numbers.decimal(value, 0)
 
 
 def _percent(value: float) -> str:
-    return f"{value:.0f}%"
+    return shown_numbers.percent(value / 100)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from kvdrill.app import shown_numbers
 from kvdrill.app.text_table import table_lines as fitted_table
 from kvdrill.app.text_table import wrapped
 from kvdrill.engine.study.stats_report import (
@@ -15,25 +16,30 @@ from kvdrill.engine.study.stats_report import (
     PredictedRecall,
     StatsReport,
     TopicStats,
+    mistake_words,
 )
-from kvdrill.engine.wording import plural
+from kvdrill.i18n import N_, _, ngettext
 
 SHADES = " ░▒▓█"
 BARS = " ▁▂▃▄▅▆▇█"
 
 
 def percent(value: float | None) -> str:
-    return "-" if value is None else f"{value * 100:.0f}%"
+    return "-" if value is None else shown_numbers.percent(value)
 
 
 def number(value: float | None, digits: int = 2) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
+    return "-" if value is None else shown_numbers.decimal(value, digits)
 
 
 def trend_arrow(trend: float | None) -> str:
     if trend is None or abs(trend) < 0.02:
         return "="
-    return "worse" if trend > 0 else "better"
+    # Translators: a topic's trend column, kept as short as the column (at most 7 letters).
+    return _("worse") if trend > 0 else _("better")
+
+
+WEEKDAYS = [N_("Mon"), N_("Tue"), N_("Wed"), N_("Thu"), N_("Fri"), N_("Sat"), N_("Sun")]
 
 
 def heatmap_lines(days: list[DayCount]) -> list[str]:
@@ -45,7 +51,10 @@ def heatmap_lines(days: list[DayCount]) -> list[str]:
     cells = [None] * first_monday_offset + days
     weeks = (len(cells) + 6) // 7
     rows = []
-    for weekday, name in enumerate(["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]):
+    # The names padded to one width: the weeks' columns start in one column.
+    names = [_(name) for name in WEEKDAYS]
+    widest = max(len(name) for name in names)
+    for weekday, name in enumerate(names):
         line = []
         for week in range(weeks):
             index = week * 7 + weekday
@@ -56,7 +65,7 @@ def heatmap_lines(days: list[DayCount]) -> list[str]:
                 line.append("·")
             else:
                 line.append(SHADES[1 + min(3, (cell.reviews * 4 - 1) // peak)])
-        rows.append(f"{name} {''.join(line)}")
+        rows.append(f"{name.ljust(widest)} {''.join(line)}")
     return rows
 
 
@@ -79,14 +88,17 @@ def topic_label(topic: TopicStats, topics: list[TopicStats]) -> str:
     twins = [f"{t.kind}:{t.topic}" for t in topics if t.same_cards_as == name]
     if not twins:
         return name
-    return f"{name} & {twins[0]}" if len(twins) == 1 else f"{name} & {len(twins)} more"
+    if len(twins) == 1:
+        return f"{name} & {twins[0]}"
+    return _("{name} & {count} more").format(name=name, count=len(twins))
 
 
 def forecast_axis(days: list[DayCount]) -> str:
     """Day labels under ``bar_line``: today, then every week (+7d ...)."""
-    line = "today"
+    line = _("today")
     for offset in range(7, len(days), 7):
-        label = f"+{offset}d"
+        # Translators: a day on the forecast's axis, this many days from today; short.
+        label = _("+{days}d").format(days=offset)
         line = line.ljust(offset) + label if len(line) < offset else line
     return line
 
@@ -94,41 +106,46 @@ def forecast_axis(days: list[DayCount]) -> str:
 def forecast_heading(days: list[DayCount]) -> str:
     due = sum(d.reviews for d in days)
     peak = max((d.reviews for d in days), default=0)
-    return f"Due per day, next {len(days)} days: {due} (peak {peak})"
+    return _("Due per day, next {days} days: {due} (peak {peak})").format(
+        days=len(days), due=shown_numbers.count(due), peak=shown_numbers.count(peak)
+    )
 
 
 def topic_row(topic: TopicStats, topics: list[TopicStats] | None = None) -> list[str]:
     return [
         topic_label(topic, topics or []),
         number(topic.score),
-        str(topic.recent_reviews),
+        shown_numbers.count(topic.recent_reviews),
         percent(topic.accuracy),
         percent(topic.lapse_rate),
         trend_arrow(topic.trend),
         number(topic.mean_easiness),
         number(topic.mean_seconds, 0),
-        str(topic.due_next_7_days),
-        str(topic.leeches),
+        shown_numbers.count(topic.due_next_7_days),
+        shown_numbers.count(topic.leeches),
     ]
 
 
 # "miss" is the share of first answers of a day graded below 3, a brand-new card's first
 # answer included: not a lapse rate (a lapse is a learned card forgotten).
-MISSED_MEANING = "miss: first answers of a day graded below 3, new cards included"
 # The headers are short so the table fits 80 columns; this says what the short ones mean.
-HEADER_MEANING = f"revs: recent reviews · {MISSED_MEANING} · due7d: due in the next 7 days"
+HEADER_MEANING = N_(
+    "revs: recent reviews · miss: first answers of a day graded below 3, new cards included · "
+    "due7d: due in the next 7 days"
+)
 
+# The column keys (the sort names); each column's header is the key translated.
 TOPIC_HEADERS = [
-    "topic",
-    "weak",
-    "revs",
-    "acc",
-    "miss",
-    "trend",
-    "EF",
-    "sec",
-    "due7d",
-    "leech",
+    N_("topic"),
+    N_("weak"),
+    N_("revs"),
+    N_("acc"),
+    N_("miss"),
+    N_("trend"),
+    N_("EF"),
+    N_("sec"),
+    N_("due7d"),
+    N_("leech"),
 ]
 
 
@@ -138,17 +155,33 @@ def mistake_rows(report: StatsReport) -> list[tuple[str, str]]:
     window = report.window_days
     rows = []
     for m in report.mistakes:
-        words = f"{m.words[0].upper()}{m.words[1:]}"
+        said = _(mistake_words(m.code))
+        words = f"{said[0].upper()}{said[1:]}"
         if m.of_last_10:
+            sentence = _(
+                "{words} in {count} of your last {last} diagnosed mistakes ({recent} in {days} "
+                "days)."
+            )
             rows.append(
                 (
                     m.code,
-                    f"{words} in {m.of_last_10} of your last {total_last} diagnosed mistakes "
-                    f"({m.recent} in {window} days).",
+                    sentence.format(
+                        words=words,
+                        count=m.of_last_10,
+                        last=total_last,
+                        recent=shown_numbers.count(m.recent),
+                        days=window,
+                    ),
                 )
             )
         elif m.recent:
-            rows.append((m.code, f"{words}: {m.recent} in {window} days."))
+            sentence = _("{words}: {recent} in {days} days.")
+            rows.append(
+                (
+                    m.code,
+                    sentence.format(words=words, recent=shown_numbers.count(m.recent), days=window),
+                )
+            )
     return rows
 
 
@@ -158,7 +191,7 @@ def mistake_sentences(report: StatsReport) -> list[str]:
 
 def practise_hint(code: str) -> str:
     """The command that practises a mistake, as the stats suggest it."""
-    return f"practise one: kvdrill drill --mistake {code}"
+    return _("practise one: {command}").format(command=f"kvdrill drill --mistake {code}")
 
 
 def table_lines(rows: list[list[str]]) -> list[str]:
@@ -167,32 +200,45 @@ def table_lines(rows: list[list[str]]) -> list[str]:
     return fitted_table(rows, wrap=0, indent="  ")
 
 
-GROUP_HEADERS = ["topic", "weak", "judged", "reviews", "acc"]
+GROUP_HEADERS = [N_("topic"), N_("weak"), N_("judged"), N_("reviews"), N_("acc")]
+
+
+def headers(keys: list[str]) -> list[str]:
+    """The translated headers of the columns ``keys``."""
+    return [_(key) for key in keys]
 
 
 def group_row(topic: GroupTopic) -> list[str]:
     return [
         f"{topic.kind}:{topic.topic}",
-        str(topic.learners_weak),
-        str(topic.learners_judged),
-        str(topic.recent_reviews),
+        shown_numbers.count(topic.learners_weak),
+        shown_numbers.count(topic.learners_judged),
+        shown_numbers.count(topic.recent_reviews),
         percent(topic.accuracy),
     ]
 
 
 def render_group_text(report: GroupReport, max_topics: int = 20) -> str:
+    learners = ngettext("{count} learner", "{count} learners", report.learners)
     out = wrapped(
-        f"kvdrill stats --group — {plural(report.learners, 'learner')}, study day {report.today}, "
-        f"window {report.window_days} days"
+        _("kvdrill stats --group — {learners}, study day {day}, window {days} days").format(
+            learners=learners.format(count=shown_numbers.count(report.learners)),
+            day=report.today,
+            days=report.window_days,
+        )
     )
     out.append("")
     out += wrapped(
-        f"Weak topics across the group (weak: learners scoring {WEAK_SCORE} or more; judged: "
-        f"learners with {MIN_REVIEWS}+ recent reviews; acc: the group's recent reviews graded 3+):"
+        _(
+            "Weak topics across the group (weak: learners scoring {score} or more; judged: "
+            "learners with {reviews}+ recent reviews; acc: the group's recent reviews graded 3+):"
+        ).format(score=shown_numbers.decimal(WEAK_SCORE, 1), reviews=MIN_REVIEWS)
     )
-    out += table_lines([GROUP_HEADERS] + [group_row(t) for t in report.topics[:max_topics]])
+    out += table_lines(
+        [headers(GROUP_HEADERS)] + [group_row(t) for t in report.topics[:max_topics]]
+    )
     if len(report.topics) > max_topics:
-        out.append(f"  ... and {len(report.topics) - max_topics} more (use --json for all)")
+        out.append("  " + more_line(len(report.topics) - max_topics))
     if report.hidden_topics:
         out += wrapped(hidden_topics_note(report), indent="  ")
     return "\n".join(out)
@@ -202,40 +248,52 @@ def hidden_topics_note(report: GroupReport) -> str:
     """Why some topics are missing from a group view ("" when none is)."""
     if not report.hidden_topics:
         return ""
-    one = report.hidden_topics == 1
-    return (
-        f"{plural(report.hidden_topics, 'topic')} not shown: fewer than {MIN_GROUP_LEARNERS} "
-        f"learners answered in {'it' if one else 'each'}, and figures from one or two would "
-        "single them out"
-    )
+    return ngettext(
+        "{count} topic not shown: fewer than {least} learners answered in it, and figures from "
+        "one or two would single them out",
+        "{count} topics not shown: fewer than {least} learners answered in each, and figures "
+        "from one or two would single them out",
+        report.hidden_topics,
+    ).format(count=shown_numbers.count(report.hidden_topics), least=MIN_GROUP_LEARNERS)
+
+
+def more_line(count: int) -> str:
+    """Under a table cut short: how many rows are left out."""
+    return _("... and {count} more (use --json for all)").format(count=shown_numbers.count(count))
 
 
 def render_text(report: StatsReport, max_topics: int = 15, practise: str | None = None) -> str:
     """The report as text; ``practise``: a mistake code the hint closing the mistakes names."""
     out = [
         *wrapped(
-            f"kvdrill stats — profile {report.profile}, study day {report.today}, "
-            f"window {report.window_days} days"
+            _("kvdrill stats — profile {profile}, study day {day}, window {days} days").format(
+                profile=report.profile, day=report.today, days=report.window_days
+            )
         ),
-        f"{plural(report.total_reviews, 'review')} in all; "
-        f"streak {plural(report.streak_days, 'day')}.",
+        _("{reviews} in all; streak {streak}.").format(
+            reviews=reviews_count(report.total_reviews), streak=days_count(report.streak_days)
+        ),
         "",
-        "Weakest topics (weak score 0-1, higher is weaker; '-' until 5 recent reviews):",
+        _(
+            "Weakest topics (weak score 0-1, higher is weaker; '-' until {count} recent reviews):"
+        ).format(count=MIN_REVIEWS),
     ]
     topics = shown_topics(report.topics)
-    out += table_lines([TOPIC_HEADERS] + [topic_row(t, report.topics) for t in topics[:max_topics]])
+    rows = [topic_row(t, report.topics) for t in topics[:max_topics]]
+    out += table_lines([headers(TOPIC_HEADERS), *rows])
     if len(topics) > max_topics:
-        out.append(f"  ... and {len(topics) - max_topics} more (use --json for all)")
-    out += wrapped(f"({HEADER_MEANING})", indent="  ", hang="   ")
-    out += ["", "Mistakes:"]
+        out.append("  " + more_line(len(topics) - max_topics))
+    out += wrapped(f"({_(HEADER_MEANING)})", indent="  ", hang="   ")
+    out += ["", _("Mistakes:")]
     sentences = mistake_sentences(report)
     for line in sentences:
         out += wrapped(line, indent="  ", hang="    ")
     if not sentences:
-        out.append("  none diagnosed yet")
+        out.append("  " + _("none diagnosed yet"))
     if practise is not None and report.mistakes:
         out.append("  " + practise_hint(practise))
-    out += ["", f"Reviews per day, last {len(report.heatmap) // 7} weeks:"]
+    weeks = len(report.heatmap) // 7
+    out += ["", _("Reviews per day, last {count} weeks:").format(count=weeks)]
     out += ["  " + line for line in heatmap_lines(report.heatmap)]
     out += [
         "",
@@ -243,7 +301,7 @@ def render_text(report: StatsReport, max_topics: int = 15, practise: str | None 
         "  " + bar_line(report.forecast),
         "  " + forecast_axis(report.forecast),
     ]
-    out += ["", "Retention by week (first answers graded 3 or more):"]
+    out += ["", _("Retention by week (first answers graded 3 or more):")]
     out.append("  " + " ".join(percent(w.retention).rjust(4) for w in report.retention))
     if report.predicted_recall is not None:
         out += ["", *wrapped(recall_line(report.predicted_recall))]
@@ -253,13 +311,31 @@ def render_text(report: StatsReport, max_topics: int = 15, practise: str | None 
 def recall_line(recall: PredictedRecall) -> str:
     """Predicted recall of the due cards, saying which scheduler predicts it and how."""
     how = (
-        "FSRS-6 retrievability"
+        _("FSRS-6 retrievability")
         if recall.scheduler == "fsrs"
-        else "SM-2 has no memory model; approximated as recall falling to 90% on the due day"
+        else _(
+            "SM-2 has no memory model; approximated as recall falling to {share} on the due day"
+        ).format(share=shown_numbers.percent(0.9))
     )
     if recall.mean_recall is None:
-        return f"Predicted recall of due cards: none due ({how})."
-    return (
-        f"Predicted recall of the {plural(recall.due_cards, 'due card')}: "
-        f"{percent(recall.mean_recall)} ({how})."
+        return _("Predicted recall of due cards: none due ({how}).").format(how=how)
+    due = ngettext(
+        "Predicted recall of the {count} due card: {recall} ({how}).",
+        "Predicted recall of the {count} due cards: {recall} ({how}).",
+        recall.due_cards,
     )
+    return due.format(
+        count=shown_numbers.count(recall.due_cards), recall=percent(recall.mean_recall), how=how
+    )
+
+
+def reviews_count(count: int) -> str:
+    """``1 review``, ``1,234 reviews``."""
+    return ngettext("{count} review", "{count} reviews", count).format(
+        count=shown_numbers.count(count)
+    )
+
+
+def days_count(count: int) -> str:
+    """``1 day``, ``12 days``."""
+    return ngettext("{count} day", "{count} days", count).format(count=shown_numbers.count(count))

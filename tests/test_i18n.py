@@ -28,6 +28,8 @@ TRANSLATED_FILES = [
     "app/services/drill_flow.py",
     "app/tui/app.py",
     "app/plain.py",
+    "app/stats_charts.py",
+    "app/stats_render.py",
     "app/services/drill_steps.py",
     "app/tui/card_text.py",
     "app/tui/screens/drill.py",
@@ -37,6 +39,7 @@ TRANSLATED_FILES = [
     "app/tui/screens/note.py",
     "app/tui/screens/path_picker.py",
     "app/tui/screens/settings.py",
+    "app/tui/screens/stats.py",
     "app/tui/screens/summary.py",
 ]
 # Calls whose string arguments reach the screen or the terminal.

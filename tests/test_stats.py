@@ -372,3 +372,29 @@ def test_the_recall_line_counts_due_cards_in_words(due: int, counted: str) -> No
 
     recall = PredictedRecall(scheduler="fsrs", due_cards=due, mean_recall=0.9, method="fsrs")
     assert counted in recall_line(recall)
+
+
+def test_the_text_report_in_vietnamese_reads_vietnamese_numbers(
+    session: Session, vietnamese
+) -> None:
+    """A Vietnamese learner reads every heading in Vietnamese and numbers as 1.234,5: the
+    thousands dotted, the decimals after a comma."""
+    from kvdrill.app.stats_render import render_text
+
+    report = build_report(session, build_scenario(session), TODAY, 30)
+    many = report.model_copy(update={"total_reviews": 12345})
+    text = render_text(many)
+    assert "Tổng cộng 12.345 lần ôn; chuỗi 6 ngày." in text
+    assert "Chủ đề yếu nhất" in text and "Lỗi sai:" in text and "Đến hạn mỗi ngày" in text
+    scores = [t.score for t in report.topics if t.score is not None]
+    assert f"{scores[0]:.2f}".replace(".", ",") in text
+    for english in ("Weakest", "Mistakes", "Reviews per day", "Retention", "streak", "today"):
+        assert english not in text, english
+    assert [line.split()[0] for line in text.splitlines() if line.startswith("  T")][:6] == [
+        "T2",
+        "T3",
+        "T4",
+        "T5",
+        "T6",
+        "T7",
+    ]

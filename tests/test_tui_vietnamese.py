@@ -147,3 +147,30 @@ async def test_import_in_vietnamese(drill_db: str) -> None:
         await settle(pilot)
         await check(app, ENGLISH_FOOTER)
         assert "Chạy thử" in "\n".join(screen_lines(app))
+
+
+async def test_stats_in_vietnamese(stats_db: str) -> None:
+    from stats_helpers import open_stats
+    from textual.widgets import DataTable
+
+    english = [*ENGLISH_FOOTER, "Sort", "Group", "Charts", "Drill topic"]
+    app = make_app(stats_db, start="home")
+    async with app.run_test(size=SIZE) as pilot:
+        await open_stats(pilot)
+        await check(app, english)
+        screen = app.screen
+        topics = screen.query_one("#topics", DataTable)
+        labels = [str(column.label) for column in topics.columns.values()]
+        assert labels[:3] == ["chủ đề", "yếu", "lượt"], labels
+        assert "," in str(topics.get_row_at(0)[1]), "a score reads 0,45 in Vietnamese"
+        assert topics.virtual_size.width <= SIZE[0], "the topics table fits 80 columns"
+        shown = text_of(app, "#stats-summary") + text_of(app, "#heatmap")
+        assert "Ngày học" in shown and "chuỗi" in shown and "CN" in shown, shown
+        assert "Đến hạn mỗi ngày" in text_of(app, "#forecast")
+        mistakes = screen.query_one("#mistake-table", DataTable)
+        assert "Nhầm GB với GiB" in str(mistakes.get_row_at(0)[0])
+        assert "Tỉ lệ nhớ theo tuần" in text_of(app, "#stats-plots")
+        await pilot.press("g")
+        await settle(pilot)
+        await check(app, english)
+        assert "Cả nhóm" in text_of(app, "#stats-summary")

@@ -22,6 +22,7 @@ from kvdrill.engine.study.clock import study_day
 from kvdrill.engine.study.queue import Plan, SessionQueue
 from kvdrill.engine.study.seeds import SEED_RANGE
 from kvdrill.engine.study.stats_report import mistake_words
+from kvdrill.i18n import _
 
 if TYPE_CHECKING:
     from kvdrill.engine.problems.mistakes import Exercise
@@ -115,7 +116,7 @@ class MistakeSession(DrillSession):
     @property
     def practised(self) -> str:  # type: ignore[override]
         """The mistake in words, with its code: what the summary says was practised."""
-        return f"{mistake_words(self.code)} ({self.code})"
+        return f"{_(mistake_words(self.code))} ({self.code})"
 
     def _make_variant(self, row: Any, seed: int) -> Variant | None:
         """The variant of this showing of the card: the chosen one, or for a card shown more

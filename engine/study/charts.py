@@ -8,11 +8,20 @@ from datetime import date, timedelta
 from typing import NamedTuple
 
 from kvdrill.engine.study.stats_report import WeekRetention
+from kvdrill.i18n import N_
 
 CHART_DAYS = 30  # reviews and minutes per day over the last month
 # Interval buckets: (label, the longest interval in days it holds); the last holds the rest.
-INTERVAL_BUCKETS = (("1d", 1), ("2-3d", 3), ("4-7d", 7), ("1-2w", 14), ("2-4w", 30), ("1-3m", 90))
-LONGEST_BUCKET = "3m+"
+# The labels are translated where the chart is drawn (at most 5 characters).
+INTERVAL_BUCKETS = (
+    (N_("1d"), 1),
+    (N_("2-3d"), 3),
+    (N_("4-7d"), 7),
+    (N_("1-2w"), 14),
+    (N_("2-4w"), 30),
+    (N_("1-3m"), 90),
+)
+LONGEST_BUCKET = N_("3m+")
 
 
 class DayActivity(NamedTuple):

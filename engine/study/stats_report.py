@@ -32,6 +32,8 @@ from datetime import date, timedelta
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from kvdrill.i18n import N_
+
 MIN_REVIEWS = 5
 # A group view shows a topic only when this many learners answered in it: fewer would single
 # one out (with two, each learner can subtract their own figures from the group's).
@@ -44,35 +46,35 @@ START_EASINESS = 2.5
 FLOOR_EASINESS = 1.3
 
 # Plain words for the checker's mistake codes (engine/problems/diagnosis.py); unknown codes fall back to
-# the code with spaces.
+# the code with spaces. In English here (reports, JSON); translated where they are shown.
 MISTAKE_WORDS = {
-    "kv_factor_2": "forgot the factor 2 for K and V",
-    "mla_factor_2": "applied the K-and-V factor 2 to MLA",
-    "attention_heads": "used attention heads instead of KV heads",
-    "gb_vs_gib": "GB and GiB mixed up",
-    "kb_vs_kib": "kB and KiB mixed up",
-    "bits_vs_bytes": "bits and bytes mixed up",
-    "tp_missing": "forgot to divide across tensor-parallel GPUs",
-    "tp_wrong": "divided by the wrong tensor-parallel degree",
-    "gpus_missing": "left out the GPU count",
-    "dtype_bytes": "wrong bytes per parameter or value",
-    "factor_1000": "a factor-of-1000 slip",
-    "factor_1024": "a factor-of-1024 slip",
-    "mb_vs_mib": "MB and MiB mixed up",
-    "tb_vs_tib": "TB and TiB mixed up",
-    "near_miss": "close, but outside the tolerance",
-    "tp_replication": "forgot that KV heads are replicated when TP exceeds them",
-    "block_rounding": "forgot vLLM's block rounding",
-    "weights_not_subtracted": "forgot to subtract the weights from the budget",
-    "utilization_missing": "forgot the GPU memory utilization",
-    "sliding_window": "ignored the sliding-window layers",
-    "active_vs_total": "mixed up active and total parameters",
-    "rounded_up": "rounded up where only whole requests fit",
-    "rounded_down": "one short of a count that rounds up",
-    "scales_missing": "left out the quantization scales",
-    "gib_read_as_gb": "read a size in GiB as GB",
-    "gb_read_as_gib": "read a size in GB as GiB",
-    "bare_base_unit": "typed bytes or seconds without the unit",
+    "kv_factor_2": N_("forgot the factor 2 for K and V"),
+    "mla_factor_2": N_("applied the K-and-V factor 2 to MLA"),
+    "attention_heads": N_("used attention heads instead of KV heads"),
+    "gb_vs_gib": N_("GB and GiB mixed up"),
+    "kb_vs_kib": N_("kB and KiB mixed up"),
+    "bits_vs_bytes": N_("bits and bytes mixed up"),
+    "tp_missing": N_("forgot to divide across tensor-parallel GPUs"),
+    "tp_wrong": N_("divided by the wrong tensor-parallel degree"),
+    "gpus_missing": N_("left out the GPU count"),
+    "dtype_bytes": N_("wrong bytes per parameter or value"),
+    "factor_1000": N_("a factor-of-1000 slip"),
+    "factor_1024": N_("a factor-of-1024 slip"),
+    "mb_vs_mib": N_("MB and MiB mixed up"),
+    "tb_vs_tib": N_("TB and TiB mixed up"),
+    "near_miss": N_("close, but outside the tolerance"),
+    "tp_replication": N_("forgot that KV heads are replicated when TP exceeds them"),
+    "block_rounding": N_("forgot vLLM's block rounding"),
+    "weights_not_subtracted": N_("forgot to subtract the weights from the budget"),
+    "utilization_missing": N_("forgot the GPU memory utilization"),
+    "sliding_window": N_("ignored the sliding-window layers"),
+    "active_vs_total": N_("mixed up active and total parameters"),
+    "rounded_up": N_("rounded up where only whole requests fit"),
+    "rounded_down": N_("one short of a count that rounds up"),
+    "scales_missing": N_("left out the quantization scales"),
+    "gib_read_as_gb": N_("read a size in GiB as GB"),
+    "gb_read_as_gib": N_("read a size in GB as GiB"),
+    "bare_base_unit": N_("typed bytes or seconds without the unit"),
 }
 
 

@@ -17,11 +17,13 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.widgets import DataTable, Footer, Header, Static
 
+from kvdrill.app import shown_numbers
 from kvdrill.app.stats_render import (
     GROUP_HEADERS,
     HEADER_MEANING,
     TOPIC_HEADERS,
     bar_line,
+    days_count,
     forecast_axis,
     forecast_heading,
     group_row,
@@ -29,6 +31,7 @@ from kvdrill.app.stats_render import (
     hidden_topics_note,
     mistake_rows,
     recall_line,
+    reviews_count,
     shown_topics,
     topic_row,
 )
@@ -42,8 +45,7 @@ from kvdrill.app.tui.messages import (
 from kvdrill.app.tui.screens.base import KvdrillScreen
 from kvdrill.app.tui.widgets.tables import fill_table
 from kvdrill.engine.study.stats_report import topic_order
-from kvdrill.engine.wording import plural
-from kvdrill.i18n import N_
+from kvdrill.i18n import N_, _, ngettext
 
 if TYPE_CHECKING:
     from kvdrill.engine.study.stats_report import GroupReport, StatsReport
@@ -68,9 +70,9 @@ class StatsScreen(KvdrillScreen[tuple[str, str] | None]):
 
     CSS_PATH = "../stats.tcss"
     BINDINGS = [
-        Binding("escape,q", "close", "Back", tooltip=N_("back")),
-        Binding("o", "cycle_sort", "Sort", tooltip=N_("sort the topics by the next column")),
-        Binding("g", "toggle_group", "Group", tooltip=N_("the group's weak topics, and back")),
+        Binding("escape,q", "close", N_("Back"), tooltip=N_("back")),
+        Binding("o", "cycle_sort", N_("Sort"), tooltip=N_("sort the topics by the next column")),
+        Binding("g", "toggle_group", N_("Group"), tooltip=N_("the group's weak topics, and back")),
         Binding(
             "v",
             "show_plots",
@@ -80,7 +82,7 @@ class StatsScreen(KvdrillScreen[tuple[str, str] | None]):
         Binding(
             "enter",
             "drill_topic",
-            "Drill topic",
+            N_("Drill topic"),
             show=True,
             tooltip=N_("drill the topic (or practise the mistake) under the cursor"),
         ),
@@ -104,7 +106,7 @@ class StatsScreen(KvdrillScreen[tuple[str, str] | None]):
     def compose(self) -> ComposeResult:
         yield Header()
         with VerticalScroll(id="stats-body"):
-            yield Static("Loading stats…", id="stats-summary")
+            yield Static(_("Loading stats…"), id="stats-summary")
             yield DataTable(id="topics", cursor_type="row", zebra_stripes=True)
             yield Static("", id="mistakes")
             yield DataTable(id="mistake-table", cursor_type="row", zebra_stripes=True)
@@ -124,7 +126,9 @@ class StatsScreen(KvdrillScreen[tuple[str, str] | None]):
 
     def on_call_failed(self, message: CallFailed) -> None:
         self.query_one("#stats-summary", Static).update(
-            Content.from_markup("[b]Could not load the stats:[/b] $e", e=str(message.error))
+            Content.from_markup(
+                "[b]$what[/b] $e", what=_("Could not load the stats:"), e=str(message.error)
+            )
         )
 
     def on_report_loaded(self, message: ReportLoaded) -> None:
@@ -166,7 +170,7 @@ class StatsScreen(KvdrillScreen[tuple[str, str] | None]):
             if self.report is not None:
                 self.show_report(self.report)
         elif self.group_report is None:
-            self.query_one("#stats-summary", Static).update("Loading the group's stats…")
+            self.query_one("#stats-summary", Static).update(_("Loading the group's stats…"))
             self.load_group_report()
         else:
             self.show_group_report(self.group_report)
@@ -175,14 +179,21 @@ class StatsScreen(KvdrillScreen[tuple[str, str] | None]):
         self.group_report = report
         if not self.showing_group:
             return
+        learners = ngettext("{count} learner", "{count} learners", report.learners)
+        summary = _(
+            "The group: {learners} · study day {day} · window {days} days · counts only, "
+            "no one's notes (g: your own stats)"
+        ).format(
+            learners=learners.format(count=shown_numbers.count(report.learners)),
+            day=report.today,
+            days=report.window_days,
+        )
         self.query_one("#stats-summary", Static).update(
-            f"The group: {plural(report.learners, 'learner')} · study day {report.today} · window "
-            f"{report.window_days} days · counts only, no one's notes (g: your own stats)"
-            + (f"\n{hidden_topics_note(report)}" if report.hidden_topics else "")
+            summary + (f"\n{hidden_topics_note(report)}" if report.hidden_topics else "")
         )
         fill_table(
             self.query_one("#topics", DataTable),
-            [(header, header) for header in GROUP_HEADERS],
+            [(_(header), header) for header in GROUP_HEADERS],
             [(group_row(topic), f"{topic.kind}\t{topic.topic}") for topic in report.topics],
         )
 
@@ -191,14 +202,24 @@ class StatsScreen(KvdrillScreen[tuple[str, str] | None]):
         if self.showing_group:
             return
         self.query_one("#stats-summary", Static).update(
-            f"Study day {report.today} · {plural(report.total_reviews, 'review')} · streak "
-            f"{plural(report.streak_days, 'day')} · window {report.window_days} days · "
-            f"sorted by {self.sort_names[self.sort_index]} (o to change) · {HEADER_MEANING}"
+            _(
+                "Study day {day} · {reviews} · streak {streak} · window {days} days · "
+                "sorted by {column} (o to change) · {meaning}"
+            ).format(
+                day=report.today,
+                reviews=reviews_count(report.total_reviews),
+                streak=days_count(report.streak_days),
+                days=report.window_days,
+                column=_(self.sort_names[self.sort_index]),
+                meaning=_(HEADER_MEANING),
+            )
         )
         self.show_topics()
         self.show_mistakes(report)
         self.query_one("#heatmap", Static).update(
-            "Reviews per day (12 weeks)\n" + "\n".join(heatmap_lines(report.heatmap))
+            _("Reviews per day ({count} weeks)").format(count=len(report.heatmap) // 7)
+            + "\n"
+            + "\n".join(heatmap_lines(report.heatmap))
         )
         forecast = report.forecast
         recall = recall_line(report.predicted_recall) if report.predicted_recall else ""
@@ -210,13 +231,15 @@ class StatsScreen(KvdrillScreen[tuple[str, str] | None]):
     def show_mistakes(self, report: StatsReport) -> None:
         rows = mistake_rows(report)
         self.has_mistakes = bool(rows)
-        heading = "Mistakes · Enter on one practises it" if rows else "No diagnosed mistakes yet."
+        heading = (
+            _("Mistakes · Enter on one practises it") if rows else _("No diagnosed mistakes yet.")
+        )
         self.query_one("#mistakes", Static).update(heading)
         table = self.query_one("#mistake-table", DataTable)
         table.display = self.has_mistakes
         fill_table(
             table,
-            [("mistake", "mistake"), ("code", "code")],
+            [(_("mistake"), "mistake"), (_("code"), "code")],
             [([sentence, code], code) for code, sentence in rows],
             wrap=(0, MISTAKE_WIDTH),
         )
@@ -226,7 +249,7 @@ class StatsScreen(KvdrillScreen[tuple[str, str] | None]):
         key = SORT_KEYS[self.sort_names[self.sort_index]]
         fill_table(
             self.query_one("#topics", DataTable),
-            [(header, header) for header in TOPIC_HEADERS],
+            [(_(header), header) for header in TOPIC_HEADERS],
             [
                 (topic_row(topic, self.report.topics), f"{topic.kind}\t{topic.topic}")
                 for topic in sorted(shown_topics(self.report.topics), key=key)
