@@ -12,7 +12,7 @@ the tests compare every figure with.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from datetime import date, timedelta
 from typing import Any, Protocol
 
@@ -46,10 +46,11 @@ from kvdrill.store.stats_rows import (
     topics_from_rows,
 )
 
-# Per topic, over the recent window and the one before it: reviews, passed, first answers and
-# failed ones (recent), first and failed first answers (previous), seconds, diagnosed mistakes.
+# Per profile and topic, over the recent window and the one before it: reviews, passed, first
+# answers and failed ones (recent), first and failed first answers (previous), seconds, diagnosed
+# mistakes. ``{profiles}``: one profile (``PROFILE_FILTER``) or every one (``EVERY_PROFILE``).
 LOG_SQL = """
-SELECT kind, value,
+SELECT profile_id, kind, value,
   SUM(CASE WHEN study_day >= :recent THEN reviews ELSE 0 END),
   SUM(CASE WHEN study_day >= :recent THEN passed ELSE 0 END),
   SUM(CASE WHEN study_day >= :recent THEN firsts ELSE 0 END),
@@ -59,19 +60,22 @@ SELECT kind, value,
   SUM(CASE WHEN study_day >= :recent THEN seconds ELSE 0.0 END),
   SUM(CASE WHEN study_day >= :recent THEN diagnosed ELSE 0 END)
 FROM topic_days
-WHERE profile_id = :profile AND study_day >= :previous AND study_day <= :today
-GROUP BY kind, value
+WHERE {profiles} AND study_day >= :previous AND study_day <= :today
+GROUP BY profile_id, kind, value
 """
 
-# Per topic, of its live cards' states: reviews, lapses, easiness summed over the cards seen,
-# cards seen, cards due by ``:due_by`` and not suspended, leeches.
+# Per profile and topic, of its live cards' states: reviews, lapses, easiness summed over the
+# cards seen, cards seen, cards due by ``:due_by`` and not suspended, leeches.
 STATES_SQL = """
-SELECT kind, value, SUM(reviews), SUM(lapses), SUM(easiness_sum), SUM(seen),
+SELECT profile_id, kind, value, SUM(reviews), SUM(lapses), SUM(easiness_sum), SUM(seen),
   SUM(CASE WHEN due_day <= :due_by AND NOT suspended THEN cards ELSE 0 END), SUM(leeches)
 FROM topic_states
-WHERE profile_id = :profile
-GROUP BY kind, value
+WHERE {profiles}
+GROUP BY profile_id, kind, value
 """
+
+PROFILE_FILTER = "profile_id = :profile"
+EVERY_PROFILE = "1 = 1"
 
 TOPIC_CARDS_SQL = "SELECT kind, value, cards FROM topic_cards WHERE cards > 0"
 
@@ -156,25 +160,42 @@ def _dated(rows: Iterable[Row]) -> list[tuple[Any, ...]]:
 
 def topic_stats(sql: Sql, profile_id: int, today: date, window_days: int) -> list[TopicStats]:
     """Every topic's figures over the window ending ``today``, weakest first."""
+    of_profile = _topic_stats_by_profile(
+        sql, PROFILE_FILTER, {"profile": profile_id}, today, window_days
+    )
+    return of_profile(profile_id)
+
+
+def _topic_stats_by_profile(
+    sql: Sql, profiles: str, params: dict[str, Any], today: date, window_days: int
+) -> Callable[[int], list[TopicStats]]:
+    """``topic_stats`` of a profile id, for the profiles ``profiles`` picks: each statement
+    runs once for all of them (a profile with no rows gets its topics' empty figures)."""
     recent = today - timedelta(days=window_days - 1)
     previous = recent - timedelta(days=window_days)
-    log_rows = log_rows_from_rollup(
-        sql.rows(
-            LOG_SQL,
-            {
-                "profile": profile_id,
-                "today": sql.day(today),
-                "recent": sql.day(recent),
-                "previous": sql.day(previous),
-            },
-        )
-    )
+    dates = {"today": sql.day(today), "recent": sql.day(recent), "previous": sql.day(previous)}
+    log = _by_profile(sql.rows(LOG_SQL.format(profiles=profiles), {**params, **dates}))
     due_by = sql.day(today + timedelta(days=7))
-    state_rows = state_rows_from_rollup(
-        sql.rows(STATES_SQL, {"profile": profile_id, "due_by": due_by}),
-        sql.rows(TOPIC_CARDS_SQL),
+    states = _by_profile(
+        sql.rows(STATES_SQL.format(profiles=profiles), {**params, "due_by": due_by})
     )
-    return topics_from_rows(log_rows, state_rows)
+    topic_cards = sql.rows(TOPIC_CARDS_SQL)
+
+    def figures(profile_id: int) -> list[TopicStats]:
+        return topics_from_rows(
+            log_rows_from_rollup(log.get(profile_id, ())),
+            state_rows_from_rollup(states.get(profile_id, ()), topic_cards),
+        )
+
+    return figures
+
+
+def _by_profile(rows: Iterable[Row]) -> dict[int, list[Row]]:
+    """Rows whose first column is a profile id, grouped by it (the id dropped)."""
+    grouped: dict[int, list[Row]] = {}
+    for row in rows:
+        grouped.setdefault(int(row[0]), []).append(row[1:])
+    return grouped
 
 
 def topic_card_sets(
@@ -273,6 +294,7 @@ def group_reviews(sql: Sql, start: date, today: date) -> dict[tuple[str, str], t
 def build_group_report(sql: Sql, today: date, window_days: int = 30) -> GroupReport:
     """The weak topics of every profile in the database, as counts (no names, no notes)."""
     profile_ids = [int(profile_id) for (profile_id,) in sql.rows(PROFILE_IDS_SQL)]
-    per_learner = [topic_stats(sql, profile_id, today, window_days) for profile_id in profile_ids]
+    of_profile = _topic_stats_by_profile(sql, EVERY_PROFILE, {}, today, window_days)
+    per_learner = [of_profile(profile_id) for profile_id in profile_ids]
     start = today - timedelta(days=window_days - 1)
     return group_report(today, window_days, per_learner, group_reviews(sql, start, today))
