@@ -187,7 +187,14 @@ def main() -> int:
                 rows.append((learners, answering_at_once(url, learners, args.answers, folder)))
             fill_group(url, args.group_learners, args.reviews)
             group = [*kvdrill, "--db", url, "stats", "--group"]
-            group_s, help_s = wall_times_side_by_side([group, [*kvdrill, "--help"]], args.runs, env)
+            # On the day the reviews were filled up to: else the window holds none of them.
+            at_fill = env | {"KVDRILL_NOW": NOW.isoformat()}
+            group_s, help_s = wall_times_side_by_side(
+                [group, [*kvdrill, "--help"]], args.runs, at_fill
+            )
+            learners_shown = subprocess.run(
+                group, env=at_fill, check=True, capture_output=True, text=True
+            ).stdout.splitlines()[0]
     finally:
         cluster.remove()
 
@@ -206,6 +213,7 @@ def main() -> int:
         )  # fmt: skip
         for error in sorted(set(found["errors"]))[:3]:
             print(f"    error: {error}")
+    print(f"    {learners_shown}")
     print_row(
         f"`kvdrill stats --group`, {args.group_learners} learners, {args.reviews:,} reviews "
         "vs `--help`", milliseconds(group_s), milliseconds(help_s), group_s / help_s,

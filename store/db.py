@@ -18,13 +18,13 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import InitVar, dataclass, field
+from functools import cached_property
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import Engine, TextClause, create_engine, event, text
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, OperationalError
-from sqlalchemy.orm import Session, sessionmaker
 
 from kvdrill.engine.capacity.units import shorten
 from kvdrill.engine.errors import DatabaseUnusable, UserError
@@ -32,6 +32,9 @@ from kvdrill.store.guard import Guard, describe
 from kvdrill.store.location import HEAD_REVISION, mask_password, sqlite_file
 from kvdrill.store.sql import Params, Row, Sql, SqliteFile, SqliteSql, retrying
 from kvdrill.store.sqlite_file import connect, open_at_head, prepare_sqlite_file, set_pragmas
+
+if TYPE_CHECKING:  # the ORM loads with the first session: Sql reads never need it
+    from sqlalchemy.orm import Session, sessionmaker
 
 T = TypeVar("T")
 # A PostgreSQL advisory lock key (any 64-bit number no other kvdrill lock uses).
@@ -50,7 +53,6 @@ class Database:
 
     url: str
     engine: Engine
-    sessionmaker: sessionmaker[Session]
     path: Path | None  # the SQLite file, when there is one
     guard: Guard | None = None  # see store/guard.py
     # Told, once per outage, that the database server is unreachable and the write waits for
@@ -67,6 +69,12 @@ class Database:
     @property
     def dialect(self) -> str:
         return str(self.engine.dialect.name)
+
+    @cached_property
+    def sessionmaker(self) -> sessionmaker[Session]:
+        from sqlalchemy.orm import sessionmaker
+
+        return sessionmaker(self.engine, expire_on_commit=False)
 
     def _sqlite_connection(self) -> sqlite3.Connection:
         if self.path is not None:
@@ -253,7 +261,6 @@ def open_database(
     return Database(
         url=resolved,
         engine=engine,
-        sessionmaker=sessionmaker(engine, expire_on_commit=False),
         path=path,
         guard=guard,
         kept=raw,

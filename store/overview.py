@@ -78,7 +78,3 @@ def reviews_on(session: Session, profile_id: int, day: date) -> int:
         .where(ReviewLog.profile_id == profile_id, ReviewLog.study_day == day)
     )
     return int(count or 0)
-
-
-def has_packs(session: Session) -> bool:
-    return session.scalar(select(Pack.id).limit(1)) is not None

@@ -9,31 +9,19 @@ A setting with a column of its own on ``profiles`` is kept there; every other on
 from __future__ import annotations
 
 import importlib
-import re
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from kvdrill.engine.capacity.units import shorten
-from kvdrill.engine.errors import UserError
 from kvdrill.engine.study.settings import ProfileSettings
 from kvdrill.store.models import Profile
+from kvdrill.store.plain_reads import check_profile_name
 from kvdrill.store.queries_sql import stored_settings
 
 DEFAULT_PROFILE = "default"
 UNSTORED_PROFILE_ID = 0  # stored ids start at 1
-PROFILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
-
-
-def check_profile_name(name: str) -> str:
-    if not PROFILE_NAME.fullmatch(name):
-        raise UserError(
-            f"{shorten(name, 70)!r} is not a usable profile name: "
-            "use up to 64 letters, digits, '.', '_' or '-'"
-        )
-    return name
 
 
 def get_profile(session: Session, name: str) -> Profile | None:

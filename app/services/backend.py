@@ -46,7 +46,7 @@ class Services:
             if self._database is None:
                 from kvdrill.engine.errors import UserError
                 from kvdrill.store.db import open_database
-                from kvdrill.store.overview import has_packs
+                from kvdrill.store.plain_reads import has_packs
 
                 try:
                     database = open_database(
@@ -57,11 +57,9 @@ class Services:
                 except UserError as exc:
                     # The TUI shows this message too: never with a database password in it.
                     raise UserError(environment.mask_password(str(exc))) from None
-                with database.session() as session:
-                    empty = not has_packs(session)
                 # Kept even if the bundled import below fails: the database itself is fine.
                 self._database = database
-                if not self._bundled_checked and empty:
+                if not self._bundled_checked and not database.read(has_packs):
                     self._import_bundled(database)
             return self._database
 

@@ -44,7 +44,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kvdrill.app.services import environment
 from kvdrill.engine.errors import UserError
@@ -62,8 +62,11 @@ from kvdrill.store import reviews
 from kvdrill.store.card_rows import card_view, problem_spec
 from kvdrill.store.cards import card_view_row, due_by
 from kvdrill.store.day_queue import check_filters, queue_cards, today_log
-from kvdrill.store.db import Database, Session, lock_card, write_transaction
+from kvdrill.store.db import Database, lock_card, write_transaction
 from kvdrill.store.profiles import get_or_create_profile, profile_settings
+
+if TYPE_CHECKING:
+    from kvdrill.store.db import Session
 
 __all__ = ["CardView", "DrillSession", "InvalidAnswer", "LEECH_LAPSES", "WrongCardKind"]
 

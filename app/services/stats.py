@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from kvdrill.engine.study.schedule import Schedule
     from kvdrill.engine.study.settings import ProfileSettings
     from kvdrill.store.db import Database
+    from kvdrill.store.sql import Sql
 
 DEFAULT_WINDOW_DAYS = 30
 
@@ -96,10 +97,11 @@ def load_group_report(
 ) -> GroupReport:
     """Every profile's weak topics as counts (no names, no notes), over the window ending on
     this profile's study day of ``now``."""
-    from kvdrill.store.profiles import profile_for_reading
+    from kvdrill.store.plain_reads import settings_of
     from kvdrill.store.stats import build_group_report
 
-    with database.session() as session:
-        profile = profile_for_reading(session, profile_name, now)
-    today = study_day(now, profile.rollover_hour)
-    return database.read(lambda sql: build_group_report(sql, today, window_days))
+    def report(sql: Sql) -> GroupReport:
+        today = study_day(now, settings_of(sql, profile_name).rollover_hour)
+        return build_group_report(sql, today, window_days)
+
+    return database.read(report)
