@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from tui_helpers import NOW, import_fixture, make_app, screen_lines, settle
+from tui_helpers import NOW, import_fixture, make_app, screen_lines, settle, text_of
 
 
 async def test_after_the_reveal_the_question_stays_in_view_at_80x24(
@@ -20,3 +20,19 @@ async def test_after_the_reveal_the_question_stays_in_view_at_80x24(
         assert "The answer: 10x" in shown
         body = app.screen.query_one("#drill-body")
         assert body.max_scroll_y > 0  # the answer goes on below, for the arrows to read
+
+
+async def test_a_toast_leaves_the_hint_line_over_the_footer_readable(drill_db: str) -> None:
+    app = make_app(drill_db)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        await pilot.press("s")  # suspend: a toast says which card
+        for _ in range(50):
+            await settle(pilot)
+            if app.screen.query("Toast"):
+                break
+        await settle(pilot)
+        lines = screen_lines(app)
+        assert any("Suspended: KV bytes per token" in line for line in lines)
+        hint = text_of(app, "#drill-hint")
+        assert hint and lines[-2].strip() == hint.strip()
