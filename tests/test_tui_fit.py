@@ -36,3 +36,25 @@ async def test_a_toast_leaves_the_hint_line_over_the_footer_readable(drill_db: s
         assert any("Suspended: KV bytes per token" in line for line in lines)
         hint = text_of(app, "#drill-hint")
         assert hint and lines[-2].strip() == hint.strip()
+
+
+async def test_at_60x20_every_home_column_shows_whole_numbers(db_url: str) -> None:
+    from textual.widgets import DataTable
+
+    from kvdrill.app.app_options import AppOptions
+    from kvdrill.app.tui import create_app
+
+    app = create_app(db_url, start="home", options=AppOptions(bundled=True))
+    async with app.run_test(size=(60, 20)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one("#home-packs", DataTable)
+        assert table.row_count > 5
+        assert table.max_scroll_x == 0  # no column runs off to the right
+        lines = screen_lines(app)
+        assert any(line.split()[-1:] == ["Cards"] for line in lines)
+        totals = {str(table.get_row_at(row)[3]) for row in range(table.row_count)}
+        assert any(len(total) == 2 for total in totals)
+        shown = " ".join(lines)
+        for row in range(3):  # the first rows, on screen: each count whole at its line's end
+            title, *counts = (str(cell) for cell in table.get_row_at(row))
+            assert " ".join(counts) in " ".join(shown.split())

@@ -73,6 +73,7 @@ class HomeScreen(KvdrillScreen[None]):
 
     def compose(self) -> ComposeResult:
         self.built_language = language()
+        self.pack_rows: list[tuple[list[str], str | None]] = []
         with VerticalScroll(id="home-body"):
             yield Static(Content("kvdrill"), id="home-title")
             yield Static(Content(_("Opening your collection…")), id="home-today")
@@ -132,6 +133,21 @@ class HomeScreen(KvdrillScreen[None]):
             )
         )
 
+    def on_resize(self) -> None:
+        if self.pack_rows:
+            self.show_packs()
+
+    def show_packs(self) -> None:
+        """The packs table, its pack titles wrapped so the counts show whole on a narrow
+        terminal (room kept for the table's scroll bar, and the page's, shown or not yet)."""
+        table = self.query_one("#home-packs", DataTable)
+        body = self.query_one("#home-body")
+        room = body.size.width - table.styles.scrollbar_size_vertical
+        if not body.show_vertical_scrollbar:
+            room -= body.styles.scrollbar_size_vertical
+        columns = [(_(label), key) for label, key in PACK_COLUMNS]
+        fill_table(table, columns, self.pack_rows, fit=(0, room) if room > 0 else None)
+
     def on_overview_loaded(self, message: OverviewLoaded) -> None:
         overview = message.overview
         due = sum(pack.due for pack in overview.packs)
@@ -166,8 +182,8 @@ class HomeScreen(KvdrillScreen[None]):
         ]
         if not overview.packs:
             rows.append(([_("No packs yet: press i to import one."), "", "", ""], None))
-        columns = [(_(label), key) for label, key in PACK_COLUMNS]
-        fill_table(self.query_one("#home-packs", DataTable), columns, rows)
+        self.pack_rows = rows
+        self.show_packs()
         weak = self.query_one("#home-weak", Static)
         weak.display = bool(overview.weak_topics)
         weak.update(

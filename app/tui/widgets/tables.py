@@ -24,18 +24,23 @@ def fill_table(
     columns: Sequence[tuple[str, str]],
     rows: Sequence[tuple[Sequence[Cell], str | None]],
     wrap: tuple[int, int] | None = None,
+    fit: tuple[int, int] | None = None,
 ) -> None:
     """Replace the columns (``(label, key)``) and rows (``(cells, key)``) of ``table``.
 
     Cells are shown literally: a ``str`` (pack text, a topic) is never read as markup.
     ``wrap``: (column index, width): that column is at most this wide, a longer cell wraps
     onto further lines of its row (so the table fits 80 columns, every column in sight).
+    ``fit``: (column index, room): that column wraps at the width the other columns leave it
+    in ``room`` cells (a narrow terminal), so every other column shows whole.
     """
     literal_rows = [([_literal(cell) for cell in cells], key) for cells, key in rows]
+    if fit is not None:
+        wrap = (fit[0], _room_for(fit, columns, literal_rows, table.cell_padding))
     table.clear(columns=True)
     widths = []
     for index, (label, column_key) in enumerate(columns):
-        width = max([cell_len(label), *(cells[index].cell_len for cells, _ in literal_rows)])
+        width = _natural_width(label, literal_rows, index)
         if wrap is not None and index == wrap[0]:
             width = min(width, max(wrap[1], cell_len(label)))
         widths.append(width)
@@ -43,6 +48,28 @@ def fill_table(
     for cells, key in literal_rows:
         tall = wrap is not None and cells[wrap[0]].cell_len > widths[wrap[0]]
         table.add_row(*cells, key=key, height=None if tall else 1)
+
+
+def _natural_width(
+    label: str, rows: Sequence[tuple[Sequence[Text], str | None]], index: int
+) -> int:
+    return max([cell_len(label), *(cells[index].cell_len for cells, _ in rows)])
+
+
+def _room_for(
+    fit: tuple[int, int],
+    columns: Sequence[tuple[str, str]],
+    rows: Sequence[tuple[Sequence[Text], str | None]],
+    padding: int,
+) -> int:
+    """The width column ``fit[0]`` has once the others, whole, take their part of ``fit[1]``."""
+    index, room = fit
+    taken = sum(
+        _natural_width(label, rows, other) + 2 * padding
+        for other, (label, _) in enumerate(columns)
+        if other != index
+    )
+    return room - taken - 2 * padding
 
 
 def _literal(cell: Cell) -> Text:
