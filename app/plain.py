@@ -5,9 +5,11 @@ cleanly, with its summary. Card Markdown is printed as plain text (no fences or 
 see app/plain_text.py); control, bidi and zero-width characters from a pack are shown as
 escapes so a pack can neither drive the terminal nor disguise what it shows.
 
-Keys at any prompt: ``u`` undo, ``s`` suspend, ``b`` bury, ``n`` note, ``q`` quit (also as the
-words undo, suspend, bury, note, quit). On a multiple-choice card a choice letter is always an
-answer, so bury there is the word ``bury``.
+The words at any prompt are the drill flow's (app/services/drill_flow.py ``PLAIN_WORDS``): ``u``
+undo, ``s`` suspend, ``b`` bury, ``n`` note, ``q`` quit (also as the words undo, suspend, bury,
+note, quit). On a multiple-choice card a choice letter is always an answer, so bury there is the
+word ``bury``. Which line does what when, the timing and what follows are the flow's, as in the
+TUI; this module prints its steps.
 """
 
 from __future__ import annotations
@@ -15,33 +17,21 @@ from __future__ import annotations
 import re
 import sys
 import time
-from collections.abc import Callable
 from pathlib import PurePath
 from typing import TYPE_CHECKING, TextIO
 
 from kvdrill.app.app_options import drill_filters_of
 from kvdrill.app.plain_text import markdown_to_plain, terminal_width, wrap
 from kvdrill.engine.errors import DatabaseUnusable, PackErrors, UserError, printable
-from kvdrill.engine.study.grades import grade_keys_help, hard_note, parse_grade
+from kvdrill.engine.study.grades import grade_keys_help
 from kvdrill.engine.study.rules import LEECH_LAPSES
 from kvdrill.i18n import N_, _, ngettext
 
 if TYPE_CHECKING:
-    from kvdrill.app.services.drill import DrillSession, SessionSummary
+    from kvdrill.app.services.drill import ChoiceResult, DrillSession, SessionSummary
+    from kvdrill.app.services.drill_steps import Step
     from kvdrill.engine.packs.card_view import CardView
-
-COMMANDS = {
-    "u": "undo",
-    "undo": "undo",
-    "s": "suspend",
-    "suspend": "suspend",
-    "b": "bury",
-    "bury": "bury",
-    "n": "note",
-    "note": "note",
-    "q": "quit",
-    "quit": "quit",
-}
+    from kvdrill.engine.problems.types import Verdict
 
 
 class EndOfInput(Exception):
@@ -73,18 +63,23 @@ def format_duration(seconds: float) -> str:
 
 
 class PlainDrill:
-    """Runs one ``DrillSession`` on a pair of text streams."""
+    """Runs one ``DrillSession`` on a pair of text streams, through the drill flow
+    (app/services/drill_flow.py) as the TUI does: each line is the key it stands for there
+    (``DrillFlow.read_line``), and this class prints the steps that come out."""
 
     def __init__(
         self, session: DrillSession, stdin: TextIO, stdout: TextIO, reviews_only: bool = False
     ):
+        from kvdrill.app.services.drill_flow import DrillFlow
+
         self.session = session
+        self.flow = DrillFlow(time.monotonic)
         self.reviews_only = reviews_only  # --new 0
         self.stdin = stdin
         self.stdout = stdout
         self.echo_input = not _is_terminal(stdin)
-        self.hard_note_shown = False  # engine/study/grades.py hard_note, once a session
         self.counter_explained = False
+        self.summarised = False
         self.width = terminal_width()
 
     def text(self, markdown: str, lead: str = "") -> str:
@@ -127,6 +122,8 @@ class PlainDrill:
 
     def run(self) -> int:
         """Drill until the queue is empty, ``q``, or end of input; then print the summary."""
+        from kvdrill.app.services.drill_flow import Action, Phase
+
         code = 0
         if self.session.practised:
             self.line(
@@ -141,23 +138,115 @@ class PlainDrill:
                 )
             else:
                 self.say(_("Nothing to study now: no card is due and today's new cards are done."))
+        flow = self.flow
         try:
-            while (card := self.session.current) is not None:
-                self.show_card(card)
-                try:
-                    self.drill_card(card)
-                except DatabaseUnusable:
-                    raise  # nothing more can be saved: stop, with the reason on stderr
-                except UserError as exc:
-                    # Nothing was saved for this card (a locked database, say): it stays.
-                    self.say(f"kvdrill: {exc}")
+            self.perform(flow.opened(self.session.state))
+            while flow.phase is not Phase.OVER:
+                if flow.phase is Phase.ANSWERED:
+                    # A verdict is printed whole: the next card follows without an Enter.
+                    self.perform(flow.press(Action.NEXT))
+                    continue
+                reply = self.ask(self.question())
+                key = flow.read_line(reply)
+                if key is None:
+                    if reply.strip():
+                        self.line(_("Type a grade: {keys}.").format(keys=grade_keys_help()))
+                    continue
+                self.perform(flow.press(*key))
         except (EndOfInput, Quit):
             pass
         except KeyboardInterrupt:
             self.say()
             code = 130
-        self.print_summary(self.session.summary())
+        if not self.summarised:
+            self.print_summary(self.session.summary())
         return code
+
+    def question(self) -> str:
+        """What the prompt asks for, by the card shown and its phase."""
+        from kvdrill.app.services.drill_flow import Phase
+
+        card = self.flow.card
+        assert card is not None
+        if self.flow.phase is Phase.REVEALED:
+            return _("Your grade (u s b n q): ")
+        if card.kind == "choice":
+            letters = "".join(choice.letter for choice in card.choices)
+            return _("Your choice ({first}-{last}; u s n q, 'bury'): ").format(
+                first=letters[0], last=letters[-1]
+            )
+        if card.kind == "problem":
+            from kvdrill.engine.problems.answers import bare_number_unit
+
+            unit = bare_number_unit(card.variant.unit) if card.variant is not None else ""
+            if unit:
+                return _("Your answer (in {unit}); ? gives up (u s b n q): ").format(unit=unit)
+            return _("Your answer; ? gives up (u s b n q): ")
+        return _("[Enter] show the answer · u undo · s suspend · b bury · n note · q quit: ")
+
+    def perform(self, step: Step | None) -> None:
+        """Carry out ``step``, then each step that follows from it, as the TUI's drill screen
+        does: a session call runs here in line and its result goes back to the flow."""
+        from kvdrill.app.services.drill import InvalidAnswer
+        from kvdrill.app.services.drill_steps import Call, OpenNote
+
+        flow = self.flow
+        while step is not None:
+            if isinstance(step, Call):
+                try:
+                    done = step.run(self.session)
+                except DatabaseUnusable:
+                    raise  # nothing more can be saved: stop, with the reason on stderr
+                except InvalidAnswer as exc:
+                    self.say(str(exc))  # asked again
+                    step = flow.ready()
+                    continue
+                except UserError as exc:
+                    # Nothing was saved (a locked database, say): the card stays where it was.
+                    self.say(f"kvdrill: {exc}")
+                    step = flow.ready()
+                    continue
+                step = flow.finished(done)
+                continue
+            if isinstance(step, OpenNote):
+                step = flow.note_closed(step.text, self.edit_note(step.text))
+                continue
+            self.paint(step)
+            step = flow.ready()
+
+    def paint(self, step: Step) -> None:
+        from kvdrill.app.services import drill_steps as steps
+
+        card = self.flow.card
+        if isinstance(step, steps.ShowCard):
+            if step.notice:
+                self.say(step.notice)
+            if step.state.card is not None:
+                self.show_card(step.state.card)
+        elif isinstance(step, steps.Notice):
+            self.line(step.text)
+        elif isinstance(step, steps.ShowReveal):
+            assert card is not None
+            self.show_answer(card)
+            self.line(_("Grade: {keys}").format(keys=grade_keys_help()))
+            if step.lead:
+                self.say(self.text(step.lead))
+        elif isinstance(step, steps.ShowChoiceVerdict):
+            assert card is not None
+            self.show_choice_verdict(card, step.result)
+        elif isinstance(step, steps.ShowProblemVerdict):
+            assert card is not None
+            self.show_problem_verdict(card, step.verdict)
+        elif isinstance(step, steps.ShowNote):
+            assert card is not None
+            self.say(_("Note saved.") if card.note else _("Note deleted."))
+        elif isinstance(step, steps.ShowSummary):
+            self.summarised = True
+            if step.summary is not None:
+                self.print_summary(step.summary)
+        elif isinstance(step, steps.Leave):
+            raise Quit
+        # Plain mode has no keys for the other steps (the TUI's picks, hints, flag and edit).
 
     def show_card(self, card: CardView) -> None:
         # Cards answered or set aside, then this one; of the session's cards, each return of a
@@ -194,121 +283,18 @@ class PlainDrill:
             for choice in card.choices:
                 self.say(self.text(choice.text, lead=f"  {choice.letter}. "))
 
-    def drill_card(self, card: CardView) -> None:
-        started = time.monotonic()
-        if card.kind == "choice":
-            self.drill_choice(card, started)
-        elif card.kind == "problem":
-            self.drill_problem(card, started)
-        else:
-            self.drill_recall(card, started)
-
-    def command(self, text: str) -> str | None:
-        """Run ``text`` if it is a command: "moved" when another card is now current (undo,
-        suspend, bury), "stay" when the same card goes on; None when it is no command."""
-        action = COMMANDS.get(text.strip().lower())
-        if action is None:
-            return None
-        if action == "quit":
-            raise Quit
-        if action == "note":
-            self.edit_note()
-            return "stay"
-        if action == "undo":
-            if not self.session.undo():
-                self.say(_("Nothing to undo in this session."))
-                return "stay"
-            self.say(_("Undone: that card is back."))
-        elif action == "suspend":
-            self.session.suspend()
-            self.say(_("Suspended: this card is out of your drills until you unsuspend it."))
-        else:
-            self.session.bury()
-            self.say(_("Buried until tomorrow."))
-        return "moved"
-
-    def read_reply(
-        self,
-        prompt: str,
-        card: CardView,
-        not_a_command: Callable[[str], bool] = lambda reply: False,
-    ) -> tuple[str, CardView] | None:
-        """The next non-empty reply that is not a command, with the card as it now reads (a note
-        edit renews it); None when a command moved the session to another card."""
-        while True:
-            reply = self.ask(prompt)
-            done = None if not_a_command(reply) else self.command(reply)
-            if done == "moved":
-                return None
-            if done == "stay":
-                card = self.session.current or card
-                continue
-            if reply.strip():
-                return reply, card
-
-    def edit_note(self) -> None:
-        current = self.session.note()
+    def edit_note(self, current: str) -> str | None:
+        """The note typed for the card that reads ``current``: None keeps it, "" deletes it."""
         if current:
             self.say(_("Your note: {note}").format(note=literal(current)))
-        text = self.ask(_("New note (one line; empty keeps it, '-' deletes it): "))
-        if text.strip() == "-":
-            self.session.set_note("")
-            self.say(_("Note deleted."))
-        elif text.strip():
-            self.session.set_note(text.strip())
-            self.say(_("Note saved."))
+        text = self.ask(_("New note (one line; empty keeps it, '-' deletes it): ")).strip()
+        if text == "-":
+            return ""
+        return text or None
 
-    # --- card kinds ------------------------------------------------------------------------
+    # --- what an answer shows ----------------------------------------------------------------
 
-    def drill_recall(self, card: CardView, started: float) -> None:
-        while True:
-            reply = self.ask(
-                _("[Enter] show the answer · u undo · s suspend · b bury · n note · q quit: ")
-            )
-            done = self.command(reply)
-            if done == "moved":
-                return
-            if done is None:
-                break
-            card = self.session.current or card  # a note edit renews the view
-        self.show_answer(card)
-        self.line(_("Grade: {keys}").format(keys=grade_keys_help()))
-        if not self.hard_note_shown:
-            self.hard_note_shown = True
-            self.line(hard_note())
-        while True:
-            got = self.read_reply(_("Your grade (u s b n q): "), card)
-            if got is None:
-                return
-            reply, card = got
-            quality = parse_grade(reply)
-            if quality is None:
-                self.line(_("Type a grade: {keys}.").format(keys=grade_keys_help()))
-                continue
-            self.session.grade(quality, time.monotonic() - started)
-            return
-
-    def drill_choice(self, card: CardView, started: float) -> None:
-        from kvdrill.app.services.drill import InvalidAnswer
-
-        letters = "".join(choice.letter for choice in card.choices)
-        while True:
-            got = self.read_reply(
-                _("Your choice ({first}-{last}; u s n q, 'bury'): ").format(
-                    first=letters[0], last=letters[-1]
-                ),
-                card,
-                not_a_command=lambda reply: _all_letters(reply, letters),
-            )
-            if got is None:
-                return
-            reply, card = got
-            try:
-                result = self.session.answer_choice(reply, time.monotonic() - started)
-            except InvalidAnswer as exc:
-                self.say(str(exc))
-                continue
-            break
+    def show_choice_verdict(self, card: CardView, result: ChoiceResult) -> None:
         if result.correct:
             self.say(_("Right: {letters}.").format(letters=result.correct_letters))
         else:
@@ -319,28 +305,10 @@ class PlainDrill:
             )
         self.show_answer(card)
 
-    def drill_problem(self, card: CardView, started: float) -> None:
-        from kvdrill.engine.problems.answers import bare_number_unit
-
-        unit = bare_number_unit(card.variant.unit) if card.variant is not None else ""
-        if unit:
-            question = _("Your answer (in {unit}); ? gives up (u s b n q): ").format(unit=unit)
-        else:
-            question = _("Your answer; ? gives up (u s b n q): ")
-        while True:
-            got = self.read_reply(question, card)
-            if got is None:
-                return
-            reply, card = got
-            seconds = time.monotonic() - started
-            if reply.strip() == "?":
-                verdict = self.session.give_up(seconds)
-            else:
-                verdict = self.session.answer_problem(reply, seconds)
-                if verdict.unreadable:
-                    self.say(literal(verdict.headline))
-                    continue
-            break
+    def show_problem_verdict(self, card: CardView, verdict: Verdict) -> None:
+        if verdict.unreadable:
+            self.say(literal(verdict.headline))  # asked again
+            return
         self.line(literal(verdict.headline))
         if verdict.diagnosis:
             self.say(self.text(verdict.diagnosis))
@@ -415,11 +383,6 @@ def _is_terminal(stream: TextIO) -> bool:
         return stream.isatty()
     except (AttributeError, ValueError):
         return False
-
-
-def _all_letters(reply: str, letters: str) -> bool:
-    text = reply.strip().upper()
-    return bool(text) and all(ch in letters or ch in " ,;/+" for ch in text)
 
 
 def run_plain(args, stdin: TextIO, stdout: TextIO) -> int:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from kvdrill.app.services.drill import ChoiceResult
 from kvdrill.app.services.drill_flow import HARD_COMES_BACK, Action, DrillFlow, Phase
 from kvdrill.app.services.drill_steps import (
+    AnswerChoice,
     AnswerProblem,
+    ChoiceDone,
     GradeCard,
     Moved,
     ProblemDone,
@@ -112,3 +115,43 @@ def test_the_last_answer_leads_to_the_summary() -> None:
     assert isinstance(flow.finished(Moved(state())), ShowCard)
     assert flow.phase is Phase.OVER
     assert flow.ready() == Summarise()
+
+
+def choice_card(card_id: int) -> CardView:
+    from dataclasses import replace
+
+    from kvdrill.engine.packs.card_view import choice_views
+
+    choices = choice_views([{"text": "x", "correct": True}, {"text": "y"}, {"text": "z"}])
+    return replace(card(card_id, "choice"), choices=choices)
+
+
+def test_plain_mode_lines_are_the_flow_s_keys_for_the_phase_shown() -> None:
+    """A line in plain mode stands for the key the TUI would press, by card kind and phase."""
+    flow, _ = opened(card(1), choice_card(2), card(3, "problem"))
+    assert flow.read_line("") == (Action.REVEAL, None)  # any line shows a recall answer
+    assert flow.read_line("b") == (Action.BURY, None)
+    assert flow.read_line("Quit") == (Action.LEAVE, None)
+    flow.press(Action.REVEAL)
+    flow.ready()
+    assert flow.read_line("") is None  # after the reveal only a grade or a word counts
+    assert flow.read_line("great") is None
+    assert flow.read_line("3") == (Action.GRADE, 4)  # the labelled grade Good
+    assert flow.read_line("g0") == (Action.GRADE, 0)
+    flow.press(*flow.read_line("2"))
+    flow.finished(Moved(state(choice_card(2), card(3, "problem"))))
+    flow.ready()
+    # On a choice card's prompt letters answer first: b is choice B, bury the word.
+    assert flow.read_line("b") == (Action.CHECK, "b")
+    assert flow.read_line("a, c") == (Action.CHECK, "a, c")
+    assert flow.read_line("bury") == (Action.BURY, None)
+    answer = flow.press(*flow.read_line("a"))
+    assert isinstance(answer, AnswerChoice) and answer.letters == "a"
+    flow.finished(ChoiceDone(ChoiceResult(True, 5, "A", "A", ""), state(card(3, "problem"))))
+    assert flow.phase is Phase.ANSWERED and flow.read_line("u") is None  # Enter comes first
+    flow.ready()
+    assert isinstance(flow.press(Action.NEXT), ShowCard)
+    flow.ready()
+    assert flow.read_line("?") == (Action.GIVE_UP, None)
+    assert flow.read_line(" 12 GiB") == (Action.CHECK, " 12 GiB")
+    assert flow.read_line("") is None

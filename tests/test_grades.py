@@ -7,7 +7,6 @@ import pytest
 from kvdrill.engine.study.grades import (
     LABELLED_GRADES,
     grade_keys_help,
-    hard_note,
     parse_grade,
 )
 from kvdrill.engine.study.sm2 import SESSION_REPEAT_BELOW
@@ -34,6 +33,11 @@ def test_the_help_line_names_every_key_and_the_prefix() -> None:
     assert "g then 0-5" in grade_keys_help()
 
 
-def test_the_hard_note_is_true_of_the_queue() -> None:
-    label, quality = LABELLED_GRADES[2]
-    assert label in hard_note() and quality < SESSION_REPEAT_BELOW
+def test_the_note_on_hard_is_true_of_the_queue() -> None:
+    """The drill flow's note at the first reveal, in the TUI and plain mode alike."""
+    from kvdrill.app.services.drill_flow import HARD_COMES_BACK
+
+    for key, (label, quality) in LABELLED_GRADES.items():
+        assert f"{key} {label}" in HARD_COMES_BACK
+        comes_back = HARD_COMES_BACK.index(f"{key} {label}") < HARD_COMES_BACK.index("back later")
+        assert comes_back == (quality < SESSION_REPEAT_BELOW)

@@ -130,7 +130,7 @@ def test_undo_in_plain_mode_brings_the_card_back_and_forgets_the_answer(
 ) -> None:
     lines = ["", "1", "u", "", "3", "q"]
     code, out = drill(monkeypatch, capsys, fixture_db, "2026-03-10T09:00", lines)
-    assert code == 0 and "Undone: that card is back." in out
+    assert code == 0 and "Last answer undone: the card is back." in out
     assert out.count("Alpha prompt") == 2
     assert logged(fixture_db) == [("alpha", 4, True)]
     assert "Session over: 1 card, 1 answer, 100% right the first time" in out
@@ -146,7 +146,7 @@ def test_bad_input_is_asked_again_and_commands_work(monkeypatch, capsys, fixture
     ]  # fmt: skip
     code, out = drill(monkeypatch, capsys, fixture_db, "2026-03-10T09:00", lines)
     assert "Type a grade: 1 Again · 2 Hard · 3 Good · 4 Easy · g then 0-5" in out
-    assert "Suspended" in out and out.count("Buried until tomorrow.") == 2
+    assert "Suspended: " in out and out.count("Buried until tomorrow: ") == 2
     assert "'Z' is not one of the choices: type a letter from A to C" in out
     assert "Your note: write it twice" in out
     assert [key for key, _, _ in logged(fixture_db)] == ["alpha", "delta"]
@@ -322,16 +322,17 @@ def test_an_answer_that_cannot_be_saved_says_why_and_the_card_stays(
     real = DrillSession.grade
     calls = []
 
-    def grade_once_locked(self, quality, seconds=0.0):
+    def grade_once_locked(self, quality, seconds=0.0, **times):
         calls.append(quality)
         if len(calls) == 1:
             raise UserError("the database stayed locked by another kvdrill process")
-        return real(self, quality, seconds)
+        return real(self, quality, seconds, **times)
 
     monkeypatch.setattr(DrillSession, "grade", grade_once_locked)
-    code, out = drill(monkeypatch, capsys, fixture_db, "2026-03-10T09:00", ["", "3", "", "3"])
+    code, out = drill(monkeypatch, capsys, fixture_db, "2026-03-10T09:00", ["", "3", "3"])
     assert "kvdrill: the database stayed locked by another kvdrill process" in out
-    assert out.count("Alpha prompt") == 2  # shown again, then graded
+    # The card stays at its answer (as in the TUI): the grade is asked again, then saved.
+    assert out.count("Alpha prompt") == 1 and out.count("Your grade") == 2
     assert logged(fixture_db) == [("alpha", 4, True)]
 
 
@@ -392,8 +393,8 @@ def test_grades_are_the_tui_scheme_with_exact_qualities_behind_g(
     code, out = drill(monkeypatch, capsys, fixture_db, "2026-03-10T09:00", lines)
     assert [quality for _, quality, _ in logged(fixture_db)] == [4, 2, 3]
     assert out.count("Grade: 1 Again · 2 Hard · 3 Good · 4 Easy · g then 0-5") == 3
-    # The note on Hard, once: it brings the card back the same session.
-    assert out.count("Hard brings the card back later in this session") == 1
+    # The note on Hard, once (the drill flow's, as in the TUI): it comes back the same session.
+    assert out.count("2 Hard bring this card back later in this session") == 1
 
 
 def test_plain_mode_fits_80_columns_on_the_bundled_decks(tmp_path: Path) -> None:

@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kvdrill.app.services import environment
 from kvdrill.engine.errors import UserError
-from kvdrill.engine.packs.card_view import CHOICE_LETTERS, CardView, DrillState
+from kvdrill.engine.packs.card_view import CHOICE_LETTERS, CHOICE_SEPARATORS, CardView, DrillState
 from kvdrill.engine.problems.types import Variant, Verdict
 from kvdrill.engine.study.clock import study_day
 from kvdrill.engine.study.grades import Grade
@@ -572,7 +572,7 @@ class DrillSession:
 def _read_letters(text: str, count: int) -> str:
     """``"b"``, ``"A C"``, ``"a,c"`` -> sorted unique letters; InvalidAnswer when unreadable."""
     valid = CHOICE_LETTERS[:count]
-    letters = [ch for ch in text.upper() if ch not in " ,;/+"]
+    letters = [ch for ch in text.upper() if ch not in CHOICE_SEPARATORS]
     if not letters:
         raise InvalidAnswer(f"type a letter from {valid[0]} to {valid[-1]}")
     wrong = [ch for ch in letters if ch not in valid]

@@ -12,9 +12,13 @@ committing, the screen painting), a key is queued and applied in order once the 
 against the phase it then finds. A key that does not fit that phase does nothing, as when it is
 pressed there (a grade before the reveal, say).
 
+Plain mode (app/plain.py) drives the same flow a line at a time: ``read_line`` turns a typed
+line into the key it stands for (``PLAIN_WORDS``), so a rule holds in both modes at once.
+
 Adding a key is one change here: an ``Action`` member, its ``RULES`` row (the phases and card
 kinds it works in), its ``_on_<action>`` method returning the step, a ``TUI_KEYS`` row (the
-terminal key, the footer's word and what ``?`` says of it). A step of a new kind (a session call)
+terminal key, the footer's word and what ``?`` says of it) and, if plain mode has it, a
+``PLAIN_WORDS`` row. A step of a new kind (a session call)
 goes in drill_steps.py; the screen paints only the steps it knows.
 """
 
@@ -58,8 +62,8 @@ from kvdrill.app.services.drill_steps import (
     SummaryDone,
     Undo,
 )
-from kvdrill.engine.packs.card_view import CHOICE_LETTERS
-from kvdrill.engine.study.grades import LABELLED_GRADES, RAW_QUALITIES, Grade
+from kvdrill.engine.packs.card_view import CHOICE_LETTERS, CHOICE_SEPARATORS
+from kvdrill.engine.study.grades import LABELLED_GRADES, RAW_QUALITIES, Grade, parse_grade
 from kvdrill.engine.study.settings import DEFAULT_ANSWER_SECONDS
 from kvdrill.i18n import N_, _
 
@@ -88,7 +92,7 @@ class Action(StrEnum):
     GRADE = "grade"  # an SM-2 quality 0..5 as read by engine/study/grades.parse_grade
     CHOOSE = "choose"  # a letter: picks a choice; b elsewhere buries
     SUBMIT = "submit"  # Enter at a prompt: the picked letters, or back to the answer box
-    CHECK = "check"  # a typed answer
+    CHECK = "check"  # a typed answer: a problem's; in plain mode also a choice's letters
     GIVE_UP = "give_up"
     NEXT = "next_card"
     PAUSE = "pause"
@@ -140,7 +144,7 @@ RULES: dict[Action, Rule] = {
     Action.GRADE: Rule(frozenset({Phase.REVEALED}), fits=_quality_fits),
     Action.CHOOSE: Rule(frozenset({Phase.PROMPT}), frozenset({"choice"}), fits=_letter_fits),
     Action.SUBMIT: Rule(frozenset({Phase.PROMPT}), frozenset({"choice", "problem"}), fits=_picked),
-    Action.CHECK: Rule(frozenset({Phase.PROMPT}), frozenset({"problem"})),
+    Action.CHECK: Rule(frozenset({Phase.PROMPT}), frozenset({"choice", "problem"})),
     Action.GIVE_UP: Rule(frozenset({Phase.PROMPT}), frozenset({"problem"})),
     Action.NEXT: Rule(frozenset({Phase.ANSWERED})),
     # The countdown stops at the reveal.
@@ -242,6 +246,22 @@ TUI_KEYS = [
     ),
 ]
 
+# Plain mode's words, typed as a line at any prompt (app/plain.py); on a choice card's prompt a
+# line of choice letters is the answer first, so there bury is the word.
+PLAIN_WORDS: dict[str, Action] = {
+    "u": Action.UNDO,
+    "undo": Action.UNDO,
+    "s": Action.SUSPEND,
+    "suspend": Action.SUSPEND,
+    "b": Action.BURY,
+    "bury": Action.BURY,
+    "n": Action.NOTE,
+    "note": Action.NOTE,
+    "q": Action.LEAVE,
+    "quit": Action.LEAVE,
+}
+GIVE_UP_WORD = "?"  # on a problem's prompt, in plain mode
+
 # Said on the reveal screen until the learner has seen it once in this app run: Anki users
 # expect Hard to push a card out, but SM-2 (step 7) shows every card graded below 4 again today.
 HARD_COMES_BACK = N_(
@@ -321,6 +341,30 @@ class DrillFlow:
             if step is not None:
                 return step
         return None
+
+    def read_line(self, line: str) -> tuple[Action, Arg] | None:
+        """A line typed in plain mode as the key it stands for here; None when it stands for
+        none (an empty line after the reveal, a word that is no grade)."""
+        reply = line.strip()
+        card = self.card
+        if card is None or self.phase not in (Phase.PROMPT, Phase.REVEALED):
+            return None
+        at_prompt = self.phase is Phase.PROMPT
+        if at_prompt and card.kind == "choice" and _letters_only(reply, len(card.choices)):
+            return Action.CHECK, reply
+        word = PLAIN_WORDS.get(reply.lower())
+        if word is not None:
+            return word, None
+        if not at_prompt:
+            quality = parse_grade(reply)
+            return (Action.GRADE, int(quality)) if quality is not None else None
+        if card.kind in RECALL:
+            return Action.REVEAL, None  # any line shows the answer
+        if not reply:
+            return None
+        if card.kind == "problem" and reply == GIVE_UP_WORD:
+            return Action.GIVE_UP, None
+        return Action.CHECK, line  # the session reads it and says what is wrong with it
 
     def _waits(self, action: Action) -> bool:
         return self.busy or bool(self._queue) or self._cannot_start(action)
@@ -406,7 +450,10 @@ class DrillFlow:
         return AnswerChoice(letters, self.timer.spent, self.seconds_shown())
 
     def _on_check(self, typed: Arg) -> Step:
+        assert self.card is not None
         text = str(typed or "").strip()
+        if self.card.kind == "choice":
+            return AnswerChoice(text, self.timer.spent, self.seconds_shown())
         if not text:
             return Notice(_(EMPTY_ANSWER), timeout=5)
         return AnswerProblem(text, self.timer.spent, self.seconds_shown())
@@ -482,6 +529,7 @@ class DrillFlow:
             return self._show(done.state, done.notice)
         if isinstance(done, ChoiceDone):
             self.phase = Phase.ANSWERED
+            self.timer.stop()
             self.next_state = done.state
             return ShowChoiceVerdict(done.result)
         if isinstance(done, ProblemDone):
@@ -557,6 +605,13 @@ class DrillFlow:
         if self.card.kind == "problem":
             return _("type the answer, Enter checks · ctrl+g solution · Esc more keys")
         return _("answer out loud, then space to check · s suspend · b bury · ? all keys")
+
+
+def _letters_only(reply: str, choices: int) -> bool:
+    """Whether ``reply`` is made of choice letters alone (``b``, ``A C``), such as there are."""
+    text = reply.upper()
+    letters = CHOICE_LETTERS[:choices]
+    return bool(text) and all(ch in letters or ch in CHOICE_SEPARATORS for ch in text)
 
 
 def _same_card(shown: CardView, card: CardView) -> bool:

@@ -18,6 +18,7 @@ from kvdrill.i18n import N_
 MIN_CHOICES, MAX_CHOICES = 2, 8
 # One letter per possible choice: A, B, C... in the order shown.
 CHOICE_LETTERS = ascii_uppercase[:MAX_CHOICES]
+CHOICE_SEPARATORS = " ,;/+"  # what may stand between typed letters: "A C", "a,c"
 
 
 class ChoiceJson(TypedDict):

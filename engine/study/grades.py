@@ -57,14 +57,6 @@ def grade_keys_help() -> str:
     return f"{keys} · {exact}"
 
 
-def hard_note() -> str:
-    """Shown once on the reveal screen: Anki users expect Hard to pass for the day."""
-    return _(
-        "Note: {hard} brings the card back later in this session "
-        "(SM-2 repeats a card graded below {good} the same day)."
-    ).format(hard=grade_label(2), good=grade_label(3))
-
-
 def _words() -> dict[str, Grade]:
     """The label words read as grades: English, and the learner's language."""
     words = {label.lower(): quality for label, quality in LABELLED_GRADES.values()}
