@@ -462,3 +462,47 @@ def test_a_profile_in_vietnamese_drills_in_vietnamese(
     assert "Hết phiên:" in out
     for english in ("[Enter] show the answer", "Grade:", "Session over", "Back tomorrow"):
         assert english not in out, english
+
+
+@pytest.mark.parametrize(
+    ("language", "said", "not_said"),
+    [
+        (
+            "vi",
+            [
+                "Chưa đúng: đáp án là",
+                "Bạn quên hệ số 2 cho K và V: mỗi lớp đều lưu cả key lẫn value vào cache.",
+                "Lời giải chi tiết:",
+                "Đáp án: ",
+            ],
+            ["Not quite", "You left out the factor 2", "Worked solution", "Answer: "],
+        ),
+        (
+            "en",
+            [
+                "Not quite: expected",
+                "You left out the factor 2 for K and V: every layer caches a key and a value.",
+                "Worked solution:",
+                "Answer: ",
+            ],
+            ["Chưa đúng", "Bạn quên", "Lời giải", "Đáp án"],
+        ),
+    ],
+)
+def test_a_wrong_typed_answer_is_diagnosed_and_worked_in_the_profile_s_language(
+    monkeypatch, capsys, fixture_db, language: str, said: list[str], not_said: list[str]
+) -> None:
+    from kvdrill.app.services.drill import DrillSession
+
+    database = open_database(fixture_db)
+    variant = DrillSession.open(database, now=datetime(2026, 3, 10, 9), tag="drawn").current.variant
+    database.close()
+    without_factor_2 = f"{variant.expected_value / 2:g} {variant.unit}"
+    assert main(["--db", fixture_db, "settings", "language", language]) == 0
+    capsys.readouterr()
+    monkeypatch.setenv("KVDRILL_NOW", "2026-03-10T09:00")
+    monkeypatch.setattr(sys, "stdin", io.StringIO(f"{without_factor_2}\n"))
+    assert main(["--db", fixture_db, "drill", "--plain", "--tag", "drawn"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert [text for text in said if text not in out] == [], out
+    assert [text for text in not_said if text in out] == [], out

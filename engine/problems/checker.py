@@ -61,13 +61,13 @@ def worked_solution(variant: Variant, shown: str | None = None) -> str:
     formula_text = variant.context.get("formula_text")
     formula = variant.context.get("formula")
     if isinstance(formula_text, str) and formula_text:
-        lines.append(f"Formula: `{formula_text}`")
+        lines.append(_("Formula: `{formula}`").format(formula=formula_text))
     elif isinstance(formula, str) and formula:
-        lines.append(f"Formula: `{formula}`")
+        lines.append(_("Formula: `{formula}`").format(formula=formula))
     if variant.params:
         inputs = ", ".join(f"{name} = {value}" for name, value in variant.params.items())
-        lines.append(f"Inputs: {inputs}")
-    lines.append(f"Expected: **{shown or expected_text(variant)}**")
+        lines.append(_("Inputs: {inputs}").format(inputs=inputs))
+    lines.append(_("Expected: **{answer}**").format(answer=shown or expected_text(variant)))
     return "\n\n".join(lines)
 
 

@@ -28,6 +28,7 @@ from kvdrill.engine.problems.mistake_sentences import (
     SENTENCES,
     bare_base_unit_sentence,
     known_mistake_sentence,
+    sentence,
 )
 from kvdrill.engine.problems.types import Diagnosis, Variant
 from kvdrill.engine.problems.unit_traps import unit_slip
@@ -43,10 +44,11 @@ def _alternatives(facts: Facts) -> Diagnosis | None:
         if isinstance(wrong, bool) or not isinstance(wrong, int | float) or not wrong:
             continue
         if abs(facts.value / wrong - 1) <= facts.tolerance:
-            sentence = custom.get(code) or SENTENCES.get(str(code))
-            if sentence is None:
-                sentence = known_mistake_sentence(code)
-            return Diagnosis(str(code), str(sentence))
+            said = custom.get(code)
+            if not said:
+                known = str(code) in SENTENCES
+                said = sentence(str(code)) if known else known_mistake_sentence(code)
+            return Diagnosis(str(code), str(said))
     return None
 
 
@@ -83,7 +85,7 @@ def diagnose(variant: Variant, answer: TypedAnswer) -> Diagnosis | None:
         return slip
     facts = Facts.of(variant, answer)
     if _rounded_up(facts):
-        return Diagnosis("rounded_up", SENTENCES["rounded_up"])
+        return Diagnosis("rounded_up", sentence("rounded_up"))
     bare = _bare_base_unit(facts)
     if bare is not None:
         return bare
@@ -96,7 +98,7 @@ def diagnose(variant: Variant, answer: TypedAnswer) -> Diagnosis | None:
     for rule in RULES:
         if rule.needs_precision and not facts.precise:
             continue
-        sentence = rule.match(facts)
-        if sentence is not None:
-            return Diagnosis(rule.code, sentence)
+        said = rule.match(facts)
+        if said is not None:
+            return Diagnosis(rule.code, said)
     return None

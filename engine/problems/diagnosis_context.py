@@ -26,6 +26,7 @@ from kvdrill.engine.problems.worked import (
     expr_names,
     whole_by_ceiling,
 )
+from kvdrill.i18n import _
 
 # Formulas whose answer scales with the weights' precision (the rest: the KV cache's).
 WEIGHT_FORMULAS = {"weight_bytes", "decode_floor_time", "weight_quant_gain_tokens"}
@@ -71,10 +72,12 @@ def _alternatives(problem: Problem, draw: Draw) -> tuple[dict[str, float], dict[
     ):
         changes["active_vs_total"] = {"model_params": values["active_params"]}
     if "active_vs_total" in changes and problem.output == "weight_bytes":
-        sentences["active_vs_total"] = (
-            f"Memory holds every expert: count all {format_number(values['model_params'] / 1e9, 3)}"
-            f" B parameters, not the {format_number(values['active_params'] / 1e9, 3)} B active "
-            "ones."
+        sentences["active_vs_total"] = _(
+            "Memory holds every expert: count all {total} B parameters, not the {active} B "
+            "active ones."
+        ).format(
+            total=format_number(values["model_params"] / 1e9, 3),
+            active=format_number(values["active_params"] / 1e9, 3),
         )
     if weights_derived and values.get("scale_bits", 0) > 0 and "scale_bits" not in draw.overrides:
         changes["scales_missing"] = {"scale_bits": 0.0}
@@ -88,8 +91,8 @@ def _alternatives(problem: Problem, draw: Draw) -> tuple[dict[str, float], dict[
             if code in changes:
                 continue  # two inputs in the same unit: name the first
             changes[code] = {name: values[name] * unit_factor(misread) / unit_factor(shown)}
-            sentences[code] = (
-                f"You read {show(problem, draw, name)} as {misread}: 1 GiB = 2³⁰ B = 1.074 GB."
+            sentences[code] = _("You read {value} as {unit}: 1 GiB = 2³⁰ B = 1.074 GB.").format(
+                value=show(problem, draw, name), unit=misread
             )
     for code, change in changes.items():
         wrong = _recomputed(problem, draw, change)

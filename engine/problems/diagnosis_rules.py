@@ -22,7 +22,6 @@ from dataclasses import dataclass
 
 from kvdrill.engine.problems.diagnosis_facts import Facts
 from kvdrill.engine.problems.mistake_sentences import (
-    SENTENCES,
     attention_heads_sentence,
     bits_vs_bytes_sentence,
     dtype_bytes_sentence,
@@ -31,6 +30,7 @@ from kvdrill.engine.problems.mistake_sentences import (
     gpus_missing_sentence,
     near_miss_sentence,
     prefix_ratio_sentence,
+    sentence,
     tp_missing_sentence,
     tp_wrong_sentence,
 )
@@ -181,15 +181,17 @@ RULES: list[Rule] = [
     _prefix_ratio_rule("mb_vs_mib", 2),
     _prefix_ratio_rule("gb_vs_gib", 3),
     _prefix_ratio_rule("tb_vs_tib", 4),
-    Rule("kv_factor_2", kv_factor_2_ratios, lambda facts, _: SENTENCES["kv_factor_2"]),
-    Rule("mla_factor_2", mla_factor_2_ratios, lambda facts, _: SENTENCES["mla_factor_2"]),
+    Rule("kv_factor_2", kv_factor_2_ratios, lambda facts, found: sentence("kv_factor_2")),
+    Rule("mla_factor_2", mla_factor_2_ratios, lambda facts, found: sentence("mla_factor_2")),
     Rule("attention_heads", attention_heads_ratios, _attention_heads),
     Rule("tp_missing", tp_missing_ratios, _tp_missing),
-    Rule("tp_wrong", tp_wrong_ratios, lambda facts, _: tp_wrong_sentence(facts.number("tp") or 0)),
+    Rule(
+        "tp_wrong", tp_wrong_ratios, lambda facts, found: tp_wrong_sentence(facts.number("tp") or 0)
+    ),
     Rule(
         "gpus_missing",
         gpus_missing_ratios,
-        lambda facts, _: gpus_missing_sentence(facts.number("gpus") or 0),
+        lambda facts, found: gpus_missing_sentence(facts.number("gpus") or 0),
     ),
     Rule("dtype_bytes", dtype_bytes_ratios, _dtype_bytes),
     # After the context rules: a ratio of 8 is more often 64 heads / 8 KV heads or TP 8.

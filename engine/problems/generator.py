@@ -55,6 +55,7 @@ from kvdrill.engine.problems.worked import (
     symbol_position,
     worked_solution,
 )
+from kvdrill.i18n import _
 
 _TEMPLATE_CACHE_SIZE = 512
 _template_cache: dict[str, Problem] = {}
@@ -88,7 +89,7 @@ def draw_variant(problem: Problem, template_id: str, seed: int) -> Variant:
     """A variant of a compiled template; UserError when the template cannot give one."""
     rng = random.Random(mixed_seed(template_id, seed))
     failed: dict[str, int] = {}
-    for _ in range(MAX_ATTEMPTS):
+    for _attempt in range(MAX_ATTEMPTS):
         picks = {axis.name: axis.pick(rng.randrange(axis.size())) for axis in problem.axes}
         refused = refused_by_vllm(problem, picks)
         if refused:
@@ -139,7 +140,11 @@ def _default_prompt(problem: Problem, params: Mapping[str, str]) -> str:
     if problem.ask in SYMBOLS:
         what += f" ({SYMBOLS[problem.ask].description})"
     inputs = "\n".join(f"- {name}: {text}" for name, text in params.items())
-    return f"Find {what}, in {problem.unit or 'plain numbers'}.\n\n{inputs}"
+    if problem.unit:
+        find = _("Find {what}, in {unit}.").format(what=what, unit=problem.unit)
+    else:
+        find = _("Find {what}, in plain numbers.").format(what=what)
+    return f"{find}\n\n{inputs}"
 
 
 def _params(problem: Problem, draw: Draw) -> dict[str, str]:
