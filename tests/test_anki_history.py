@@ -697,6 +697,30 @@ def test_a_packages_images_come_along_and_every_mode_shows_them(
         col.close()
 
 
+def test_a_hand_written_packs_images_go_to_anki_with_the_card(
+    tmp_path: Path, db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pack = tmp_path / "plots.md"
+    (tmp_path / "figures").mkdir()
+    (tmp_path / "figures" / "chart.png").write_bytes(TINY_PNG)
+    pack.write_text(
+        KV_PACK.replace("How many bytes", "![the chart](figures/chart.png) How many bytes"),
+        encoding="utf-8",
+    )
+    assert main(["--db", db_url, "import", str(pack)]) == 0
+    package = tmp_path / "plots.apkg"
+    assert main(["--db", db_url, "export", "--format", "apkg", str(package)]) == 0
+    capsys.readouterr()
+    col = _fresh_anki_with(package, tmp_path / "anki")
+    try:
+        (note_id,) = col.find_notes('"Source:proof/kv-bytes"')
+        prompt = col.get_note(note_id)["Prompt"]
+        assert '<img src="proof-figures-chart.png" alt="the chart"' in prompt
+        assert (Path(col.media.dir()) / "proof-figures-chart.png").read_bytes() == TINY_PNG
+    finally:
+        col.close()
+
+
 async def test_the_drill_screen_shows_an_image_as_a_line_with_its_path_and_opens_it(
     exported: Exported,
     tmp_path: Path,
@@ -718,16 +742,16 @@ async def test_the_drill_screen_shows_an_image_as_a_line_with_its_path_and_opens
         prompt = text_of(app, "#drill-prompt")
         assert prompt.startswith("The roofline")
         assert f"[image: {chart}]" in prompt.replace("\\", "")
-        assert f"]({media_link(chart)})" in prompt
+        assert f"]({media_link(str(pack), chart)})" in prompt
         # The placeholder is a link to the image; clicking it opens that file, nothing else.
         # The desktop's viewer is the one thing not started: webbrowser records what it gets.
         monkeypatch.setattr("webbrowser.open", lambda url, *args, **kwargs: opened.append(url))
-        app.open_url(media_link(chart))
-        app.open_url(media_link(tmp_path / "inference.md"))  # not an image in the folder
-        app.open_url(media_link(chart.parent / ".." / "inference.media" / "chart.png"))
+        app.open_url(media_link(str(pack), chart))
+        app.open_url(media_link(str(pack), tmp_path / "inference.md"))  # not an image
+        app.open_url(media_link(str(pack), chart.parent / ".." / "inference.media" / "chart.png"))
         await pilot.press("space")
         await settle(pilot)
         reveal = text_of(app, "#drill-reveal").replace("\\", "")
         assert f"[image: roofline plot: {chart.with_name('plot.png')}]" in reveal
     assert opened == [chart.resolve().as_uri()]
-    assert linked_image(media_link(chart)) is not None
+    assert linked_image(media_link(str(pack), chart)) is not None

@@ -122,7 +122,7 @@ version: 1
 ## The plot {#plot}
 
 ### Prompt
-Where does decode sit on this plot? ![roofline plot](plot.media/roofline.png)
+Where does decode sit on this plot? ![roofline plot](figures/roofline.png)
 
 ### Answer
 Far left: memory bound.
@@ -131,15 +131,16 @@ Far left: memory bound.
 
 @pytest.fixture
 def served_image_card(tmp_path: Path) -> Iterator[tuple[str, str, Path]]:
-    """``kvdrill serve`` on a database whose one due card shows an image from its pack's media
-    folder (answered ten days before the served app's KVDRILL_NOW; no new card)."""
+    """``kvdrill serve`` on a database whose one due card shows an image of a hand-written pack,
+    referenced by its path from the pack file (answered ten days before the served app's
+    KVDRILL_NOW; no new card)."""
     from kvdrill.app.cli import main
     from kvdrill.app.services.drill import DrillSession
 
     pack = tmp_path / "plot.md"
     pack.write_text(IMAGE_PACK, encoding="utf-8")
-    (tmp_path / "plot.media").mkdir()
-    image = tmp_path / "plot.media" / "roofline.png"
+    (tmp_path / "figures").mkdir()
+    image = tmp_path / "figures" / "roofline.png"
     image.write_bytes(TINY_PNG)
     db_url = f"sqlite:///{tmp_path / 'served.db'}"
     assert main(["--db", db_url, "import", str(pack)]) == 0

@@ -363,8 +363,8 @@ def export_apkg(
             own[card.key] = LearnerCard(note, plan)
         pack_notes, pack_left_out, pack_media = anki_notes(meta, cards, own, pack_path)
         for name, file in pack_media.items():
-            # Only an image in the pack's own media folder goes into the package.
-            if (image := linked_image(media_link(file))) is not None:
+            # Only an image in the pack's own folder goes into the package.
+            if (image := linked_image(media_link(pack_path, file))) is not None:
                 media[name] = image.path
         notes.extend(pack_notes)
         left_out.extend(pack_left_out)

@@ -69,7 +69,7 @@ class KvdrillApp(App[None]):
     def open_url(self, url: str, *, new_tab: bool = True) -> None:
         """A link clicked in card text; an image's placeholder link opens the image (in the
         browser app, sent to the tab; in a terminal, to the desktop's viewer), only when it is
-        an image in a pack's media folder (app/services/media.py)."""
+        an image in its pack's folder (app/services/media.py)."""
         from kvdrill.app.services.media import is_media_link, linked_image
 
         if not is_media_link(url):
@@ -77,7 +77,7 @@ class KvdrillApp(App[None]):
             return
         image = linked_image(url)
         if image is None:
-            self.notify(_("That image is not in its pack's media folder: not opened."))
+            self.notify(_("That image is not in its pack's folder: not opened."))
         elif self.is_web:
             self.deliver_binary(image.path, open_method="browser", mime_type=image.mime_type)
         else:

@@ -7,6 +7,7 @@ literally), so no string built here is ever parsed as Rich/Textual markup.
 from __future__ import annotations
 
 import re
+from functools import partial
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
@@ -51,20 +52,22 @@ def plain_text(markdown: str) -> str | None:
 _MARKDOWN_PUNCTUATION_RE = re.compile(r"([\\`*_\[\]{}()<>#+\-.!|~])")
 
 
-def _image_link(alt: str, file: PurePath | None, target: str) -> str:
+def _image_link(pack_path: str, alt: str, file: PurePath | None, target: str) -> str:
     """An image as its placeholder line, linked so that a click opens it
-    (app/services/media.py); a reference outside the pack's media folder stays text."""
+    (app/services/media.py); a reference outside the pack's folder stays text."""
     text = _MARKDOWN_PUNCTUATION_RE.sub(r"\\\1", image_text(alt, file, target))
     if file is None:
         return f"\n\n{text}\n\n"
-    return f"\n\n🖼 [{text}]({media_link(file)})\n\n"
+    return f"\n\n🖼 [{text}]({media_link(pack_path, file)})\n\n"
 
 
 def with_images(markdown: str, card: CardView) -> str:
     """A card's Markdown with each image as a placeholder line giving the file's path."""
     if "![" not in markdown:
         return markdown
-    return with_image_lines(markdown, card.pack_path, _image_link).strip("\n")
+    return with_image_lines(markdown, card.pack_path, partial(_image_link, card.pack_path)).strip(
+        "\n"
+    )
 
 
 def prompt_markdown(card: CardView) -> str:

@@ -19,7 +19,7 @@ from urllib.parse import quote
 from kvdrill.engine.errors import UserError
 from kvdrill.engine.interop.anki_history import AnkiScheduling
 from kvdrill.engine.interop.markup import escape_markdown, markdown_to_html
-from kvdrill.engine.packs.media import image_text, with_image_lines
+from kvdrill.engine.packs.media import image_text, media_folder_name, with_image_lines
 from kvdrill.engine.packs.model import PackMeta, ParsedCard
 
 PROBLEM_VARIANTS = 5
@@ -113,9 +113,10 @@ def _html(markdown: str) -> str:
 
 class _AnkiImages:
     """A pack's images as Anki media: a card's ``![alt](PACK.media/x.png)`` becomes
-    ``<img src="PACK-x.png">`` (Anki's media names are one flat folder per collection, so the
-    pack id keeps two packs' ``x.png`` apart), and ``files`` collects each name's file. An image
-    outside the pack's media folder stays a text mark, as the terminal shows it."""
+    ``<img src="PACK-x.png">``, ``![alt](figures/x.png)`` ``PACK-figures-x.png`` (Anki's media
+    names are one flat folder per collection, so the pack id keeps two packs' ``x.png`` apart),
+    and ``files`` collects each name's file. An image outside the pack's folder stays a text
+    mark, as the terminal shows it."""
 
     def __init__(self, pack: str, pack_path: str) -> None:
         self.pack, self.pack_path = pack, pack_path
@@ -124,7 +125,11 @@ class _AnkiImages:
     def _reference(self, alt: str, file: PurePath | None, target: str) -> str:
         if file is None:
             return escape_markdown(image_text(alt, file, target))
-        name = f"{self.pack}-{file.name}"
+        pack_file = PurePath(self.pack_path)
+        parts = file.relative_to(pack_file.parent).parts
+        if parts[0] == media_folder_name(pack_file):
+            parts = parts[1:]
+        name = "-".join((self.pack, *parts))
         self.files[name] = file
         return f"![{escape_markdown(alt)}]({quote(name)})"
 

@@ -1,10 +1,13 @@
-"""A pack's images: the folder beside the pack that holds them, and the placeholder line a
-terminal shows for each. Pure: the callers read the files.
+"""A pack's images: where an image reference points, the folder ``convert`` copies images
+into, and the placeholder line a terminal shows for each. Pure: the callers read the files.
 
-``kvdrill convert`` copies a package's images into ``PACK.media/`` beside ``PACK.md`` and the
-cards reference them in Markdown (``![alt](PACK.media/chart.png)``). A reference is shown only
-when it names a file directly in that folder: no other folder, no ``..``, no absolute path, so
-a pack cannot make kvdrill show (or the browser app send) any other file.
+A card references an image in Markdown, ``![alt](path)``, the path relative to the pack file:
+``kvdrill convert`` copies a package's images into ``PACK.media/`` beside ``PACK.md`` and writes
+``![alt](PACK.media/chart.png)``; a hand-written pack may name any file in its own folder or
+below it (``figures/plot.png``). A reference that leaves the pack's folder (``..`` above it, an
+absolute path, a URL) is refused by ``kvdrill check`` and import (``image_reference_problems``),
+so a pack cannot make kvdrill show (or the browser app send) any other file; the file itself is
+checked again when it is opened (app/services/media.py: no symlink out).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from collections.abc import Callable
 from pathlib import PurePath, PurePosixPath
 from urllib.parse import unquote
 
+from kvdrill.engine.errors import Located
 from kvdrill.i18n import _
 
 MEDIA_SUFFIX = ".media"
@@ -33,6 +37,7 @@ IMAGE_TYPES = {
 # writes it URL-quoted).
 _IMAGE_RE = re.compile(r"!\[((?:\\.|[^\\\]])*)\]\(([^()\s]*)\)")
 _ESCAPE_RE = re.compile(r"\\(.)")
+_SCHEME_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")  # a URL's scheme, or a drive letter
 
 
 def is_image(name: str) -> bool:
@@ -44,26 +49,74 @@ def media_folder_name(pack_file: PurePath) -> str:
     return pack_file.stem + MEDIA_SUFFIX
 
 
+def _inside_parts(target: str) -> tuple[str, ...] | None:
+    """The path parts of a reference within the pack's folder (``.`` and ``..`` worked out);
+    None when it leaves the folder or names no file there (``reference_problem``)."""
+    if reference_problem(target) is not None:
+        return None
+    parts: list[str] = []
+    for part in PurePosixPath(unquote(target)).parts:
+        if part == "..":
+            parts.pop()
+        elif part != ".":
+            parts.append(part)
+    return tuple(parts)
+
+
+def reference_problem(target: str) -> str | None:
+    """Why an image reference does not name a file in the pack's folder, or None when it does."""
+    path = unquote(target)
+    if not path:
+        return _("the image reference names no file")
+    if "\\" in path or "\x00" in path:
+        return _("image '{target}': write its path with / between folders").format(target=path)
+    if _SCHEME_RE.match(path) or path.startswith("/"):
+        return _(
+            "image '{target}' is not a file in the pack's folder: kvdrill shows only images "
+            "beside the pack or below it (such as {example})"
+        ).format(target=path, example="figures/plot.png")
+    depth = 0  # folders below the pack's
+    for part in PurePosixPath(path).parts:
+        if part == "..":
+            depth -= 1
+        elif part != ".":
+            depth += 1
+        if depth < 0:
+            return _(
+                "image '{target}' leaves the pack's folder: kvdrill shows only images beside "
+                "the pack or below it (such as {example})"
+            ).format(target=path, example="figures/plot.png")
+    if depth == 0:
+        return _("image '{target}' names the pack's folder, not a file").format(target=path)
+    return None
+
+
 def image_file(pack_path: str, target: str) -> PurePath | None:
-    """The file an image reference of the pack at ``pack_path`` names: in the pack's media
-    folder, or None when it names anything else."""
-    if not pack_path:
+    """The file an image reference of the pack at ``pack_path`` names, relative to the pack
+    file; None when it names no file in the pack's folder (``reference_problem``)."""
+    parts = _inside_parts(target) if pack_path else None
+    if not parts:
         return None
-    pack_file = PurePath(pack_path)
-    parts = PurePosixPath(unquote(target)).parts
-    if len(parts) != 2 or parts[0] != media_folder_name(pack_file):
-        return None
-    name = parts[1]
-    if name in (".", "..") or "\\" in name or "\x00" in name:
-        return None
-    return pack_file.with_name(parts[0]) / name
+    return PurePath(pack_path).parent.joinpath(*parts)
+
+
+def image_reference_problems(text: str, path: str) -> list[Located]:
+    """``path:line: message`` for each image reference of a pack's text that leaves the pack's
+    folder (``reference_problem``)."""
+    if "![" not in text:
+        return []
+    problems = []
+    for match in _IMAGE_RE.finditer(text):
+        if (problem := reference_problem(match.group(2))) is not None:
+            problems.append(Located(path, text.count("\n", 0, match.start(2)) + 1, problem))
+    return problems
 
 
 def with_image_lines(
     markdown: str, pack_path: str, line: Callable[[str, PurePath | None, str], str]
 ) -> str:
     """``markdown`` with each image reference replaced by ``line(alt, file, target)``: ``file``
-    the image in the pack's media folder, None when the reference names anything else."""
+    the image in the pack's folder, None when the reference names anything else."""
 
     def placeholder(match: re.Match[str]) -> str:
         alt = " ".join(_ESCAPE_RE.sub(r"\1", match.group(1)).split())
@@ -77,12 +130,10 @@ def image_text(alt: str, file: PurePath | None, target: str) -> str:
     if file is None:
         where = unquote(target)
         if alt:
-            return _(
-                "[image: {alt} (not shown: {target} is not in the pack's media folder)]"
-            ).format(alt=alt, target=where)
-        return _("[image (not shown: {target} is not in the pack's media folder)]").format(
-            target=where
-        )
+            return _("[image: {alt} (not shown: {target} is not in the pack's folder)]").format(
+                alt=alt, target=where
+            )
+        return _("[image (not shown: {target} is not in the pack's folder)]").format(target=where)
     if alt:
         return _("[image: {alt}: {path}]").format(alt=alt, path=file)
     return _("[image: {path}]").format(path=file)

@@ -30,6 +30,7 @@ from kvdrill.engine.packs.grammar import (
     suggest,
 )
 from kvdrill.engine.packs.headings import CardHeading, id_problem, parse_card_heading, shorten
+from kvdrill.engine.packs.media import image_reference_problems
 from kvdrill.engine.packs.model import MAX_CARDS_PER_PACK, KeyNumber, ParsedCard, ParsedPack
 from kvdrill.engine.packs.plain_pack import parse_plain_pack
 from kvdrill.engine.packs.reader import PackReader
@@ -396,7 +397,10 @@ def _parse(text: str, path: str, content_hash: str) -> ParsedPack:
     # collecting.
     with collector_paused():
         parsed = parse_plain_pack(PackReader(text, path, content_hash))
-        return parsed or PackParser(text, path, content_hash).parse()
+        parsed = parsed or PackParser(text, path, content_hash).parse()
+    if images_out := image_reference_problems(text, path):
+        raise PackErrors(images_out)
+    return parsed
 
 
 def card_headings(text: str) -> list[tuple[int, CardHeading]]:
