@@ -6,18 +6,15 @@ from collections.abc import Sequence
 from datetime import date
 from typing import Any
 
-from sqlalchemy import func, select, text
+from sqlalchemy import func, select
 from sqlalchemy.exc import NoResultFound
 from sqlalchemy.orm import Session
 
-from kvdrill.engine.study.settings import COURSE_LANGUAGE
 from kvdrill.store.db import Database
 from kvdrill.store.models import Card, CardState
 from kvdrill.store.queries_sql import (
     CARD_VIEW_SQL,
     card_view_params,
-    problem_templates_statement,
-    stored_json,
 )
 
 
@@ -57,19 +54,3 @@ def due_by(
     if card_ids is not None:
         statement = statement.where(CardState.card_id.in_(card_ids))
     return int(session.scalar(statement) or 0)
-
-
-def problem_templates(
-    session: Session, lang: str = COURSE_LANGUAGE, offered_only: bool = True
-) -> list[tuple[str, str, str, dict[str, Any]]]:
-    """Every live problem card (of the packs offered in ``lang`` unless not ``offered_only``)
-    as (pack key, card key, title, template), its text in ``lang`` where an edition has it, in
-    pack order."""
-    statement, params = problem_templates_statement(lang, offered_only)
-    seen: set[tuple[str, str]] = set()
-    templates = []
-    for pack, key, title, problem in session.connection().execute(text(statement), params):
-        if (pack, key) not in seen:  # two editions in one language: the first one's text
-            seen.add((pack, key))
-            templates.append((pack, key, title, stored_json(problem) or {}))
-    return templates

@@ -1,19 +1,32 @@
 """Small reads through an ``Sql`` alone (store/sql.py), for use cases that need no ORM session:
-whether any pack is stored yet, and a profile's settings by its name. Importing this loads
-neither SQLAlchemy's ORM nor the models."""
+whether any pack is stored yet, a profile's settings by its name, the problem templates.
+Importing this loads neither SQLAlchemy nor the models: ``read_sqlite_file`` runs a read on a
+SQLite file with ``sqlite3`` alone, as ``kvdrill stats`` does (store/fast_stats.py)."""
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+import sqlite3
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from kvdrill.engine.capacity.units import shorten
 from kvdrill.engine.errors import UserError
-from kvdrill.engine.study.settings import ProfileSettings
-from kvdrill.store.queries_sql import PROFILE_SQL, stored_settings
+from kvdrill.engine.study.settings import COURSE_LANGUAGE, ProfileSettings
+from kvdrill.store.location import sqlite_file
+from kvdrill.store.queries_sql import (
+    PROFILE_SQL,
+    problem_templates_statement,
+    stored_json,
+    stored_settings,
+)
+from kvdrill.store.sql import SqliteSql
+from kvdrill.store.sqlite_file import open_current
 
 if TYPE_CHECKING:
     from kvdrill.store.sql import Sql
+
+T = TypeVar("T")
 
 HAS_PACKS_SQL = "SELECT 1 FROM packs LIMIT 1"
 PROFILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -37,3 +50,41 @@ def settings_of(sql: Sql, profile_name: str) -> ProfileSettings:
     command that only reads never creates a learner)."""
     row = sql.first_named(PROFILE_SQL, {"name": check_profile_name(profile_name)})
     return stored_settings(row) if row is not None else ProfileSettings()
+
+
+def problem_templates(
+    sql: Sql, lang: str = COURSE_LANGUAGE, offered_only: bool = True
+) -> list[tuple[str, str, str, dict[str, Any]]]:
+    """Every live problem card (of the packs offered in ``lang`` unless not ``offered_only``)
+    as (pack key, card key, title, template), its text in ``lang`` where an edition has it, in
+    pack order."""
+    statement, params = problem_templates_statement(lang, offered_only)
+    seen: set[tuple[str, str]] = set()
+    templates = []
+    for pack, key, title, problem in sql.rows(statement, params):
+        if (pack, key) not in seen:  # two editions in one language: the first one's text
+            seen.add((pack, key))
+            templates.append((pack, key, title, stored_json(problem) or {}))
+    return templates
+
+
+def read_sqlite_file(database_url: str, action: Callable[[Sql], T]) -> T | None:
+    """``action`` on the SQLite file of ``database_url``, opened read-only and quick-checked
+    as the store opens it; None when the store must open it instead: another database, no file
+    yet, an older schema, no pack stored yet (the bundled decks go in first), a path it refuses
+    or any SQLite error (the store then says what is wrong)."""
+    try:
+        path = sqlite_file(database_url)
+        connection = open_current(path, read_only=True, check=True) if path is not None else None
+    except (OSError, UserError):
+        return None
+    if connection is None:
+        return None
+    sql = SqliteSql(connection)
+    try:
+        return action(sql) if has_packs(sql) else None
+    except sqlite3.Error:
+        return None
+    finally:
+        sql.close()
+        connection.close()

@@ -163,3 +163,23 @@ def test_a_vietnamese_profile_gets_the_same_variant_in_vietnamese(db_url: str, c
     assert code == 0 and f"Đúng: {right} yêu cầu" in out  # the verdict in Vietnamese too
     # A template named in full is drawn whatever the profile's language.
     assert run(capsys, db_url, TEMPLATE, "--seed", "1")[0] == 0
+
+
+@pytest.mark.sqlite_only
+def test_on_a_sqlite_file_with_packs_it_opens_no_sqlalchemy(db_url: str, capsys) -> None:
+    """The template is read with ``sqlite3`` alone once the packs are stored (the first
+    start stores the bundled decks through the store)."""
+    assert run(capsys, db_url, "--list")[0] == 0
+    probe = (
+        "import sys; from kvdrill.app.cli import main; code = main(sys.argv[1:]); "
+        "print([m for m in ('sqlalchemy', 'alembic') if m in sys.modules])"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe, "--db", db_url, "problem", TEMPLATE, "--seed", "7"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert "seed 7" in result.stdout and result.stdout.endswith("\n[]\n")

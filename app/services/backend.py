@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from kvdrill.app.services import environment
 
@@ -26,6 +26,9 @@ if TYPE_CHECKING:  # the UI imports this module on its start path; these load wh
     from kvdrill.engine.study.settings import ProfileSettings
     from kvdrill.engine.study.stats_report import GroupReport, StatsReport
     from kvdrill.store.db import Database
+    from kvdrill.store.sql import Sql
+
+T = TypeVar("T")
 
 
 class Services:
@@ -288,12 +291,24 @@ class Services:
         """The ``ProblemTemplate`` list of the profile's packs (app/services/problems.py)."""
         from kvdrill.app.services.problems import list_templates
 
-        return list_templates(self.database, self.profile, environment.now())
+        return list_templates(self.read, self.profile)
 
     def problem_template(self, template_id: str) -> ProblemTemplate:
         from kvdrill.app.services.problems import find_template
 
-        return find_template(self.database, template_id, self.profile, environment.now())
+        return find_template(self.read, template_id, self.profile)
+
+    def read(self, action: Callable[[Sql], T]) -> T:
+        """``action``'s reads: on a SQLite file not opened yet, through ``sqlite3`` alone
+        (store/plain_reads.py ``read_sqlite_file``), else through the opened database (an
+        action that gives None runs there again)."""
+        if self._database is None:
+            from kvdrill.store.plain_reads import read_sqlite_file
+
+            found = read_sqlite_file(environment.database_url(self.database_url), action)
+            if found is not None:
+                return found
+        return self.database.read(action)
 
     # --- practising one mistake ----------------------------------------------------------------
 

@@ -34,7 +34,7 @@ def _templates(database: Database, profile: str, now: datetime) -> list[tuple[st
     """The profile's problem templates as (id, spec), as ``kvdrill problem`` lists them."""
     from kvdrill.app.services.problems import list_templates
 
-    return [(template.id, template.spec) for template in list_templates(database, profile, now)]
+    return [(template.id, template.spec) for template in list_templates(database.read, profile)]
 
 
 def session_seed(profile_id: int, code: str, started: datetime) -> int:

@@ -5,15 +5,18 @@ bundled decks are stored on first use); nothing here touches a schedule or the r
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from kvdrill.engine.errors import UserError, did_you_mean
 
 if TYPE_CHECKING:
     from kvdrill.engine.problems.types import Variant, Verdict
-    from kvdrill.store.db import Database
+    from kvdrill.store.sql import Sql
+
+# Runs a read on the database (``Services.read``: ``sqlite3`` alone where it can).
+Reader = Callable[[Callable[["Sql"], Any]], Any]
 
 # Seeds a learner can type and share; the drill's own seeds use the same range.
 SEED_RANGE = 2**31
@@ -26,29 +29,25 @@ class ProblemTemplate:
     spec: dict[str, Any]
 
 
-def list_templates(database: Database, profile_name: str, now: datetime) -> list[ProblemTemplate]:
+def list_templates(read: Reader, profile_name: str) -> list[ProblemTemplate]:
     """The problem templates of the packs offered in the profile's language, in it where an
     edition has them."""
-    from kvdrill.store.cards import problem_templates
-    from kvdrill.store.profiles import profile_for_reading, profile_settings
+    from kvdrill.store.plain_reads import problem_templates, settings_of
 
-    with database.session() as session:
-        language = profile_settings(profile_for_reading(session, profile_name, now)).language
-        rows = problem_templates(session, language)
+    rows = read(lambda sql: problem_templates(sql, settings_of(sql, profile_name).language))
     return [ProblemTemplate(f"{pack}/{key}", title, spec) for pack, key, title, spec in rows]
 
 
-def find_template(
-    database: Database, template_id: str, profile_name: str, now: datetime
-) -> ProblemTemplate:
+def find_template(read: Reader, template_id: str, profile_name: str) -> ProblemTemplate:
     """The template ``pack/card`` (or a card id that only one pack has) of a pack in any
     language, its text in the profile's language where an edition has it."""
-    from kvdrill.store.cards import problem_templates
-    from kvdrill.store.profiles import profile_for_reading, profile_settings
+    from kvdrill.store.plain_reads import problem_templates, settings_of
 
-    with database.session() as session:
-        language = profile_settings(profile_for_reading(session, profile_name, now)).language
-        rows = problem_templates(session, language, offered_only=False)
+    rows = read(
+        lambda sql: problem_templates(
+            sql, settings_of(sql, profile_name).language, offered_only=False
+        )
+    )
     templates = [ProblemTemplate(f"{pack}/{key}", title, spec) for pack, key, title, spec in rows]
     wanted = template_id.strip()
     matches = [t for t in templates if wanted in (t.id, t.id.partition("/")[2])]
