@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kvdrill.i18n import _
+
 
 def printable(text: str, multiline: bool = False) -> str:
     """``text`` with every character a terminal could act on (ESC, bidi overrides and
@@ -58,4 +60,4 @@ def did_you_mean(word: str, known: list[str]) -> str:
     import difflib
 
     close = difflib.get_close_matches(word, known, n=1, cutoff=0.6)
-    return f" (did you mean '{close[0]}'?)" if close else ""
+    return _(" (did you mean '{word}'?)").format(word=close[0]) if close else ""

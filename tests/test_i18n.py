@@ -41,6 +41,9 @@ TRANSLATED_FILES = [
     "app/tui/screens/settings.py",
     "app/tui/screens/stats.py",
     "app/tui/screens/summary.py",
+    "engine/capacity/units.py",
+    "engine/problems/answers.py",
+    "engine/problems/mistakes.py",
 ]
 # Calls whose string arguments reach the screen or the terminal.
 SINKS = {
@@ -63,6 +66,9 @@ SINKS = {
     "TuiKey",
     "set_hint",
     "UserError",
+    "AnswerError",
+    "UnknownMistake",
+    "NothingToPractise",
 }
 
 

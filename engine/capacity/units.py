@@ -51,8 +51,8 @@ SCALE_SUFFIXES = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 BILLION_SUFFIX = "B"
 
 AMBIGUOUS_UNITS = {
-    "KB": "KB is ambiguous: write kB (1000 B) or KiB (1024 B)",
-    "Kb": "Kb is ambiguous: write kb (1000 bit) or Kib (1024 bit)",
+    "KB": N_("KB is ambiguous: write kB (1000 B) or KiB (1024 B)."),
+    "Kb": N_("Kb is ambiguous: write kb (1000 bit) or Kib (1024 bit)."),
 }
 
 RATIO_UNITS = {"x", "X", "%"}  # written right after the number: 3.43x, 90%
@@ -206,7 +206,7 @@ class ReadNumber:
 def clean_text(text: str) -> str:
     """Check length and characters of typed text; return it stripped, spaces normalised."""
     if not isinstance(text, str):
-        raise AnswerError("The answer must be text.")
+        raise AnswerError(_("The answer must be text."))
     if len(text) > MAX_TEXT_CHARS:
         raise AnswerError(
             _("The answer is too long ({count} characters; at most {most}).").format(
@@ -241,6 +241,10 @@ def _significant_figures(mantissa: str) -> int:
     return max(1, len(digits))
 
 
+def _too_large(text: str) -> str:
+    return _("{typed} is too large to be an answer.").format(typed=text)
+
+
 def read_number(text: str, example: str = "something like 128 KiB") -> ReadNumber:
     """Read the leading number of cleaned text: separators, exponent, k/M/G/T suffix.
     ``example`` is what the message suggests typing instead of text that is no number."""
@@ -257,8 +261,10 @@ def read_number(text: str, example: str = "something like 128 KiB") -> ReadNumbe
             )
         if "," in text:
             raise AnswerError(
-                f"Could not read the number in '{shorten(text)}': use a dot for decimals, "
-                "and commas only between groups of three digits (131,072)."
+                _(
+                    "Could not read the number in '{typed}': use a dot for decimals, "
+                    "and commas only between groups of three digits (131,072)."
+                ).format(typed=shorten(text))
             )
         raise AnswerError(_("Could not read the number in '{typed}'.").format(typed=shorten(text)))
     rest = text[match.end() :].strip()
@@ -268,9 +274,9 @@ def read_number(text: str, example: str = "something like 128 KiB") -> ReadNumbe
     if match.group("sign") == "-":
         value = -value
     if math.isinf(value) or abs(value) > MAX_MAGNITUDE:
-        raise AnswerError(f"{text} is too large to be an answer.")
+        raise AnswerError(_too_large(text))
     if value == 0 and plain.strip("0.") != "":
-        raise AnswerError(f"{text} is too small to be an answer.")
+        raise AnswerError(_("{typed} is too small to be an answer.").format(typed=text))
     figures = _significant_figures(mantissa)
 
     scale = _SCALE.match(rest)
@@ -366,7 +372,7 @@ def scale_number(number: ReadNumber, factor: float, text: str) -> ReadNumber:
     """The number multiplied by a suffix's factor, still within MAX_MAGNITUDE."""
     value = number.value * factor
     if abs(value) > MAX_MAGNITUDE:
-        raise AnswerError(f"{text} is too large to be an answer.")
+        raise AnswerError(_too_large(text))
     return ReadNumber(value, number.significant_figures, number.rest, True)
 
 
@@ -408,12 +414,15 @@ def normalise_unit_text(text: str) -> str:
 
 def _unknown_unit_message(word: str) -> str:
     if word in AMBIGUOUS_UNITS:
-        return AMBIGUOUS_UNITS[word] + "."
+        return _(AMBIGUOUS_UNITS[word])
     close = sorted(n for n in unit_names() if n.lower() == word.lower())
     if close:
-        options = " or ".join(close)
-        return f"Unknown unit '{word}' (units are case-sensitive): did you mean {options}?"
-    return f"Unknown unit '{word}': use one like B, KiB, GB, ms, tokens, x or GB/s."
+        return _(
+            "Unknown unit '{word}' (units are case-sensitive): did you mean {options}?"
+        ).format(word=word, options=_(" or ").join(close))
+    return _("Unknown unit '{word}': use one like B, KiB, GB, ms, tokens, x or GB/s.").format(
+        word=word
+    )
 
 
 def parse_unit(text: str) -> pint.Unit:
@@ -427,8 +436,9 @@ def _parse_unit(text: str) -> pint.Unit:
         return registry().dimensionless
     if len(text) > MAX_UNIT_CHARS or _UNIT_TEXT.fullmatch(text) is None:
         raise AnswerError(
-            f"Could not read the unit {shorten(text)!r}: write one unit like KiB, "
-            "or a rate like GB/s."
+            _(
+                "Could not read the unit {unit}: write one unit like KiB, or a rate like GB/s."
+            ).format(unit=repr(shorten(text)))
         )
     words = text.split("/")
     for word in words:
@@ -458,9 +468,14 @@ def convert(value: float, from_unit: str, to_unit: str) -> float:
     f_from, dim_from = unit_scale(from_unit)
     f_to, dim_to = unit_scale(to_unit)
     if dim_from != dim_to:
+        plain = _("a plain number")
         raise AnswerError(
-            f"Cannot convert {from_unit or 'a plain number'} ({describe_dimension(from_unit)}) "
-            f"to {to_unit or 'a plain number'} ({describe_dimension(to_unit)})."
+            _("Cannot convert {source} ({source_kind}) to {target} ({target_kind}).").format(
+                source=from_unit or plain,
+                source_kind=describe_dimension(from_unit),
+                target=to_unit or plain,
+                target_kind=describe_dimension(to_unit),
+            )
         )
     return value * f_from / f_to
 
@@ -488,7 +503,7 @@ def dimension_words(dimension: frozenset[tuple[str, int]]) -> str:
     if dimension in _DIMENSION_WORDS:
         return _(_DIMENSION_WORDS[dimension])
     parts = [f"{name.strip('[]')}^{power}" for name, power in sorted(dimension)]
-    return "a quantity in " + " ".join(parts)
+    return _("a quantity in {dimensions}").format(dimensions=" ".join(parts))
 
 
 @dataclass(frozen=True)
@@ -563,7 +578,9 @@ def signed_unit(unit_text: str, signed: bool, cleaned: str) -> str:
         return unit_text
     if unit_text not in ("", CURRENCY_UNIT):
         raise AnswerError(
-            f"'{shorten(cleaned)}' has both a $ sign and the unit {unit_text}: type one of them."
+            _("'{typed}' has both a $ sign and the unit {unit}: type one of them.").format(
+                typed=shorten(cleaned), unit=unit_text
+            )
         )
     return CURRENCY_UNIT
 

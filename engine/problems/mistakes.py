@@ -31,6 +31,7 @@ from kvdrill.engine.problems.mistake_answers import PRACTISED_CODES, mistaken_an
 from kvdrill.engine.problems.mistake_sentences import SENTENCES
 from kvdrill.engine.problems.types import Variant
 from kvdrill.engine.study.seeds import SEED_RANGE
+from kvdrill.i18n import _
 
 DEFAULT_COUNT = 10
 # Seeds tried per template for one exercise before it is given up on: enough for a mistake that
@@ -63,17 +64,20 @@ def is_known(code: str) -> bool:
 
 def unknown_mistake(code: str, offered: Sequence[str]) -> UnknownMistake:
     """The one-line error for a code the checker never gives, listing those ``offered``."""
-    listed = ", ".join(offered) if offered else "none (no problem template shows a mistake)"
-    hint = did_you_mean(code, list(offered))
+    listed = ", ".join(offered) if offered else _("none (no problem template shows a mistake)")
     return UnknownMistake(
-        f"'{code}' is not a mistake code{hint}; the codes you can practise: {listed}"
+        _("'{code}' is not a mistake code{hint}; the codes you can practise: {listed}").format(
+            code=code, hint=did_you_mean(code, list(offered)), listed=listed
+        )
     )
 
 
 def _nothing_to_practise(code: str) -> NothingToPractise:
     return NothingToPractise(
-        f"None of your problem templates gives numbers where the mistake '{code}' shows, "
-        "so there is nothing to practise it on."
+        _(
+            "None of your problem templates gives numbers where the mistake '{code}' shows, "
+            "so there is nothing to practise it on."
+        ).format(code=code)
     )
 
 
