@@ -20,6 +20,7 @@ import time
 from pathlib import PurePath
 from typing import TYPE_CHECKING, TextIO
 
+from kvdrill.app import shown_numbers
 from kvdrill.app.app_options import drill_filters_of
 from kvdrill.app.plain_text import markdown_to_plain, terminal_width, wrap
 from kvdrill.engine.errors import DatabaseUnusable, PackErrors, UserError, printable
@@ -348,7 +349,7 @@ class PlainDrill:
                     answers=ngettext("{count} answer", "{count} answers", summary.answers).format(
                         count=summary.answers
                     ),
-                    accuracy=f"{accuracy:.0%}",
+                    accuracy=shown_numbers.percent(accuracy),
                     duration=format_duration(summary.seconds),
                 )
             )

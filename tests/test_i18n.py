@@ -27,6 +27,7 @@ HOW_TO_FIX = (
 TRANSLATED_FILES = [
     "app/services/drill_flow.py",
     "app/tui/app.py",
+    "app/card_page_text.py",
     "app/plain.py",
     "app/stats_charts.py",
     "app/stats_render.py",

@@ -163,7 +163,7 @@ async def test_a_cards_page_shows_its_history_and_forgets_it_keeping_the_history
         await settle(pilot)
         assert isinstance(app.screen, CardPageScreen)
         page = text_of(app, "#card-text")
-        assert "History (1 answers):" in page and "grade" in page and "30.0 s" in page
+        assert "History (1 answer):" in page and "grade" in page and "30.0 s" in page
         assert "typed" in page and "expected" in page
         assert "Mistakes: kv_factor_2 x1" in page
         assert "problem · learning · due 2026-03-11" in page
@@ -173,7 +173,7 @@ async def test_a_cards_page_shows_its_history_and_forgets_it_keeping_the_history
         await pilot.press("f")
         await settle(pilot)
         page = text_of(app, "#card-text")
-        assert "problem · new ·" in page and "History (1 answers):" in page
+        assert "problem · new ·" in page and "History (1 answer):" in page
         await pilot.press("s")
         await settle(pilot)
         assert "problem · suspended ·" in text_of(app, "#card-text")
@@ -242,7 +242,7 @@ async def test_edit_opens_the_pack_file_at_the_card_and_imports_it_keeping_histo
         assert rows(app)["sm2-problems/between"][2] == "review"  # its schedule kept
         await pilot.press("enter")
         await settle(pilot)
-        assert "History (1 answers):" in text_of(app, "#card-text")
+        assert "History (1 answer):" in text_of(app, "#card-text")
 
 
 async def test_an_edit_with_an_error_says_file_and_line_and_changes_nothing(
@@ -365,3 +365,24 @@ async def test_enter_on_a_weak_topic_gives_a_session_even_with_nothing_due(
         await settle(pilot)
         assert isinstance(app.screen, DrillScreen)
         assert app.screen.card is not None and app.screen.session.practice
+
+
+async def test_the_browser_and_a_cards_page_in_vietnamese(packs_db: str, vietnamese) -> None:
+    """States, facts and history read Vietnamese, numbers in its convention (30,0 s)."""
+    from test_tui_vietnamese import check
+
+    answer_kv_problem_wrong(packs_db)
+    app = make_app(packs_db, start="home")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_browser(pilot)
+        assert rows(app)["sm2-fixture/alpha"][2] == "mới"
+        await to_row(pilot, "sm2-problems/kv-drawn")
+        await pilot.press("enter")
+        await settle(pilot)
+        await check(app, ["Back", "Suspend", "Flag", "Edit", "Drill"])
+        page = text_of(app, "#card-text")
+        assert "Lịch sử (1 câu trả lời):" in page and "30,0 s" in page, page
+        assert "bài toán · đang học · đến hạn 2026-03-11" in page, page
+        assert "độ dễ 2," in page and "Lỗi sai: kv_factor_2 x1" in page, page
+        for english in ("History", "grade", "typed", "expected", "Mistakes", "ease", "lapse"):
+            assert english not in page, english

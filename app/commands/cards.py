@@ -102,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
             return 0
         if args.card is not None:
             today, page = services.show_card(args.card)
-            from kvdrill.engine.study.browse import page_lines
+            from kvdrill.app.card_page_text import page_lines
 
             print(_page_json(page, today) if args.json else "\n".join(page_lines(page, today)))
             return 0

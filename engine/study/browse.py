@@ -9,18 +9,18 @@ last miss), review (waiting for its day). ``leech`` and ``flagged`` hold besides
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import NamedTuple
 
-from kvdrill.engine.errors import UserError, did_you_mean, printable
+from kvdrill.engine.errors import UserError, did_you_mean
 from kvdrill.engine.study.grades import Grade
+from kvdrill.i18n import N_, _
 
 REFERENCE_COLUMN = 30  # longer references take a line of their own
-MAIN_STATES = ("suspended", "buried", "new", "due", "learning", "review")
-STATES = (*MAIN_STATES, "leech", "flagged")
+MAIN_STATES = (N_("suspended"), N_("buried"), N_("new"), N_("due"), N_("learning"), N_("review"))
+STATES = (*MAIN_STATES, N_("leech"), N_("flagged"))
 # Sort key -> (the row field it reads, largest first?). Unseen cards sort last on dates.
 SORT_KEYS = {
     "due": ("due_day", False),
@@ -99,9 +99,10 @@ def browse(
 
 
 def state_text(card: BrowsedCard, today: date) -> str:
-    """The main state, then the leech mark and the flag colour: ``due,leech,red``."""
+    """The main state, then the leech mark and the flag colour: ``due,leech,red``, in the
+    learner's language (the words ``--state`` and ``flag`` take stay English)."""
     marks = [card.main_state(today), *(["leech"] if card.leech else []), card.flag or ""]
-    return ",".join(mark for mark in marks if mark)
+    return ",".join(_(mark) for mark in marks if mark)
 
 
 def listing(cards: list[BrowsedCard], today: date, width: int = 80) -> list[str]:
@@ -174,47 +175,3 @@ class CardPage:
             if entry.mistake:
                 counts[entry.mistake] = counts.get(entry.mistake, 0) + 1
         return dict(sorted(counts.items(), key=lambda item: -item[1]))
-
-
-def page_lines(page: CardPage, today: date, width: int = 80) -> list[str]:
-    """A card's page (``kvdrill cards PACK/CARD``, the card page screen) in lines of at most
-    ``width`` columns; pack and learner text with its control characters escaped."""
-    card = page.card
-
-    def wrapped(text: str, indent: str = "") -> list[str]:
-        return textwrap.wrap(
-            printable(text, multiline=True),
-            width,
-            initial_indent=indent,
-            subsequent_indent=indent or "  ",
-        ) or [indent.rstrip()]
-
-    due = card.due_day.isoformat() if card.due_day and card.reviews else "-"
-    facts = (
-        f"{card.kind} · {state_text(card, today)} · due {due} · interval "
-        f"{page.interval_days} d · ease {card.easiness_milli / 1000:.2f} · "
-        f"{card.reviews} reviews · {card.lapses} lapses"
-    )
-    lines = [*wrapped(f"{card.reference}  {card.title}"), *wrapped(facts)]
-    lines += wrapped(page.prompt.strip().splitlines()[0] if page.prompt.strip() else "", "Prompt: ")
-    lines.append("")
-    lines.append(f"History ({len(page.history)} answers):" if page.history else "Never answered.")
-    for entry in page.history:
-        head = (
-            f"  {entry.reviewed_at:%Y-%m-%d %H:%M}  grade {entry.quality}  "
-            f"{entry.seconds:.1f} s  {'checked' if entry.graded_by == 'auto' else 'self-graded'}"
-        )
-        lines.append(head)
-        if entry.typed_answer is not None:
-            expected = f" (expected {entry.expected})" if entry.expected else ""
-            lines += wrapped(f"typed {entry.typed_answer}{expected}", "    ")
-        if entry.diagnosis:
-            lines += wrapped(entry.diagnosis, "    ")
-    if page.mistakes:
-        lines.append("")
-        lines += wrapped(
-            "Mistakes: " + ", ".join(f"{code} x{times}" for code, times in page.mistakes.items())
-        )
-    lines.append("")
-    lines += wrapped(page.note, "Your note: ") if page.note else ["No note."]
-    return lines

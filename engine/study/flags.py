@@ -3,8 +3,18 @@
 from __future__ import annotations
 
 from kvdrill.engine.errors import UserError, did_you_mean
+from kvdrill.i18n import N_
 
-FLAG_COLOURS = ("red", "orange", "green", "blue", "pink", "turquoise", "purple")
+# The names the flag command takes; shown translated (a card's state: ``due,red``).
+FLAG_COLOURS = (
+    N_("red"),
+    N_("orange"),
+    N_("green"),
+    N_("blue"),
+    N_("pink"),
+    N_("turquoise"),
+    N_("purple"),
+)
 NO_FLAG = "none"
 
 

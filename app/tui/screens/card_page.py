@@ -14,6 +14,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Footer, Static
 
+from kvdrill.app.card_page_text import page_lines
 from kvdrill.app.tui.messages import CallFailed, CardPageLoaded, failures_reported
 from kvdrill.app.tui.screens.card_actions import (
     DRILL_BINDING,
@@ -21,7 +22,6 @@ from kvdrill.app.tui.screens.card_actions import (
     FLAG_BINDING,
     CardActionsScreen,
 )
-from kvdrill.engine.study.browse import page_lines
 from kvdrill.i18n import N_, _
 
 if TYPE_CHECKING:

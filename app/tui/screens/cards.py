@@ -17,6 +17,7 @@ from textual.content import Content
 from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Input, Static
 
+from kvdrill.app import shown_numbers
 from kvdrill.app.tui.messages import (
     CallFailed,
     CardsListed,
@@ -189,7 +190,9 @@ class CardsScreen(CardActionsScreen):
 
     def summary(self) -> str:
         count = len(self.cards)
-        matched = ngettext("{count} card", "{count} cards", count).format(count=f"{count:,}")
+        matched = ngettext("{count} card", "{count} cards", count).format(
+            count=shown_numbers.count(count)
+        )
         if count > SHOWN_ROWS:
             matched += " " + _("(first {shown} shown)").format(shown=SHOWN_ROWS)
         narrowed = [f"{_(name)} {value}" for name, value in self.filters.items() if value]
@@ -326,7 +329,7 @@ def card_row(card: BrowsedCard, today: date, widths: tuple[int, int, int]) -> li
     card_width, title_width, state_width = widths
     state = Text(cut(state_text(card, today), state_width))
     if card.flag:
-        start = state.plain.rfind(card.flag)
+        start = state.plain.rfind(_(card.flag))
         if start >= 0:
             state.stylize(FLAG_STYLES.get(card.flag, "bold"), start)
     due = card.due_day.isoformat() if card.due_day and card.reviews else "-"

@@ -9,6 +9,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import DataTable, Footer, Static
 
+from kvdrill.app import shown_numbers
 from kvdrill.app.tui.messages import CallFailed, OverviewLoaded, failures_reported
 from kvdrill.app.tui.screens.base import KvdrillScreen
 from kvdrill.app.tui.widgets.tables import fill_table
@@ -167,17 +168,24 @@ class HomeScreen(KvdrillScreen[None]):
                     "learn · streak [b]$streak[/b] days$suspended",
                     overview.streak_days,
                 ),
-                reviewed=str(overview.reviewed_today),
-                due=str(due),
-                new=str(overview.new_today),
-                streak=str(overview.streak_days),
-                suspended=" · " + _("{count} suspended").format(count=overview.suspended)
+                reviewed=shown_numbers.count(overview.reviewed_today),
+                due=shown_numbers.count(due),
+                new=shown_numbers.count(overview.new_today),
+                streak=shown_numbers.count(overview.streak_days),
+                suspended=" · "
+                + _("{count} suspended").format(count=shown_numbers.count(overview.suspended))
                 if overview.suspended
                 else "",
             )
         )
         rows: list[tuple[list[str], str | None]] = [
-            ([printable(pack.title), str(pack.due), str(pack.new), str(pack.total)], pack.key)
+            (
+                [
+                    printable(pack.title),
+                    *map(shown_numbers.count, (pack.due, pack.new, pack.total)),
+                ],
+                pack.key,
+            )
             for pack in overview.packs
         ]
         if not overview.packs:

@@ -10,6 +10,7 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Footer, Static
 
+from kvdrill.app import shown_numbers
 from kvdrill.app.tui.screens.base import KvdrillScreen
 from kvdrill.engine.errors import printable
 from kvdrill.engine.study.rules import LEECH_LAPSES
@@ -27,7 +28,7 @@ def _duration(seconds: float) -> str:
 
 
 def _cards(count: int) -> str:
-    return ngettext("{count} card", "{count} cards", count).format(count=count)
+    return ngettext("{count} card", "{count} cards", count).format(count=shown_numbers.count(count))
 
 
 def _rows(rows: list[tuple[str, str, dict[str, str]]]) -> list[Content]:
@@ -64,7 +65,7 @@ def summary_lines(summary: SessionSummary | None) -> list[Content]:
         (
             _("Cards done"),
             _("[b]$n[/b]  ($a answers, repeats included)"),
-            {"n": str(cards), "a": str(answers)},
+            {"n": shown_numbers.count(cards), "a": shown_numbers.count(answers)},
         )
     )
     accuracy = summary.accuracy
@@ -73,7 +74,7 @@ def summary_lines(summary: SessionSummary | None) -> list[Content]:
             (
                 _("Accuracy"),
                 _("[b]$a[/b] right at the first try"),
-                {"a": f"{round(100 * accuracy)}%"},
+                {"a": shown_numbers.percent(accuracy)},
             )
         )
     rows.append(
@@ -88,7 +89,7 @@ def summary_lines(summary: SessionSummary | None) -> list[Content]:
         (
             _("Back tomorrow"),
             _("[b]$n[/b] of these $cards"),
-            {"n": str(back), "cards": _cards(cards)},
+            {"n": shown_numbers.count(back), "cards": _cards(cards)},
         )
     )
     others = summary.others_due_tomorrow
