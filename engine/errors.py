@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 
 from kvdrill.i18n import _
@@ -11,12 +12,15 @@ def printable(text: str, multiline: bool = False) -> str:
     """``text`` with every character a terminal could act on (ESC, bidi overrides and
     isolates, zero-width characters, line separators...) written as an escape, so echoing a
     pack's or a learner's text is always safe. ``multiline`` keeps line feeds and tabs, for
-    card text printed as it is laid out; a carriage return is escaped either way."""
+    card text printed as it is laid out; a carriage return is escaped either way. A space
+    other than U+0020 (a no-break space from an Anki field) is written as a plain space."""
     kept = "\n\t" if multiline else ""
     return "".join(ch if ch.isprintable() or ch in kept else _escape(ch) for ch in text)
 
 
 def _escape(ch: str) -> str:
+    if unicodedata.category(ch) == "Zs":  # a no-break or other space: a space to a reader
+        return " "
     code = ord(ch)
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 

@@ -619,6 +619,38 @@ def test_a_converted_title_and_plain_mode_show_no_markdown_escapes(tmp_path: Pat
     assert markdown_to_plain(card.prompt) == "Keys & values of [...] <tags> here"
 
 
+async def test_plain_mode_and_the_drill_screens_header_show_no_escapes_nor_no_break_spaces(
+    tmp_path: Path, db_url: str, capsys: pytest.CaptureFixture[str], monkeypatch
+) -> None:
+    # Markdown escapes in the card text (as convert writes them; a title is text, never
+    # escaped) and a literal U+00A0 (pasted from Anki): the learner reads neither the
+    # backslashes nor "\xa0".
+    from tui_helpers import make_app, settle, text_of
+
+    monkeypatch.setattr("kvdrill.app.services.importing.import_bundled", lambda database, now: None)
+    pack = write(
+        tmp_path / "deck.md",
+        "---\npack: deck\ntitle: Deck\nversion: 1\n---\n\n"
+        "## Keys & values: 80\u00a0GB [x] <tags> {#kv}\n\n"
+        "### Prompt\nKeys \\& values: 80\u00a0GB \\[x\\] \\<tags\\>\n\n"
+        "### Answer\nper\u00a0token\n",
+    )
+    assert main(["--db", db_url, "import", str(pack)]) == 0
+    capsys.readouterr()
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\ngood\n"))
+    assert main(["--db", db_url, "drill", "--plain", "--cram"]) == 0
+    out = capsys.readouterr().out
+    shown = "Keys & values: 80 GB [x] <tags>"
+    assert f"Deck · {shown}" in out and f"\n{shown}\n" in out and "\nper token\n" in out
+    assert "\\" not in out
+
+    app = make_app(db_url, cram=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        header = text_of(app, "#drill-where")
+    assert header.endswith(shown) and "\\" not in header
+
+
 def test_a_pack_is_the_same_anki_deck_converted_again_when_it_holds_half_its_notes() -> None:
     from kvdrill.engine.interop.card_ids import converted_again
 
