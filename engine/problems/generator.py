@@ -192,13 +192,36 @@ def validate_problem(
         problem = compile_problem(card.problem)
     except ProblemSpecError as exc:
         return [Located(path, at(i.field), f"problem: {i.message}") for i in exc.issues]
-    template_id = f"check/{card.key}"
+    exc = _drawing_error(card.problem, problem, f"check/{card.key}")
+    return [] if exc is None else [Located(path, at(_field_of(exc)), f"problem: {exc}")]
+
+
+# Each drawing checked, by what its draws depend on: an edition's template, the same but for
+# its prompt's words, reuses its original's (``kvdrill check decks/`` checks both).
+_drawing_errors: dict[str, UserError | None] = {}
+
+
+def _drawing_error(raw: Mapping[str, Any], problem: Problem, template_id: str) -> UserError | None:
+    """The first seed's error drawing ``VALIDATION_SEEDS`` variants of ``problem``, or None.
+
+    The draws read the prompt only through its placeholders (which quantities it shows, and
+    how: the known mistakes it leaves open, the rounding of the values), so they key it."""
+    shown = problem.placeholders if problem.prompt.strip() else None
+    spec = {name: value for name, value in raw.items() if name != "prompt"}
+    key = json.dumps([template_id, spec, shown], sort_keys=True, default=str)
+    if key in _drawing_errors:
+        return _drawing_errors[key]
+    found = None
     for seed in range(VALIDATION_SEEDS):
         try:
             draw_variant(problem, template_id, seed)
         except UserError as exc:
-            return [Located(path, at(_field_of(exc)), f"problem: {exc}")]
-    return []
+            found = exc
+            break
+    if len(_drawing_errors) >= _TEMPLATE_CACHE_SIZE:
+        _drawing_errors.clear()
+    _drawing_errors[key] = found
+    return found
 
 
 def _field_of(exc: UserError) -> str:
