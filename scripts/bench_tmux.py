@@ -12,9 +12,10 @@ Rows (the README's benchmark table):
 
 Launch: from just before ``tmux new-session`` to ``capture-pane`` first showing the screen's
 last line to be painted (polled every 5 ms). Key: the pane's output is piped to a file
-(``pipe-pane``); from just before ``send-keys`` to the first byte the app writes after it,
-the app idle before each key (no output for 200 ms). Both sides pay the same tmux client
-start. Each side's database is a fresh one in a temporary folder: a generated pack of
+(``pipe-pane``); from just before ``send-keys`` to the app writing the key's own effect (the
+reveal's "Your note" heading, the next card's "N left"; the bare app's line naming the key),
+the app idle before each key (no output for 200 ms). Output that is not the key's effect (the
+countdown ticking) does not count. Both sides pay the same tmux client start. Each side's database is a fresh one in a temporary folder: a generated pack of
 ``--cards`` recall cards, the bundled decks imported by a warm-up run that is not counted.
 """
 
@@ -38,6 +39,7 @@ KVDRILL = [sys.executable, "-m", "kvdrill.app"]
 BARE_APP = [sys.executable, str(ROOT / "scripts" / "bare_textual_app.py")]
 HOME_READY = "d or Enter: drill"  # the home screen's key line, painted last
 BARE_READY = "What is the KV cache size"
+REVEALED = "Your note"  # the reveal's last heading
 QUIET_SECONDS = 0.2
 LAUNCH_RATIO, KEY_RATIO, KEY_P95_MS = 1.4, 2.0, 100.0
 
@@ -81,17 +83,19 @@ class Pane:
             if now != size:
                 size, since = now, time.perf_counter()
 
-    def key_to_change(self, key: str) -> float:
-        """Seconds from sending ``key`` to the app's first output after it."""
+    def key_to_change(self, key: str, effect: str) -> float:
+        """Seconds from sending ``key`` to the app writing ``effect`` (text on screen)."""
         self.quiet()
-        size = self.output.stat().st_size
-        started = time.perf_counter()
-        tmux("send-keys", "-t", self.name, key)
-        deadline = started + 30
-        while self.output.stat().st_size == size:
-            if time.perf_counter() > deadline:
-                raise SystemExit(f"no change after {key!r}; the pane shows:\n{self.screen()}")
-            time.sleep(0.0005)
+        with self.output.open("rb") as output:
+            output.seek(0, os.SEEK_END)
+            started = time.perf_counter()
+            tmux("send-keys", "-t", self.name, key)
+            deadline, written, wanted = started + 30, b"", effect.encode()
+            while wanted not in written:
+                if time.perf_counter() > deadline:
+                    raise SystemExit(f"no {effect!r} after {key!r}; the pane shows:\n{self.screen()}")  # fmt: skip
+                written += output.read()
+                time.sleep(0.0005)
         return time.perf_counter() - started
 
     def close(self) -> None:
@@ -166,10 +170,13 @@ def main() -> int:
         try:
             drill.wait_for(f"{args.cards} left")
             bare.wait_for(BARE_READY)
-            for _ in range(args.cards - 1):  # the last grade ends the session
-                for key in ("Space", "4"):
-                    keys["kvdrill"].append(drill.key_to_change(key))
-                    keys["bare"].append(bare.key_to_change(key))
+            for done in range(1, args.cards):  # the last grade ends the session
+                for key, effect, name in (
+                    ("Space", REVEALED, "space"),
+                    ("4", f"{args.cards - done} left", "4"),
+                ):
+                    keys["kvdrill"].append(drill.key_to_change(key, effect))
+                    keys["bare"].append(bare.key_to_change(key, f"(key {name!r} at"))
         finally:
             drill.close()
             bare.close()
