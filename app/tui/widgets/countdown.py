@@ -31,6 +31,7 @@ class Countdown(Static):
     ) -> None:
         super().__init__(id=id)
         self.timer = timer if timer is not None else AnswerTimer(clock, seconds)
+        self._shown: tuple[str, bool, bool] | None = None
 
     @property
     def clock(self) -> Callable[[], float]:
@@ -77,6 +78,11 @@ class Countdown(Static):
     def _show(self) -> None:
         whole = int(self.remaining + 0.999)
         text = f"{whole // 60}:{whole % 60:02d}"
+        # Ticks come four times a second: repaint only when what is shown changes.
+        shown = (text, self.paused, self.timer.stopped)
+        if shown == self._shown:
+            return
+        self._shown = shown
         if self.paused:
             self.update(Content.from_markup("[reverse] paused $t [/]", t=text))
         elif whole == 0 and not self.timer.stopped:
