@@ -30,6 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
+from bench_table import importable  # noqa: E402
 from bench_vs_anki import write_packs  # noqa: E402
 
 FRONT_MATTER = "---\npack: bench\ntitle: Benchmark\nversion: 1\nlessons: [5, 7]\n---\n\n"
@@ -112,14 +113,6 @@ else:
     assert not checked.problems, checked.problems[:3]
     print(json.dumps({"seconds": time.perf_counter() - started, "cards": checked.cards}))
 """
-
-
-def importable(checkout: Path, folder: Path) -> dict[str, str]:
-    """An environment where ``import kvdrill`` finds ``checkout`` (the repo root is the
-    package, so a link named kvdrill to it goes first on the path)."""
-    link = folder / "kvdrill"
-    link.symlink_to(checkout.resolve(), target_is_directory=True)
-    return dict(os.environ, PYTHONPATH=str(folder))
 
 
 def run(env: dict[str, str], mode: str, repeat: int, files: list[Path]) -> dict[str, float]:

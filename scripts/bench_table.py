@@ -10,6 +10,7 @@ with its rows: on a shared machine the ratios hold, the absolute times do not.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 HEADER = "row | kvdrill | anchor | ratio | target | met/missed"
 
@@ -30,3 +31,11 @@ def load() -> str:
 
 def milliseconds(seconds: float) -> str:
     return f"{seconds * 1e3:.0f} ms"
+
+
+def importable(checkout: Path, folder: Path) -> dict[str, str]:
+    """An environment where ``import kvdrill`` finds ``checkout`` (the repo root is the
+    package, so a link named kvdrill to it goes first on the path)."""
+    link = folder / "kvdrill"
+    link.symlink_to(checkout.resolve(), target_is_directory=True)
+    return dict(os.environ, PYTHONPATH=str(folder))

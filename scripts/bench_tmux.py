@@ -1,7 +1,7 @@
 """What a learner feels in a terminal: kvdrill in a real tmux pane at 80x24, beside a bare
 Textual app in the same pane, alternated in one run.
 
-    .venv/bin/python scripts/bench_tmux.py [--runs 5] [--cards 20]
+    .venv/bin/python scripts/bench_tmux.py [--runs 5] [--cards 20] [--against CHECKOUT]
 
 Rows (the README's benchmark table):
 - launch of ``kvdrill`` to the home screen painted, beside the bare app (scripts/
@@ -17,6 +17,8 @@ reveal's "Your note" heading, the next card's "N left"; the bare app's line nami
 the app idle before each key (no output for 200 ms). Output that is not the key's effect (the
 countdown ticking) does not count. Both sides pay the same tmux client start. Each side's database is a fresh one in a temporary folder: a generated pack of
 ``--cards`` recall cards, the bundled decks imported by a warm-up run that is not counted.
+With ``--against`` (another checkout, ``git worktree add /tmp/old COMMIT``) that checkout runs
+too, alternated with this one and the bare app, and the ratios this/other are printed.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ import time
 import uuid
 from pathlib import Path
 
-from bench_table import load, milliseconds, print_header, print_row
+from bench_table import importable, load, milliseconds, print_header, print_row
 
 ROOT = Path(__file__).resolve().parent.parent
 KVDRILL = [sys.executable, "-m", "kvdrill.app"]
@@ -138,73 +140,91 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="launches of each, alternated")
     parser.add_argument("--cards", type=int, default=20, help="recall cards in the drill")
+    parser.add_argument("--against", type=Path, help="another kvdrill checkout, alternated too")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="kvdrill-bench-tmux-") as name:
         folder = Path(name)
-        env = {
-            "KVDRILL_DATA_DIR": str(folder / "data"),
-            "TERM": "xterm-256color",
-            "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
-        }
+        base = {"TERM": "xterm-256color", "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
+        envs = {"kvdrill": base | {"KVDRILL_DATA_DIR": str(folder / "data")}}
+        if args.against:
+            other = importable(args.against, folder)
+            envs["other"] = base | {"KVDRILL_DATA_DIR": str(folder / "other-data"), "PYTHONPATH": other["PYTHONPATH"]}  # fmt: skip
         recall_pack(folder / "bench-keys.md", args.cards)
-        subprocess.run(
-            [*KVDRILL, "import", str(folder / "bench-keys.md")],
-            env=os.environ | env, check=True, capture_output=True,
-        )  # fmt: skip
+        for env in envs.values():
+            subprocess.run(
+                [*KVDRILL, "import", str(folder / "bench-keys.md")],
+                env=os.environ | env, check=True, capture_output=True,
+            )  # fmt: skip
         print(f"kvdrill and a bare Textual app in tmux at 80x24; {load()}")
+        apps = {side: (KVDRILL, env, HOME_READY) for side, env in envs.items()}
+        apps["bare"] = (BARE_APP, envs["kvdrill"], BARE_READY)
         # Warm-ups, not counted: bytecode caches, the bundled decks' first import.
-        for argv, ready in ((KVDRILL, HOME_READY), (BARE_APP, BARE_READY)):
+        for argv, env, ready in apps.values():
             pane = Pane(argv, env, folder)
             pane.wait_for(ready)
             pane.close()
-        launches: dict[str, list[float]] = {"kvdrill": [], "bare": []}
+        launches: dict[str, list[float]] = {side: [] for side in apps}
         for _ in range(args.runs):
-            for side, argv, ready in (("kvdrill", KVDRILL, HOME_READY), ("bare", BARE_APP, BARE_READY)):  # fmt: skip
+            for side, (argv, env, ready) in apps.items():
                 pane = Pane(argv, env, folder)
                 launches[side].append(pane.wait_for(ready))
                 pane.close()
 
-        drill = Pane([*KVDRILL, "drill", "--pack", "bench-keys", "--new", str(args.cards)], env, folder)  # fmt: skip
-        bare = Pane(BARE_APP, env, folder)
-        keys: dict[str, list[float]] = {"kvdrill": [], "bare": []}
+        drill = [*KVDRILL, "drill", "--pack", "bench-keys", "--new", str(args.cards)]
+        panes = {side: Pane(drill, env, folder) for side, env in envs.items()}
+        panes["bare"] = Pane(BARE_APP, envs["kvdrill"], folder)
+        keys: dict[str, list[float]] = {side: [] for side in panes}
         try:
-            drill.wait_for(f"{args.cards} left")
-            bare.wait_for(BARE_READY)
+            for side, pane in panes.items():
+                pane.wait_for(BARE_READY if side == "bare" else f"{args.cards} left")
             for done in range(1, args.cards):  # the last grade ends the session
                 for key, effect, name in (
                     ("Space", REVEALED, "space"),
                     ("4", f"{args.cards - done} left", "4"),
                 ):
-                    keys["kvdrill"].append(drill.key_to_change(key, effect))
-                    keys["bare"].append(bare.key_to_change(key, f"(key {name!r} at"))
+                    for side, pane in panes.items():
+                        wanted = f"(key {name!r} at" if side == "bare" else effect
+                        keys[side].append(pane.key_to_change(key, wanted))
         finally:
-            drill.close()
-            bare.close()
+            for pane in panes.values():
+                pane.close()
 
     print_header()
-    mine, theirs = (statistics.median(launches[side]) for side in ("kvdrill", "bare"))
-    ratio = mine / theirs
-    print_row(
-        f"launch -> home screen painted ({args.runs} runs)", milliseconds(mine),
-        milliseconds(theirs), ratio, f"<= {LAUNCH_RATIO}x", ratio <= LAUNCH_RATIO,
-    )  # fmt: skip
+    for side in envs:
+        mine, theirs = statistics.median(launches[side]), statistics.median(launches["bare"])
+        ratio = mine / theirs
+        print_row(
+            f"{label(side, args.against)}launch -> home screen painted ({args.runs} runs)",
+            milliseconds(mine), milliseconds(theirs), ratio, f"<= {LAUNCH_RATIO}x",
+            ratio <= LAUNCH_RATIO,
+        )  # fmt: skip
     ms = {side: [value * 1e3 for value in values] for side, values in keys.items()}
     shown = {
         side: f"{statistics.median(v):.0f} / {percentile(v, 0.95):.0f} / {max(v):.0f} ms"
         for side, v in ms.items()
     }
-    ratio = statistics.median(ms["kvdrill"]) / statistics.median(ms["bare"])
-    p95 = percentile(ms["kvdrill"], 0.95)
-    print_row(
-        f"key -> screen changed in a drill, median / p95 / max ({len(ms['kvdrill'])} keys)",
-        shown["kvdrill"], shown["bare"], ratio,
-        f"median <= {KEY_RATIO}x, p95 <= {KEY_P95_MS:.0f} ms",
-        ratio <= KEY_RATIO and p95 <= KEY_P95_MS,
-    )  # fmt: skip
-    print("launch runs (s): kvdrill " + ", ".join(f"{t:.3f}" for t in launches["kvdrill"]))
-    print("                 bare    " + ", ".join(f"{t:.3f}" for t in launches["bare"]))
+    for side in envs:
+        ratio = statistics.median(ms[side]) / statistics.median(ms["bare"])
+        p95 = percentile(ms[side], 0.95)
+        print_row(
+            f"{label(side, args.against)}key -> screen changed in a drill, "
+            f"median / p95 / max ({len(ms[side])} keys)",
+            shown[side], shown["bare"], ratio,
+            f"median <= {KEY_RATIO}x, p95 <= {KEY_P95_MS:.0f} ms",
+            ratio <= KEY_RATIO and p95 <= KEY_P95_MS,
+        )  # fmt: skip
+    if args.against:
+        for what, figures in (("launch", launches), ("key", ms)):
+            ratio = statistics.median(figures["kvdrill"]) / statistics.median(figures["other"])
+            print(f"{what}: this checkout / {args.against}: {ratio:.2f}x")
+    for side, times in launches.items():
+        print(f"launch runs (s), {side}: " + ", ".join(f"{t:.3f}" for t in times))
     print(f"at the end: {load()}")
     return 0
+
+
+def label(side: str, against: Path | None) -> str:
+    return "" if side == "kvdrill" and against is None else f"[{side}] "
 
 
 if __name__ == "__main__":
