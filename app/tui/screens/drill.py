@@ -438,10 +438,18 @@ class DrillScreen(CardActionsScreen):
             self.set_focus(None)
         self.set_hint(self.flow.hint)
         self.refresh_bindings()
+        if kind != "problem":  # a problem's reveal leads with its verdict
+            self.call_after_refresh(self._prefill_reveal, card)
         if not self.painted_first_card:
             self.painted_first_card = True
             source = "session" if self.session is not None else "helper"
             self.call_after_refresh(self._first_card_painted, source)
+
+    def _prefill_reveal(self, card: CardView) -> None:
+        """Lay out the answer, hidden, while the learner reads the prompt: the reveal key then
+        only shows it (show_reveal finds the same text there)."""
+        if self.card is card and self.phase is Phase.PROMPT:
+            self.query_one("#drill-reveal", CardMarkdown).update(reveal_markdown(card))
 
     def _first_card_painted(self, source: str) -> None:
         # The app is told first: once set, the event wakes the session worker, whose imports

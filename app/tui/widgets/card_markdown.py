@@ -53,20 +53,26 @@ class CardMarkdown(Widget):
         self.plain.display = False
         self.markdown: Markdown | None = None
         self.markdown_mounted = asyncio.Event()
+        self.shown: asyncio.Future[None] | None = None  # the Markdown of ``source``, laid out
 
     def compose(self) -> ComposeResult:
         yield self.plain
 
     def update(self, markdown: str) -> AwaitComplete:
-        """Show ``markdown``; the last call wins when several are still under way."""
+        """Show ``markdown``; the last call wins when several are still under way. The text
+        shown already (or on its way) is not laid out again: awaiting waits for it."""
+        if markdown == self.source and self.shown is not None:
+            return AwaitComplete(self.shown)
         self.source = markdown
         text = plain_text(markdown)
         if text is None:
-            return AwaitComplete(self._show_markdown(markdown))
+            self.shown = asyncio.ensure_future(self._show_markdown(markdown))
+            return AwaitComplete(self.shown)
         self.plain.update(Content(text))
         self.plain.display = bool(text)
         if self.markdown is not None:
             self.markdown.display = False
+        self.shown = None
         return AwaitComplete.nothing()
 
     async def _show_markdown(self, markdown: str) -> None:
