@@ -20,7 +20,7 @@ from textual.app import ComposeResult
 from textual.binding import ActiveBinding, Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
-from textual.widgets import Footer, Input, ProgressBar, Static
+from textual.widgets import Input, ProgressBar, Static
 
 from kvdrill.app.services.drill_flow import (
     AWAY_FROM_ANSWER_BOX_HINT,
@@ -66,6 +66,7 @@ from kvdrill.app.tui.messages import (
 from kvdrill.app.tui.screens.card_actions import CardActionsScreen
 from kvdrill.app.tui.widgets.card_markdown import CardMarkdown
 from kvdrill.app.tui.widgets.countdown import Countdown
+from kvdrill.app.tui.widgets.keys_footer import KeysFooter
 from kvdrill.engine.errors import printable
 from kvdrill.engine.study.settings import DEFAULT_ANSWER_SECONDS
 from kvdrill.i18n import N_, _, ngettext
@@ -162,7 +163,7 @@ class DrillScreen(CardActionsScreen):
             yield Static(Content(""), id="drill-verdict")
             yield CardMarkdown(id="drill-reveal")
         yield Static(Content(""), id="drill-hint")
-        yield Footer(compact=True)
+        yield KeysFooter(compact=True)
 
     async def on_mount(self) -> None:
         hidden = (
