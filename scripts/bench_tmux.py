@@ -32,6 +32,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections import defaultdict
 from pathlib import Path
 
 from bench_table import importable, load, milliseconds, print_header, print_row
@@ -174,6 +175,7 @@ def main() -> int:
         panes = {side: Pane(drill, env, folder) for side, env in envs.items()}
         panes["bare"] = Pane(BARE_APP, envs["kvdrill"], folder)
         keys: dict[str, list[float]] = {side: [] for side in panes}
+        by_key: dict[tuple[str, str], list[float]] = defaultdict(list)
         try:
             for side, pane in panes.items():
                 pane.wait_for(BARE_READY if side == "bare" else f"{args.cards} left")
@@ -185,6 +187,7 @@ def main() -> int:
                     for side, pane in panes.items():
                         wanted = f"(key {name!r} at" if side == "bare" else effect
                         keys[side].append(pane.key_to_change(key, wanted))
+                        by_key[side, key].append(keys[side][-1] * 1e3)
         finally:
             for pane in panes.values():
                 pane.close()
@@ -217,6 +220,8 @@ def main() -> int:
         for what, figures in (("launch", launches), ("key", ms)):
             ratio = statistics.median(figures["kvdrill"]) / statistics.median(figures["other"])
             print(f"{what}: this checkout / {args.against}: {ratio:.2f}x")
+    for (side, key), times in by_key.items():
+        print(f"{key} alone, {side}: median {statistics.median(times):.0f} ms")
     for side, times in launches.items():
         print(f"launch runs (s), {side}: " + ", ".join(f"{t:.3f}" for t in times))
     print(f"at the end: {load()}")

@@ -7,12 +7,7 @@ shown often stay the same. This one compares the keys it would show with those i
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from textual.widgets import Footer
-
-if TYPE_CHECKING:
-    from textual.screen import Screen
 
 # What one footer key shows: key, its display, description, action, tooltip, enabled.
 Shown = tuple[str, str, str, str, str, bool]
@@ -23,13 +18,13 @@ class KeysFooter(Footer):
         super().__init__(compact=compact)
         self.keys_shown: list[Shown] | None = None  # as composed last, in order
 
-    def bindings_changed(self, screen: Screen) -> None:
-        if screen.app.app_focus and self.is_attached and screen is self.screen:
-            keys = self.keys_to_show()
-            if keys is not None and keys == self.keys_shown:
-                return
-            self.keys_shown = keys
-        super().bindings_changed(screen)
+    async def recompose(self) -> None:
+        # Textual calls this after the refresh that follows a change of the bindings.
+        keys = self.keys_to_show()
+        if keys is not None and keys == self.keys_shown:
+            return
+        self.keys_shown = keys
+        await super().recompose()
 
     def keys_to_show(self) -> list[Shown] | None:
         """The keys ``compose`` would show now, in its order; None where it groups keys (then
