@@ -185,3 +185,22 @@ unit: {unit}
     assert problems("requests") == []
     (wrong,) = problems("token")
     assert "problem field `unit` differs from" in wrong
+
+
+def test_a_vietnamese_learner_reads_the_edition_and_claim_errors_in_vietnamese(
+    tmp_path: Path, vietnamese
+) -> None:
+    edition = EDITION.replace("mỗi token (131,072 B)", "mỗi token (131.072 B)").replace(
+        "- [ ] Trọng số 8 bit\n- [x]", "- [x] Trọng số 8 bit\n- [ ]"
+    )
+    original = ORIGINAL.replace("kv_dtype=bf16 = 128 KiB", "kv_dtype=bf16 = 64 KiB")
+    (tmp_path / "kv-basics.md").write_text(original, encoding="utf-8")
+    (tmp_path / "kv-basics-vi.md").write_text(
+        edition.replace("kv_dtype=bf16 = 128 KiB", "kv_dtype=bf16 = 64 KiB"), encoding="utf-8"
+    )
+    problems = " ".join(str(problem) for problem in read_packs([tmp_path]).problems)
+    assert "các con số của key number khác với" in problems, problems
+    assert "đánh dấu đúng các lựa chọn khác với" in problems
+    assert "claim kv_bytes_per_token: thẻ ghi 64 KiB, engine tính ra 128 KiB" in problems
+    for english in ("figures differ", "marks other choices", "the card states", "computes"):
+        assert english not in problems, english

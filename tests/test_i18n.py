@@ -45,6 +45,7 @@ TRANSLATED_FILES = [
     "engine/capacity/units.py",
     "engine/problems/answers.py",
     "engine/problems/mistakes.py",
+    "engine/packs/claims.py",
 ]
 # Calls whose string arguments reach the screen or the terminal.
 SINKS = {
@@ -70,6 +71,7 @@ SINKS = {
     "AnswerError",
     "UnknownMistake",
     "NothingToPractise",
+    "ClaimError",
 }
 
 

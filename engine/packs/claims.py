@@ -30,11 +30,12 @@ from dataclasses import dataclass, field, replace
 
 from kvdrill.engine.errors import Located, UserError
 from kvdrill.engine.packs.model import KeyNumber, ParsedPack
+from kvdrill.i18n import N_, _
 
 MAX_CLAIM_CHARS = 500
 CATALOG_KEYS = ("model", "gpu", "dtype", "kv_dtype", "tp")
 
-_SYNTAX = "write `claim: QUANTITY name=value ... = VALUE UNIT`"
+_SYNTAX = N_("write `claim: QUANTITY name=value ... = VALUE UNIT`")
 VERSION_KEY = "vllm"
 _VERSION = re.compile(r"^(\d+(?:\.\d+){0,2})(?:\+|-(\d+(?:\.\d+){0,2}))?$")
 _TOLERANCE = re.compile(r"\s*(?:±|\+-|\+/-)\s*(\d+(?:\.\d+)?)\s*%\s*$")
@@ -64,35 +65,37 @@ class Computed:
 def parse_claim(text: str) -> Claim:
     """Split a claim into its quantity, inputs and stated value; ClaimError if malformed."""
     if len(text) > MAX_CLAIM_CHARS:
-        raise ClaimError(f"claim is over {MAX_CLAIM_CHARS} characters")
+        raise ClaimError(_("claim is over {most} characters").format(most=MAX_CLAIM_CHARS))
     words = text.split()
     if "=" not in words:
-        raise ClaimError(f"claim has no ` = VALUE`: {_SYNTAX}")
+        raise ClaimError(_("claim has no ` = VALUE`: {syntax}").format(syntax=_(_SYNTAX)))
     split = words.index("=")
     left, right = words[:split], " ".join(words[split + 1 :])
     if not left or "=" in left[0]:
-        raise ClaimError(f"claim names no quantity: {_SYNTAX}")
+        raise ClaimError(_("claim names no quantity: {syntax}").format(syntax=_(_SYNTAX)))
     settings: dict[str, str] = {}
     sets: dict[str, str] = {}
     vllm = None
     for pair in left[1:]:
         name, sep, value = pair.partition("=")
         if not sep or not name or not value:
-            raise ClaimError(f"claim input {pair!r} is not name=value")
+            raise ClaimError(_("claim input {pair} is not name=value").format(pair=repr(pair)))
         key = name.strip().lower().replace("-", "_")
         if key == VERSION_KEY:
             if vllm is not None:
-                raise ClaimError("claim sets vllm twice")
+                raise ClaimError(_("claim sets {name} twice").format(name=VERSION_KEY))
             if not _VERSION.match(value):
                 raise ClaimError(
-                    f"claim vllm={value} is not a version: write vllm=0.21+, vllm=0.8-0.27 "
-                    "or vllm=0.6.5"
+                    _(
+                        "claim vllm={value} is not a version: write vllm=0.21+, vllm=0.8-0.27 "
+                        "or vllm=0.6.5"
+                    ).format(value=value)
                 )
             vllm = value
             continue
         target = settings if key in CATALOG_KEYS else sets
         if key in target:
-            raise ClaimError(f"claim sets {name} twice")
+            raise ClaimError(_("claim sets {name} twice").format(name=name))
         target[key] = value
     tolerance = None
     match = _TOLERANCE.search(right)
@@ -100,9 +103,11 @@ def parse_claim(text: str) -> Claim:
         tolerance = float(match.group(1)) / 100
         right = right[: match.start()].strip()
         if not 0 < tolerance <= 0.5:
-            raise ClaimError(f"claim tolerance ±{match.group(1)}% is outside (0, 50%]")
+            raise ClaimError(
+                _("claim tolerance ±{percent}% is outside (0, 50%]").format(percent=match.group(1))
+            )
     if not right:
-        raise ClaimError(f"claim states no value after `=`: {_SYNTAX}")
+        raise ClaimError(_("claim states no value after `=`: {syntax}").format(syntax=_(_SYNTAX)))
     return Claim(left[0], settings, sets, right, tolerance, vllm)
 
 
@@ -126,7 +131,7 @@ def compute(claim: Claim) -> Computed:
 
 def _tp(text: str) -> int:
     if not text.isdigit() or int(text) < 1:
-        raise ClaimError(f"tp={text} is not a whole number of GPUs")
+        raise ClaimError(_("tp={text} is not a whole number of GPUs").format(text=text))
     return int(text)
 
 
@@ -163,7 +168,9 @@ def check_claim(claim: Claim, computed: Computed | None = None) -> Check:
         low, high = stated.value - half, stated.value + half
     holds = low <= value <= high or math.isclose(value, stated.value, rel_tol=1e-9)
     shown_unit = stated.unit_text or ""
-    allowed = f"{format_number(low, 6)} to {format_quantity(high, shown_unit, 6)}"
+    allowed = _("{low} to {high}").format(
+        low=format_number(low, 6), high=format_quantity(high, shown_unit, 6)
+    )
     return Check(holds, format_quantity(value, shown_unit, 6), allowed)
 
 
@@ -198,7 +205,7 @@ def _key_number_problem(item: KeyNumber) -> str | None:
         computed = compute(claim)
         result = check_claim(claim, computed)
     except UserError as exc:
-        return f"claim: {exc}"
+        return _("claim: {reason}").format(reason=exc)
     if not result.holds:
         return _mismatch(claim, result)
     return _version_unnamed(item, claim) or _version_unsaid(claim, computed.value)
@@ -212,7 +219,9 @@ def _version_unnamed(item: KeyNumber, claim: Claim) -> str | None:
     first = match.group(1) if match else claim.vllm
     if f"v{first}" in item.text:
         return None
-    return f"claim holds for vLLM {claim.vllm}: say so in the key number (write v{first})"
+    return _("claim holds for vLLM {versions}: say so in the key number (write v{first})").format(
+        versions=claim.vllm, first=first
+    )
 
 
 def _version_unsaid(claim: Claim, value: float) -> str | None:
@@ -232,11 +241,10 @@ def _version_unsaid(claim: Claim, value: float) -> str | None:
         except UserError:
             continue  # no value with the default moved: the claim's value cannot rest on it
         if not math.isclose(moved_value, value, rel_tol=1e-9):
-            return (
-                f"claim rests on vLLM's default {name} ({DEFAULTS[name]:,g}), which holds "
-                f"for vLLM {versions}: add vllm={versions} and name the version in the "
-                f"text, or set {name}"
-            )
+            return _(
+                "claim rests on vLLM's default {name} ({default}), which holds for vLLM "
+                "{versions}: add vllm={versions} and name the version in the text, or set {name}"
+            ).format(name=name, default=f"{DEFAULTS[name]:,g}", versions=versions)
     return None
 
 
@@ -246,14 +254,19 @@ def claim_problem(text: str) -> str | None:
         claim = parse_claim(text)
         result = check_claim(claim)
     except UserError as exc:
-        return f"claim: {exc}"
+        return _("claim: {reason}").format(reason=exc)
     return None if result.holds else _mismatch(claim, result)
 
 
 def _mismatch(claim: Claim, result: Check) -> str:
-    return (
-        f"claim {claim.quantity}: the card states {claim.stated}, the engine computes "
-        f"{result.computed_text} (the value as written allows {result.allowed_text})"
+    return _(
+        "claim {quantity}: the card states {stated}, the engine computes {computed} "
+        "(the value as written allows {allowed})"
+    ).format(
+        quantity=claim.quantity,
+        stated=claim.stated,
+        computed=result.computed_text,
+        allowed=result.allowed_text,
     )
 
 

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 
 from kvdrill.engine.errors import Located
 from kvdrill.engine.packs.model import ParsedCard, ParsedPack
+from kvdrill.i18n import _
 
 # A number as the packs write it: digits, thousands grouped by commas, a decimal point. Not a
 # digit inside a word (H100, FP8): a letter, digit, comma or point just before it excludes it.
@@ -42,7 +43,7 @@ def _figures(text: str) -> Counter[str]:
 def _written(values: Counter[str], text: str) -> str:
     """``values`` as ``text`` writes them, for a message."""
     spelled = {number_value(written): written for written in _NUMBER_RE.findall(text)}
-    return ", ".join(spelled[value] for value in sorted(values.elements())) or "nothing"
+    return ", ".join(spelled[value] for value in sorted(values.elements())) or _("nothing")
 
 
 def edition_problems(
@@ -59,13 +60,16 @@ def edition_problems(
     if edition.meta.lang == original.meta.lang:
         report(
             edition_line,
-            f'an edition is in another language than its original: both are "{edition.meta.lang}"',
+            _('an edition is in another language than its original: both are "{language}"').format(
+                language=edition.meta.lang
+            ),
         )
     if original.meta.edition_of is not None:
         report(
             edition_line,
-            f"{original.meta.pack} is itself an edition of {original.meta.edition_of}: "
-            "name the original pack",
+            _("{pack} is itself an edition of {original}: name the original pack").format(
+                pack=original.meta.pack, original=original.meta.edition_of
+            ),
         )
     theirs = {card.key: card for card in original.cards}
     ours = {card.key: card for card in edition.cards}
@@ -73,15 +77,22 @@ def edition_problems(
         if key not in ours:
             report(
                 edition_line,
-                f"card {{#{key}}} of {original.meta.pack} ({original.path}:{card.line}) is "
-                "missing: an edition has every card id of its original",
+                _(
+                    "card {card} of {pack} ({place}) is missing: an edition has every card id "
+                    "of its original"
+                ).format(
+                    card=_card_id(key),
+                    pack=original.meta.pack,
+                    place=f"{original.path}:{card.line}",
+                ),
             )
     for key, card in ours.items():
         if key not in theirs:
             report(
                 card.line,
-                f"card {{#{key}}} is not in {original.meta.pack}: an edition has the same card "
-                "ids as its original",
+                _(
+                    "card {card} is not in {pack}: an edition has the same card ids as its original"
+                ).format(card=_card_id(key), pack=original.meta.pack),
             )
             continue
         for line, message in _card_differences(card, theirs[key], original):
@@ -90,7 +101,9 @@ def edition_problems(
     if [key for key in ours if key in theirs] != order:
         report(
             edition_line,
-            f"the cards are in another order than in {original.meta.pack}: keep its order",
+            _("the cards are in another order than in {pack}: keep its order").format(
+                pack=original.meta.pack
+            ),
         )
     return problems
 
@@ -99,23 +112,42 @@ def _card_differences(
     card: ParsedCard, original: ParsedCard, pack: ParsedPack
 ) -> Iterable[tuple[int, str]]:
     """(line, message) for each way ``card`` is not a translation of ``original``."""
-    name = f"card {{#{card.key}}}"
+    name = _card_id(card.key)
     there = f"{pack.path}:{original.line}"
     if card.kind != original.kind:
-        yield card.line, f"{name} is a {card.kind} card; in {there} it is a {original.kind} card"
+        yield (
+            card.line,
+            _("card {card} is a {kind} card; in {there} it is a {original_kind} card").format(
+                card=name, kind=card.kind, there=there, original_kind=original.kind
+            ),
+        )
         return
     if card.status != original.status:
-        yield card.line, f"{name} has status {card.status}; in {there} it has {original.status}"
+        yield (
+            card.line,
+            _("card {card} has status {status}; in {there} it has {original_status}").format(
+                card=name, status=card.status, there=there, original_status=original.status
+            ),
+        )
     if card.lessons != original.lessons:
         yield (
             card.line,
-            f"{name} draws on lessons {_listed(card.lessons)}; in {there} on "
-            f"{_listed(original.lessons)}",
+            _("card {card} draws on lessons {lessons}; in {there} on {original_lessons}").format(
+                card=name,
+                lessons=_listed(card.lessons),
+                there=there,
+                original_lessons=_listed(original.lessons),
+            ),
         )
     if card.tags != original.tags:
         yield (
             card.line,
-            f"{name} has tags {_listed(card.tags)}; in {there} {_listed(original.tags)}",
+            _("card {card} has tags {tags}; in {there} {original_tags}").format(
+                card=name,
+                tags=_listed(card.tags),
+                there=there,
+                original_tags=_listed(original.tags),
+            ),
         )
     for section, ours, theirs in (
         ("### Answer", card.answer, original.answer),
@@ -123,26 +155,46 @@ def _card_differences(
         ("### Explanation", card.explanation, original.explanation),
     ):
         if bool(ours) != bool(theirs):
-            has = "has" if ours else "has no"
-            yield card.line, f"{name} {has} {section}; {there} {'has none' if ours else 'has one'}"
+            if ours:
+                said = _("card {card} has {section}; {there} has none")
+            else:
+                said = _("card {card} has no {section}; {there} has one")
+            yield card.line, said.format(card=name, section=section, there=there)
     if len(card.choices) != len(original.choices):
         yield (
             card.line,
-            f"{name} has {len(card.choices)} choices; {there} has {len(original.choices)}",
+            _("card {card} has {count} choices; {there} has {original_count}").format(
+                card=name,
+                count=len(card.choices),
+                there=there,
+                original_count=len(original.choices),
+            ),
         )
     elif [choice.correct for choice in card.choices] != [c.correct for c in original.choices]:
         right = ", ".join(
             chr(ord("A") + index) for index, c in enumerate(original.choices) if c.correct
         )
-        yield card.line, f"{name} marks other choices correct than {there} ({right})"
+        yield (
+            card.line,
+            _("card {card} marks other choices correct than {there} ({letters})").format(
+                card=name, there=there, letters=right
+            ),
+        )
     if [item.card for item in card.related] != [item.card for item in original.related]:
         yield (
             card.line,
-            f"{name}'s ### Related differs from {there}: the same items, the same links",
+            _(
+                "card {card}'s ### Related differs from {there}: the same items, the same links"
+            ).format(card=name, there=there),
         )
     yield from _key_number_differences(card, original, there)
     if (card.problem is None) != (original.problem is None):
-        yield card.line, f"{name} and {there} are not both problem templates"
+        yield (
+            card.line,
+            _("card {card} and {there} are not both problem templates").format(
+                card=name, there=there
+            ),
+        )
     elif card.problem is not None and original.problem is not None:
         yield from _problem_differences(card, original, there)
 
@@ -150,28 +202,35 @@ def _card_differences(
 def _key_number_differences(
     card: ParsedCard, original: ParsedCard, there: str
 ) -> Iterable[tuple[int, str]]:
-    name = f"card {{#{card.key}}}"
     if len(card.key_numbers) != len(original.key_numbers):
         yield (
             card.line,
-            f"{name} has {len(card.key_numbers)} key numbers; {there} has "
-            f"{len(original.key_numbers)}",
+            _("card {card} has {count} key numbers; {there} has {original_count}").format(
+                card=_card_id(card.key),
+                count=len(card.key_numbers),
+                there=there,
+                original_count=len(original.key_numbers),
+            ),
         )
         return
     for ours, theirs in zip(card.key_numbers, original.key_numbers, strict=True):
         original_place = f"{there.rsplit(':', 1)[0]}:{theirs.line}"
         if _spaced(ours.claim) != _spaced(theirs.claim):
-            stated = f"`claim: {theirs.claim}`" if theirs.claim else "no claim"
-            yield ours.line, f"the claim differs from {original_place}, which has {stated}"
+            if theirs.claim:
+                said = _("the claim differs from {place}, which has `claim: {claim}`")
+            else:
+                said = _("the claim differs from {place}, which has no claim")
+            yield ours.line, said.format(place=original_place, claim=theirs.claim)
         mine, its = _figures(ours.text), _figures(theirs.text)
         if mine != its:
             extra = _written(mine - its, ours.text)
             lacking = _written(its - mine, theirs.text)
             yield (
                 ours.line,
-                f"the key number's figures differ from {original_place}: "
-                f"{extra} here, {lacking} there (write numbers as the English pack does: "
-                "131,072 and 3.43)",
+                _(
+                    "the key number's figures differ from {place}: {extra} here, {lacking} "
+                    "there (write numbers as the English pack does: 131,072 and 3.43)"
+                ).format(place=original_place, extra=extra, lacking=lacking),
             )
 
 
@@ -188,8 +247,10 @@ def _problem_differences(
             line = card.problem_field_lines.get(field, card.problem_line or card.line)
             yield (
                 line,
-                f"problem field `{field}` differs from {there}: an edition translates only "
-                "the prompt and the unit's word",
+                _(
+                    "problem field `{field}` differs from {there}: an edition translates only "
+                    "the prompt and the unit's word"
+                ).format(field=field, there=there),
             )
 
 
@@ -210,4 +271,9 @@ def _spaced(text: str | None) -> str | None:
 
 
 def _listed(values: list[str]) -> str:
-    return ", ".join(values) if values else "none"
+    return ", ".join(values) if values else _("none")
+
+
+def _card_id(key: str) -> str:
+    """A card as the pack writes its id: ``{#kv-drawn}``."""
+    return f"{{#{key}}}"
