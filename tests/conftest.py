@@ -46,7 +46,7 @@ def vietnamese() -> Iterator[None]:
 
 # db_url (SQLite, or PostgreSQL too in modules marked both_backends) and the PostgreSQL server;
 # the unit/store/e2e tiers; the xdist workers' set-up.
-pytest_plugins = ["postgres_server", "tiers", "workers", "cpu_profile"]
+pytest_plugins = ["postgres_server", "tiers", "workers", "cpu_profile", "bundled_parse"]
 
 
 # --- small collections, for the scheduler's and the session's tests ----------------------------
