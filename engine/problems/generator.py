@@ -192,8 +192,8 @@ def validate_problem(
         problem = compile_problem(card.problem)
     except ProblemSpecError as exc:
         return [Located(path, at(i.field), f"problem: {i.message}") for i in exc.issues]
-    exc = _drawing_error(card.problem, problem, f"check/{card.key}")
-    return [] if exc is None else [Located(path, at(_field_of(exc)), f"problem: {exc}")]
+    error = _drawing_error(card.problem, problem, f"check/{card.key}")
+    return [] if error is None else [Located(path, at(_field_of(error)), f"problem: {error}")]
 
 
 # Each drawing checked, by what its draws depend on: an edition's template, the same but for
