@@ -16,8 +16,39 @@ from kvdrill.app.services import environment
 from kvdrill.app.services.language import use_profile_language
 from kvdrill.engine.capacity.units import shorten
 from kvdrill.engine.errors import UserError, did_you_mean
+from kvdrill.i18n import N_, _, ngettext
 
-_INVALID_CHOICE = re.compile(r"argument (\S+): invalid choice: '([^']*)' \(choose from (.*)\)$")
+# After "argument" in the learner's language (argparse's own words, see ARGPARSE_MESSAGES).
+_INVALID_CHOICE = re.compile(r"(\S+): invalid choice: '([^']*)' \(choose from (.*)\)$")
+
+# argparse's own words (its headings, its -h help, its errors): argparse translates them with
+# the ``gettext``/``ngettext`` it imported from the gettext module, looked up in its module at
+# each call (gettext's default domain, which holds no catalog). ``use_argparse_catalog`` points
+# those names at kvdrill's catalog. "invalid choice" stays English: OneLineErrorParser reads
+# it and words that error itself.
+ARGPARSE_MESSAGES = (
+    N_("argument %(argument_name)s: %(message)s"),
+    N_("usage: "),
+    N_("positional arguments"),
+    N_("options"),
+    N_("show this help message and exit"),
+    N_("the following arguments are required: %s"),
+    N_("unrecognized arguments: %s"),
+    N_("expected one argument"),
+    N_("expected at most one argument"),
+    N_("expected at least one argument"),
+    N_("invalid %(type)s value: %(value)r"),
+    N_("ambiguous option: %(option)s could match %(matches)s"),
+    N_("not allowed with argument %s"),
+    N_("one of the arguments %s is required"),
+    N_("ignored explicit argument %r"),
+)
+
+
+def use_argparse_catalog() -> None:
+    """argparse's own messages through kvdrill's catalog, in the interface language."""
+    argparse._ = _  # type: ignore[attr-defined]
+    argparse.ngettext = ngettext  # type: ignore[attr-defined]
 
 
 class OneLineErrorParser(argparse.ArgumentParser):
@@ -28,12 +59,17 @@ class OneLineErrorParser(argparse.ArgumentParser):
         if wrong:
             what, given, choices = wrong.groups()
             known = [choice.strip(" '") for choice in choices.split(",")]
-            hint = did_you_mean(given, known) or f" (choose from {', '.join(known)})"
+            hint = did_you_mean(given, known) or _(" (choose from {choices})").format(
+                choices=", ".join(known)
+            )
             if what == "COMMAND":
-                message = f"there is no command '{given}'{hint}"
+                message = _("there is no command '{given}'{hint}").format(given=given, hint=hint)
             else:
-                message = f"{what}: '{given}' is not a choice{hint}"
-        self.exit(2, f"{self.prog}: {error_line(message)} (see {self.prog} --help)\n")
+                message = _("{what}: '{given}' is not a choice{hint}").format(
+                    what=what, given=given, hint=hint
+                )
+        see = _("(see {command} --help)").format(command=self.prog)
+        self.exit(2, f"{self.prog}: {error_line(message)} {see}\n")
 
 
 def _global_options(parser: argparse.ArgumentParser, default: object) -> None:
@@ -43,13 +79,14 @@ def _global_options(parser: argparse.ArgumentParser, default: object) -> None:
         "--db",
         metavar="URL",
         default=default,
-        help=f"SQLAlchemy database URL (default: ${environment.DB_VARIABLE}, "
-        "else SQLite in the user data dir)",
+        help=_(
+            "SQLAlchemy database URL (default: ${variable}, else SQLite in the user data dir)"
+        ).format(variable=environment.DB_VARIABLE),
     )
     parser.add_argument(
         "--profile",
         default="default" if default is None else default,
-        help="learner profile: separate schedules, logs and settings",
+        help=_("learner profile: separate schedules, logs and settings"),
     )
 
 
@@ -57,7 +94,7 @@ class VersionAction(argparse.Action):
     """``--version``, with the version looked up only when asked (importlib.metadata is slow)."""
 
     def __init__(self, option_strings, dest=argparse.SUPPRESS, **kwargs) -> None:
-        kwargs.setdefault("help", "show program's version number and exit")
+        kwargs.setdefault("help", _("show program's version number and exit"))
         super().__init__(option_strings, dest, default=argparse.SUPPRESS, nargs=0, **kwargs)
 
     def __call__(self, parser, namespace, values, option_string=None) -> None:
@@ -70,8 +107,8 @@ class VersionAction(argparse.Action):
 def _environment_help() -> str:
     from kvdrill.app.text_table import table_lines
 
-    rows = [[name, text] for name, text in environment.VARIABLES.items()]
-    return "environment variables:\n" + "\n".join(table_lines(rows, indent="  "))
+    rows = [[name, _(text)] for name, text in environment.VARIABLES.items()]
+    return _("environment variables:") + "\n" + "\n".join(table_lines(rows, indent="  "))
 
 
 def named_command(argv: list[str]) -> str | None:
@@ -123,7 +160,7 @@ def _parser(
     """The parser of ``modules``' commands, and each command's own parser by name."""
     parser = OneLineErrorParser(
         prog="kvdrill",
-        description="Drill the memory and capacity math of LLM inference serving.",
+        description=_("Drill the memory and capacity math of LLM inference serving."),
         epilog=_environment_help(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -141,6 +178,7 @@ def _parser(
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     use_profile_language(*global_values(argv))
+    use_argparse_catalog()
     parser = build_parser(named_command(argv))
     args = parser.parse_args(argv)
     func = getattr(args, "func", None)

@@ -4,24 +4,28 @@ from __future__ import annotations
 
 import argparse
 
+from kvdrill.i18n import _
+
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "backup",
-        help="copy the database to PATH (default: backups/ beside it), checked",
+        help=_("copy the database to PATH (default: backups/ beside it), checked"),
         description=(
-            "Write a consistent copy of the database with SQLite's online backup API (safe "
-            "while a drill runs) and check it. Without PATH the copy goes to the backups/ "
-            "folder beside the database. kvdrill also keeps one automatic backup per day "
-            "there, the newest 7 unless --keep says otherwise (0 turns them off)."
+            _(
+                "Write a consistent copy of the database with SQLite's online backup API (safe "
+                "while a drill runs) and check it. Without PATH the copy goes to the backups/ "
+                "folder beside the database. kvdrill also keeps one automatic backup per day "
+                "there, the newest 7 unless --keep says otherwise (0 turns them off)."
+            )
         ),
     )
-    parser.add_argument("path", nargs="?", metavar="PATH", help="where to write the copy")
+    parser.add_argument("path", nargs="?", metavar="PATH", help=_("where to write the copy"))
     parser.add_argument(
         "--keep",
         type=int,
         metavar="N",
-        help="keep the newest N automatic daily backups from now on (0: none)",
+        help=_("keep the newest N automatic daily backups from now on (0: none)"),
     )
     parser.set_defaults(func=run)
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from kvdrill.i18n import _
+
 EPILOG = """\
 examples:
   kvdrill calc kv_bytes_per_token --model llama-3.1-8b --unit KiB
@@ -30,29 +32,31 @@ seconds or tokens."""
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "calc",
-        help="capacity calculator: KV per token, weights, decode floor, pool, concurrency",
-        description="Evaluate one serving formula for a model, GPU and precision.",
+        help=_("capacity calculator: KV per token, weights, decode floor, pool, concurrency"),
+        description=_("Evaluate one serving formula for a model, GPU and precision."),
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("quantity", nargs="?", metavar="QUANTITY", help="what to compute")
-    parser.add_argument("--model", metavar="ID", help="model id or alias (kvdrill models)")
-    parser.add_argument("--gpu", metavar="ID", help="GPU id or alias (kvdrill gpus)")
-    parser.add_argument("--dtype", default="bf16", metavar="D", help="weights: bf16 fp8 int4 ...")
-    parser.add_argument("--kv-dtype", metavar="D", help="KV cache dtype (default: 16-bit)")
-    parser.add_argument("--tp", type=int, default=1, metavar="N", help="tensor-parallel GPUs")
+    parser.add_argument("quantity", nargs="?", metavar="QUANTITY", help=_("what to compute"))
+    parser.add_argument("--model", metavar="ID", help=_("model id or alias (kvdrill models)"))
+    parser.add_argument("--gpu", metavar="ID", help=_("GPU id or alias (kvdrill gpus)"))
+    parser.add_argument(
+        "--dtype", default="bf16", metavar="D", help=_("weights: bf16 fp8 int4 ...")
+    )
+    parser.add_argument("--kv-dtype", metavar="D", help=_("KV cache dtype (default: 16-bit)"))
+    parser.add_argument("--tp", type=int, default=1, metavar="N", help=_("tensor-parallel GPUs"))
     parser.add_argument(
         "--set",
         dest="sets",
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="set a symbol, with a unit if you like: --set pool=54.8GiB (repeatable)",
+        help=_("set a symbol, with a unit if you like: --set pool=54.8GiB (repeatable)"),
     )
-    parser.add_argument("--unit", metavar="U", help="show the result in this unit (KiB, GB, ms)")
-    parser.add_argument("--explain", action="store_true", help="show formula and substitution")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--list", action="store_true", help="list the quantities and symbols")
+    parser.add_argument("--unit", metavar="U", help=_("show the result in this unit (KiB, GB, ms)"))
+    parser.add_argument("--explain", action="store_true", help=_("show formula and substitution"))
+    parser.add_argument("--json", action="store_true", help=_("print one JSON object"))
+    parser.add_argument("--list", action="store_true", help=_("list the quantities and symbols"))
     parser.set_defaults(func=run)
 
 

@@ -8,6 +8,7 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from kvdrill.engine.errors import UserError
+from kvdrill.i18n import _
 
 if TYPE_CHECKING:
     from datetime import date
@@ -34,39 +35,36 @@ def register(subparsers) -> None:
 
     parser = subparsers.add_parser(
         "cards",
-        help="find cards, see one card's history, suspend/bury/flag/forget it",
-        description=(
+        help=_("find cards, see one card's history, suspend/bury/flag/forget it"),
+        description=_(
             "Without PACK/CARD: list the cards that match, one line each (card, title, "
             "state, due day). With PACK/CARD: that card's schedule, whole review history, "
-            "mistakes and your note; with an action, do it to the card. States: "
-            + ", ".join(STATES)
-            + ". Sort keys: "
-            + ", ".join(SORT_KEYS)
-            + "."
-        ),
+            "mistakes and your note; with an action, do it to the card. States: {states}. "
+            "Sort keys: {keys}."
+        ).format(states=", ".join(STATES), keys=", ".join(SORT_KEYS)),
     )
-    parser.add_argument("card", nargs="?", metavar="PACK/CARD", help="one card, as pack/card")
+    parser.add_argument("card", nargs="?", metavar="PACK/CARD", help=_("one card, as pack/card"))
     parser.add_argument(
-        "--search", metavar="TEXT", help="text in the title, prompt, answer or note"
+        "--search", metavar="TEXT", help=_("text in the title, prompt, answer or note")
     )
-    parser.add_argument("--pack", metavar="P", help="only cards of the pack with this id")
-    parser.add_argument("--tag", metavar="T", help="only cards with this tag")
+    parser.add_argument("--pack", metavar="P", help=_("only cards of the pack with this id"))
+    parser.add_argument("--tag", metavar="T", help=_("only cards with this tag"))
     parser.add_argument(
-        "--state", metavar="S", type=_checked("check_state"), help="only cards in this state"
+        "--state", metavar="S", type=_checked("check_state"), help=_("only cards in this state")
     )
     parser.add_argument(
-        "--sort", metavar="KEY", type=_checked("check_sort"), help="order by this key"
+        "--sort", metavar="KEY", type=_checked("check_sort"), help=_("order by this key")
     )
-    parser.add_argument("--json", action="store_true", help="print the list or the card as JSON")
+    parser.add_argument("--json", action="store_true", help=_("print the list or the card as JSON"))
     actions = parser.add_mutually_exclusive_group()
     for action, meaning in (
-        ("suspend", "take the card out of every drill"),
-        ("unsuspend", "bring a suspended card back"),
-        ("bury", "hide the card until tomorrow"),
-        ("forget", "make the card new again (its history is kept)"),
+        ("suspend", _("take the card out of every drill")),
+        ("unsuspend", _("bring a suspended card back")),
+        ("bury", _("hide the card until tomorrow")),
+        ("forget", _("make the card new again (its history is kept)")),
     ):
         actions.add_argument(f"--{action}", action="store_true", help=meaning)
-    actions.add_argument("--flag", metavar="C", help="flag the card with colour C (none: off)")
+    actions.add_argument("--flag", metavar="C", help=_("flag the card with colour C (none: off)"))
     parser.set_defaults(func=run)
 
 

@@ -6,21 +6,23 @@ import argparse
 import json
 from dataclasses import asdict
 
+from kvdrill.i18n import _
+
 
 def register(subparsers) -> None:
     models = subparsers.add_parser(
         "models",
-        help="list the model catalog (ids for --model)",
-        description="List the models kvdrill knows, with their architecture fields.",
+        help=_("list the model catalog (ids for --model)"),
+        description=_("List the models kvdrill knows, with their architecture fields."),
     )
-    models.add_argument("--json", action="store_true", help="print a JSON list")
+    models.add_argument("--json", action="store_true", help=_("print a JSON list"))
     models.set_defaults(func=run_models)
     gpus = subparsers.add_parser(
         "gpus",
-        help="list the GPU catalog (ids for --gpu)",
-        description="List the GPUs kvdrill knows, with datasheet memory and bandwidth.",
+        help=_("list the GPU catalog (ids for --gpu)"),
+        description=_("List the GPUs kvdrill knows, with datasheet memory and bandwidth."),
     )
-    gpus.add_argument("--json", action="store_true", help="print a JSON list")
+    gpus.add_argument("--json", action="store_true", help=_("print a JSON list"))
     gpus.set_defaults(func=run_gpus)
 
 

@@ -4,28 +4,32 @@ from __future__ import annotations
 
 import argparse
 
+from kvdrill.i18n import _
+
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "check",
-        help="validate packs (files or directories); print every error as path:line: message",
+        help=_("validate packs (files or directories); print every error as path:line: message"),
         description=(
-            "Validate Markdown packs: syntax, ids, problem templates and claims. Prints every "
-            "error as path:line: message and a summary; exits 0 when clean, 1 otherwise. "
-            "Never touches the database."
+            _(
+                "Validate Markdown packs: syntax, ids, problem templates and claims. Prints every "
+                "error as path:line: message and a summary; exits 0 when clean, 1 otherwise. "
+                "Never touches the database."
+            )
         ),
     )
     # Kept as text: Path("") would quietly become the current directory.
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="pack file or folder")
+    parser.add_argument("paths", nargs="+", metavar="PATH", help=_("pack file or folder"))
     parser.add_argument(
         "--add-ids",
         action="store_true",
-        help="first write generated ids into card headings that lack one (nothing else changes)",
+        help=_("first write generated ids into card headings that lack one (nothing else changes)"),
     )
     parser.add_argument(
         "--json",
         action="store_true",
-        help="print the errors and counts (packs, cards by kind, problem templates, claims)",
+        help=_("print the errors and counts (packs, cards by kind, problem templates, claims)"),
     )
     parser.set_defaults(func=run)
 

@@ -5,21 +5,25 @@ from __future__ import annotations
 
 import argparse
 
+from kvdrill.i18n import _
+
 SHELLS = ("bash", "zsh", "fish")
 
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "completion",
-        help="print a shell completion script: completion bash|zsh|fish",
+        help=_("print a shell completion script: completion bash|zsh|fish"),
         description=(
-            "Print the completion script for a shell. For bash: "
-            "`kvdrill completion bash > ~/.local/share/bash-completion/completions/kvdrill`; "
-            "zsh: save it as _kvdrill in a directory on $fpath; fish: "
-            "`kvdrill completion fish > ~/.config/fish/completions/kvdrill.fish`."
+            _(
+                "Print the completion script for a shell. For bash: "
+                "`kvdrill completion bash > ~/.local/share/bash-completion/completions/kvdrill`; "
+                "zsh: save it as _kvdrill in a directory on $fpath; fish: "
+                "`kvdrill completion fish > ~/.config/fish/completions/kvdrill.fish`."
+            )
         ),
     )
-    parser.add_argument("shell", choices=SHELLS, help="the shell to complete in")
+    parser.add_argument("shell", choices=SHELLS, help=_("the shell to complete in"))
     parser.set_defaults(func=run)
 
 

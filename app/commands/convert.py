@@ -4,26 +4,30 @@ from __future__ import annotations
 
 import argparse
 
+from kvdrill.i18n import _
+
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "convert",
-        help="turn an Anki package, Anki text export or CSV into a pack",
+        help=_("turn an Anki package, Anki text export or CSV into a pack"),
         description=(
-            "Convert FILE into a kvdrill pack: an Anki package (.apkg, legacy or current), "
-            'Anki\'s "Notes in Plain Text" export, or a CSV of front, back and optional tags. '
-            "Converting a newer export of the same deck gives the same card ids, so "
-            "importing the new pack updates the cards and keeps their history. A package "
-            "exported with scheduling also gives PACK.anki-history.json beside the pack: "
-            "kvdrill import PACK.md brings Anki's schedules and review log along."
+            _(
+                "Convert FILE into a kvdrill pack: an Anki package (.apkg, legacy or current), "
+                'Anki\'s "Notes in Plain Text" export, or a CSV of front, back and optional tags. '
+                "Converting a newer export of the same deck gives the same card ids, so "
+                "importing the new pack updates the cards and keeps their history. A package "
+                "exported with scheduling also gives PACK.anki-history.json beside the pack: "
+                "kvdrill import PACK.md brings Anki's schedules and review log along."
+            )
         ),
     )
-    parser.add_argument("file", metavar="FILE", help=".apkg, .txt/.tsv (Anki text) or .csv")
-    parser.add_argument("-o", "--output", required=True, metavar="PACK.md", help="pack to write")
-    parser.add_argument("--pack-id", help="the pack id (default: from the output file's name)")
-    parser.add_argument("--title", help="the pack title (default: the deck's or file's name)")
+    parser.add_argument("file", metavar="FILE", help=_(".apkg, .txt/.tsv (Anki text) or .csv"))
+    parser.add_argument("-o", "--output", required=True, metavar="PACK.md", help=_("pack to write"))
+    parser.add_argument("--pack-id", help=_("the pack id (default: from the output file's name)"))
+    parser.add_argument("--title", help=_("the pack title (default: the deck's or file's name)"))
     parser.add_argument(
-        "--force", action="store_true", help="replace PACK.md (and its history) if it exists"
+        "--force", action="store_true", help=_("replace PACK.md (and its history) if it exists")
     )
     parser.set_defaults(func=run)
 

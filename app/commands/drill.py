@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from kvdrill.engine.errors import UserError
 from kvdrill.engine.study.settings import DEFAULT_NEW_PER_DAY
+from kvdrill.i18n import _
 
 if TYPE_CHECKING:
     from kvdrill.app.app_options import AppOptions
@@ -44,70 +45,82 @@ def _session_limit(text: str) -> int:
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "drill",
-        help="today's session: due reviews, then new cards",
-        description="Drill today's cards: due reviews first, then new cards. Cards you miss "
-        "come back later in the session and on the days SM-2 picks.",
+        help=_("today's session: due reviews, then new cards"),
+        description=_(
+            "Drill today's cards: due reviews first, then new cards. Cards you miss "
+            "come back later in the session and on the days SM-2 picks."
+        ),
     )
     parser.add_argument(
         "--plain",
         action="store_true",
-        help="line-by-line mode on stdin/stdout (ssh, scripts, screen readers)",
+        help=_("line-by-line mode on stdin/stdout (ssh, scripts, screen readers)"),
     )
-    parser.add_argument("--pack", metavar="P", help="only cards of the pack with this id")
-    parser.add_argument("--tag", metavar="T", help="only cards with this tag")
+    parser.add_argument("--pack", metavar="P", help=_("only cards of the pack with this id"))
+    parser.add_argument("--tag", metavar="T", help=_("only cards with this tag"))
     parser.add_argument(
-        "--lesson", metavar="N", help="only cards that draw on lesson N (5 and 05 are the same)"
+        "--lesson", metavar="N", help=_("only cards that draw on lesson N (5 and 05 are the same)")
     )
     parser.add_argument(
         "--flag",
         metavar="COLOUR",
         type=_flag,
-        help="only the cards you flagged with this colour (kvdrill flag)",
+        help=_("only the cards you flagged with this colour (kvdrill flag)"),
     )
     parser.add_argument(
         "--cram",
         action="store_true",
-        help="practise outside the schedule: every card the filters leave (--pack, --tag, "
-        "--lesson, --flag), seen or new; answers are logged as practice and move no schedule",
+        help=_(
+            "practise outside the schedule: every card the filters leave (--pack, --tag, "
+            "--lesson, --flag), seen or new; answers are logged as practice and move no schedule"
+        ),
     )
     parser.add_argument(
         "--ahead",
         metavar="N",
         type=_session_limit,
-        help="review the cards due in the next N days too, as early reviews (their schedules move)",
+        help=_(
+            "review the cards due in the next N days too, as early reviews (their schedules move)"
+        ),
     )
     parser.add_argument(
-        "--new", metavar="N", type=_count, help="up to N new cards this session; 0 for reviews "
-        f"only (default: the profile's daily limit, {DEFAULT_NEW_PER_DAY} by default, minus "
-        "those already started today)",
-    )  # fmt: skip
+        "--new",
+        metavar="N",
+        type=_count,
+        help=_(
+            "up to N new cards this session; 0 for reviews only (default: the profile's daily "
+            "limit, {count} by default, minus those already started today)"
+        ).format(count=DEFAULT_NEW_PER_DAY),
+    )
     parser.add_argument(
         "--limit",
         metavar="N",
         type=_session_limit,
-        help="at most N cards in this session (1 or more)",
+        help=_("at most N cards in this session (1 or more)"),
     )
     parser.add_argument(
         "--mistake",
         metavar="CODE",
-        help="practise one diagnosed mistake (a code from kvdrill stats, e.g. kv_factor_2): "
-        "fresh problems whose numbers make it show, answered and logged as usual",
+        help=_(
+            "practise one diagnosed mistake (a code from kvdrill stats, e.g. kv_factor_2): "
+            "fresh problems whose numbers make it show, answered and logged as usual"
+        ),
     )
     parser.add_argument(
         "--count",
         metavar="N",
         type=_session_limit,
-        help="with --mistake: N problems (default 10)",
+        help=_("with --mistake: N problems (default 10)"),
     )
     parser.add_argument(
-        "--suspended", action="store_true", help="list your suspended cards, then exit"
+        "--suspended", action="store_true", help=_("list your suspended cards, then exit")
     )
-    parser.add_argument("--json", action="store_true", help="with --suspended: the list as JSON")
+    parser.add_argument("--json", action="store_true", help=_("with --suspended: the list as JSON"))
     parser.add_argument(
         "--unsuspend",
         metavar="PACK/CARD",
         action="append",
-        help="bring a suspended card back into your drills (repeatable), then exit",
+        help=_("bring a suspended card back into your drills (repeatable), then exit"),
     )
     parser.set_defaults(func=run)
 

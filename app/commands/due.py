@@ -5,18 +5,22 @@ from __future__ import annotations
 
 import argparse
 
+from kvdrill.i18n import _
+
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "due",
-        help="print today's due and new cards: 12 due · 5 new",
+        help=_("print today's due and new cards: 12 due · 5 new"),
         description=(
-            "Print how many cards today's session holds for the profile, due (reviews and "
-            "today's repeats) and new, as kvdrill drill would bring them now. Fast enough for "
-            "a shell prompt; reads only."
+            _(
+                "Print how many cards today's session holds for the profile, due (reviews and "
+                "today's repeats) and new, as kvdrill drill would bring them now. Fast enough for "
+                "a shell prompt; reads only."
+            )
         ),
     )
-    parser.add_argument("--json", action="store_true", help="print the counts as JSON")
+    parser.add_argument("--json", action="store_true", help=_("print the counts as JSON"))
     parser.set_defaults(func=run)
 
 

@@ -5,29 +5,35 @@ from __future__ import annotations
 import argparse
 import sys
 
+from kvdrill.i18n import _
+
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "export",
-        help="write packs as an Anki package, or all your study data as JSON/CSV",
+        help=_("write packs as an Anki package, or all your study data as JSON/CSV"),
         description=(
-            "--format apkg FILE writes the stored packs (or those given with --pack) as an "
-            "Anki package; problem templates become a few fixed variants. --format json or "
-            "csv DIR writes cards, the profile's schedules, its full review log (with the "
-            "schedule before each answer), its notes and its settings into DIR."
+            _(
+                "--format apkg FILE writes the stored packs (or those given with --pack) as an "
+                "Anki package; problem templates become a few fixed variants. --format json or "
+                "csv DIR writes cards, the profile's schedules, its full review log (with the "
+                "schedule before each answer), its notes and its settings into DIR."
+            )
         ),
     )
     parser.add_argument("--format", required=True, choices=("apkg", "json", "csv"))
-    parser.add_argument("target", metavar="FILE|DIR", help="the .apkg file, or the directory")
+    parser.add_argument("target", metavar="FILE|DIR", help=_("the .apkg file, or the directory"))
     parser.add_argument(
-        "--pack", action="append", default=[], metavar="P", help="a pack id (repeatable; apkg)"
+        "--pack", action="append", default=[], metavar="P", help=_("a pack id (repeatable; apkg)")
     )
     parser.add_argument(
         "--with-scheduling",
         action="store_true",
-        help="apkg: the profile's schedules and review log too (Anki imports them as review "
-        "cards with kvdrill's intervals and due days; tick Anki's 'Import any learning "
-        "progress')",
+        help=_(
+            "apkg: the profile's schedules and review log too (Anki imports them as review "
+            "cards with kvdrill's intervals and due days; tick Anki's 'Import any learning "
+            "progress')"
+        ),
     )
     parser.set_defaults(func=run)
 

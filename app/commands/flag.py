@@ -5,21 +5,27 @@ from __future__ import annotations
 
 import argparse
 
+from kvdrill.i18n import _
+
 
 def register(subparsers) -> None:
     from kvdrill.engine.study.flags import FLAG_COLOURS, NO_FLAG
 
     parser = subparsers.add_parser(
         "flag",
-        help="flag a card with a colour (or none); drill them with drill --flag COLOUR",
+        help=_("flag a card with a colour (or none); drill them with drill --flag COLOUR"),
         description=(
-            "Mark a card with one of Anki's colours, or take its flag off with 'none'. "
-            "kvdrill cards --state flagged lists them; kvdrill drill --flag COLOUR drills them."
+            _(
+                "Mark a card with one of Anki's colours, or take its flag off with 'none'. "
+                "kvdrill cards --state flagged lists them; kvdrill drill --flag COLOUR drills them."
+            )
         ),
     )
-    parser.add_argument("card", metavar="PACK/CARD", help="the card, as pack-id/card-id")
+    parser.add_argument("card", metavar="PACK/CARD", help=_("the card, as pack-id/card-id"))
     parser.add_argument(
-        "colour", metavar="COLOUR", help=f"one of {', '.join(FLAG_COLOURS)}, or {NO_FLAG}"
+        "colour",
+        metavar="COLOUR",
+        help=_("one of {colours}, or {none}").format(colours=", ".join(FLAG_COLOURS), none=NO_FLAG),
     )
     parser.set_defaults(func=run)
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
+from kvdrill.i18n import _
+
 # Below this many files the import is quick enough that a progress line is only noise.
 PROGRESS_MIN_FILES = 3
 
@@ -16,33 +18,37 @@ PROGRESS_MIN_FILES = 3
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "import",
-        help="store packs in the database (history kept on re-import)",
+        help=_("store packs in the database (history kept on re-import)"),
         description=(
-            "Parse the packs (files, or directories searched for *.md) and store them. "
-            "Re-importing an edited pack keeps each card's schedule and history; a card "
-            "removed from its file is retired, and comes back if it returns."
+            _(
+                "Parse the packs (files, or directories searched for *.md) and store them. "
+                "Re-importing an edited pack keeps each card's schedule and history; a card "
+                "removed from its file is retired, and comes back if it returns."
+            )
         ),
     )
     # Kept as text: Path("") would quietly become the current directory.
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="pack file or dir")
+    parser.add_argument("paths", nargs="+", metavar="PATH", help=_("pack file or dir"))
     parser.add_argument(
-        "--dry-run", action="store_true", help="show what would change; write nothing"
+        "--dry-run", action="store_true", help=_("show what would change; write nothing")
     )
     parser.add_argument(
         "--json",
         action="store_true",
-        help="per pack, the ids and titles of the cards added, changed, retired and revived",
+        help=_("per pack, the ids and titles of the cards added, changed, retired and revived"),
     )
     parser.add_argument(
         "--replace",
         action="store_true",
-        help="let a file take over a pack id that another of your pack files holds",
+        help=_("let a file take over a pack id that another of your pack files holds"),
     )
     parser.add_argument(
         "--replace-history",
         action="store_true",
-        help="let the Anki history beside a pack (from kvdrill convert) replace the schedules "
-        "of cards you have answered in kvdrill",
+        help=_(
+            "let the Anki history beside a pack (from kvdrill convert) replace the schedules "
+            "of cards you have answered in kvdrill"
+        ),
     )
     parser.set_defaults(func=run)
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from kvdrill.i18n import _
+
 if TYPE_CHECKING:
     from kvdrill.engine.study.fsrs_fit import Fit
 
@@ -13,16 +15,18 @@ if TYPE_CHECKING:
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "optimize",
-        help="fit FSRS's parameters to your own review log",
+        help=_("fit FSRS's parameters to your own review log"),
         description=(
-            "Fit FSRS's 21 parameters to the profile's review log with fsrs-rs (the optimizer "
-            "Anki uses) and print the log loss and RMSE of the current parameters and of the "
-            "fitted ones on that log (lower is better). --save keeps the fitted ones; in a "
-            "terminal you are asked. Under FSRS, keeping them reschedules every card."
+            _(
+                "Fit FSRS's 21 parameters to the profile's review log with fsrs-rs (the optimizer "
+                "Anki uses) and print the log loss and RMSE of the current parameters and of the "
+                "fitted ones on that log (lower is better). --save keeps the fitted ones; in a "
+                "terminal you are asked. Under FSRS, keeping them reschedules every card."
+            )
         ),
     )
-    parser.add_argument("--save", action="store_true", help="keep the fitted parameters")
-    parser.add_argument("--json", action="store_true", help="print the fit as JSON")
+    parser.add_argument("--save", action="store_true", help=_("keep the fitted parameters"))
+    parser.add_argument("--json", action="store_true", help=_("print the fit as JSON"))
     parser.set_defaults(func=run)
 
 

@@ -9,22 +9,28 @@ from __future__ import annotations
 
 import argparse
 
+from kvdrill.i18n import _
+
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "problem",
-        help="practise a problem template: problem --list, problem TEMPLATE [--seed N]",
+        help=_("practise a problem template: problem --list, problem TEMPLATE [--seed N]"),
         description=(
-            "Print a variant of a problem template (pack/card, as --list shows) without its "
-            "answer, or check an answer to it. The same template and seed always give the same "
-            "variant, so a seed can be shared with a colleague. Nothing is scheduled or logged."
+            _(
+                "Print a variant of a problem template (pack/card, as --list shows) without its "
+                "answer, or check an answer to it. The same template and seed always give the same "
+                "variant, so a seed can be shared with a colleague. Nothing is scheduled or logged."
+            )
         ),
     )
-    parser.add_argument("template", nargs="?", metavar="TEMPLATE", help="pack/card of a template")
-    parser.add_argument("--list", action="store_true", help="list the problem templates")
-    parser.add_argument("--seed", type=int, metavar="N", help="which variant (default: random)")
-    parser.add_argument("--answer", metavar="TEXT", help="check this answer, e.g. '128 KiB'")
-    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument(
+        "template", nargs="?", metavar="TEMPLATE", help=_("pack/card of a template")
+    )
+    parser.add_argument("--list", action="store_true", help=_("list the problem templates"))
+    parser.add_argument("--seed", type=int, metavar="N", help=_("which variant (default: random)"))
+    parser.add_argument("--answer", metavar="TEXT", help=_("check this answer, e.g. '128 KiB'"))
+    parser.add_argument("--json", action="store_true", help=_("print JSON"))
     parser.set_defaults(func=run)
 
 

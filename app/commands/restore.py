@@ -4,24 +4,30 @@ from __future__ import annotations
 
 import argparse
 
+from kvdrill.i18n import _
+
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "restore",
-        help="replace the database's contents with a backup (checked first)",
+        help=_("replace the database's contents with a backup (checked first)"),
         description=(
-            "Check PATH in full (SQLite integrity_check, and a schema exactly as kvdrill "
-            "writes it for its revision: every table, index, trigger and view); save the "
-            "current database to backups/ beside it (or --keep-as FILE); then copy the backup "
-            "in. Nothing is replaced if the check fails."
+            _(
+                "Check PATH in full (SQLite integrity_check, and a schema exactly as kvdrill "
+                "writes it for its revision: every table, index, trigger and view); save the "
+                "current database to backups/ beside it (or --keep-as FILE); then copy the backup "
+                "in. Nothing is replaced if the check fails."
+            )
         ),
     )
-    parser.add_argument("path", metavar="PATH", help="the backup file to restore")
+    parser.add_argument("path", metavar="PATH", help=_("the backup file to restore"))
     parser.add_argument(
         "--keep-as",
         metavar="FILE",
-        help="where to save the current database first (default: "
-        "backups/NAME-before-restore-TIME.db beside it)",
+        help=_(
+            "where to save the current database first (default: "
+            "backups/NAME-before-restore-TIME.db beside it)"
+        ),
     )
     parser.set_defaults(func=run)
 

@@ -15,6 +15,8 @@ import shlex
 import socket
 import sys
 
+from kvdrill.i18n import _
+
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 DEFAULT_MAX_TABS = 8
@@ -24,29 +26,40 @@ WILDCARD_HOSTS = ("0.0.0.0", "::", "[::]", "")
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "serve",
-        help="serve the full-screen app to a web browser (needs kvdrill[serve])",
-        description="Serve the full-screen app over HTTP: open the printed address in a browser. "
-        "Every tab runs its own app on the same database and profile.",
+        help=_("serve the full-screen app to a web browser (needs kvdrill[serve])"),
+        description=_(
+            "Serve the full-screen app over HTTP: open the printed address in a browser. "
+            "Every tab runs its own app on the same database and profile."
+        ),
     )
     parser.add_argument(
-        "--host", default=DEFAULT_HOST, help=f"address to listen on (default {DEFAULT_HOST})"
+        "--host",
+        default=DEFAULT_HOST,
+        help=_("address to listen on (default {host})").format(host=DEFAULT_HOST),
     )
     parser.add_argument(
-        "--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})"
+        "--port",
+        type=int,
+        default=DEFAULT_PORT,
+        help=_("port (default {port})").format(port=DEFAULT_PORT),
     )
     parser.add_argument(
         "--public-url",
         metavar="URL",
-        help="the address browsers open, when it is not http://HOST:PORT (a proxy's, e.g. "
-        "https://drill.example.org): the page's websocket goes there, and only a page from "
-        "there may connect",
+        help=_(
+            "the address browsers open, when it is not http://HOST:PORT (a proxy's, e.g. "
+            "https://drill.example.org): the page's websocket goes there, and only a page from "
+            "there may connect"
+        ),
     )
     parser.add_argument(
         "--max-tabs",
         type=int,
         default=DEFAULT_MAX_TABS,
         metavar="N",
-        help=f"browser tabs (one app process each) open at a time (default {DEFAULT_MAX_TABS})",
+        help=_("browser tabs (one app process each) open at a time (default {count})").format(
+            count=DEFAULT_MAX_TABS
+        ),
     )
     parser.set_defaults(func=run)
 

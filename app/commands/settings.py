@@ -4,23 +4,23 @@ from __future__ import annotations
 
 import argparse
 
+from kvdrill.i18n import _
+
 
 def register(subparsers) -> None:
     from kvdrill.engine.study.settings import setting_names
 
     parser = subparsers.add_parser(
         "settings",
-        help="show the profile's settings, or change one: settings KEY VALUE",
-        description=(
+        help=_("show the profile's settings, or change one: settings KEY VALUE"),
+        description=_(
             "Without arguments, print the profile's settings with what each means and the "
-            "values it takes. With KEY VALUE, change that one setting. Settings: "
-            + ", ".join(setting_names())
-            + "."
-        ),
+            "values it takes. With KEY VALUE, change that one setting. Settings: {names}."
+        ).format(names=", ".join(setting_names())),
     )
-    parser.add_argument("key", nargs="?", metavar="KEY", help="the setting to change")
-    parser.add_argument("value", nargs="?", metavar="VALUE", help="its new value")
-    parser.add_argument("--json", action="store_true", help="print the settings as JSON")
+    parser.add_argument("key", nargs="?", metavar="KEY", help=_("the setting to change"))
+    parser.add_argument("value", nargs="?", metavar="VALUE", help=_("its new value"))
+    parser.add_argument("--json", action="store_true", help=_("print the settings as JSON"))
     parser.set_defaults(func=run)
 
 

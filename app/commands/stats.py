@@ -4,22 +4,26 @@ from __future__ import annotations
 
 import argparse
 
+from kvdrill.i18n import _
+
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "stats",
-        help="show weak topics, mistakes, review heatmap and forecast",
-        description="Where you are weak, what you keep getting wrong, and what is coming.",
+        help=_("show weak topics, mistakes, review heatmap and forecast"),
+        description=_("Where you are weak, what you keep getting wrong, and what is coming."),
     )
-    parser.add_argument("--days", type=int, default=30, help="recent window in days (default 30)")
-    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument(
+        "--days", type=int, default=30, help=_("recent window in days (default 30)")
+    )
+    parser.add_argument("--json", action="store_true", help=_("print the report as JSON"))
     parser.add_argument(
         "--group",
         action="store_true",
-        help="weak topics across every profile in the database (counts only, no notes)",
+        help=_("weak topics across every profile in the database (counts only, no notes)"),
     )
     parser.add_argument(
-        "--schema", action="store_true", help="print the JSON schema of --json and exit"
+        "--schema", action="store_true", help=_("print the JSON schema of --json and exit")
     )
     parser.set_defaults(func=run)
 

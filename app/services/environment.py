@@ -12,7 +12,7 @@ from pathlib import Path
 
 from kvdrill.engine.errors import UserError
 from kvdrill.engine.study.clock import parse_now
-from kvdrill.i18n import _
+from kvdrill.i18n import N_, _
 
 # One helper for every message that can quote a database URL; the store's errors use it too.
 from kvdrill.store.location import mask_password  # noqa: F401 - re-exported
@@ -24,10 +24,10 @@ FAST_START_VARIABLE = "KVDRILL_FAST_START"
 DB_FILENAME = "kvdrill.db"
 
 VARIABLES = {
-    DB_VARIABLE: "the database URL when --db is not given",
-    DATA_DIR_VARIABLE: "where kvdrill keeps its files (default: the platform's data dir)",
-    NOW_VARIABLE: "an ISO timestamp that sets the clock (tests and demos cross days with it)",
-    FAST_START_VARIABLE: "0 turns off the fast-start helper process (benchmarks compare)",
+    DB_VARIABLE: N_("the database URL when --db is not given"),
+    DATA_DIR_VARIABLE: N_("where kvdrill keeps its files (default: the platform's data dir)"),
+    NOW_VARIABLE: N_("an ISO timestamp that sets the clock (tests and demos cross days with it)"),
+    FAST_START_VARIABLE: N_("0 turns off the fast-start helper process (benchmarks compare)"),
 }
 
 

@@ -1,0 +1,92 @@
+"""The command line in Vietnamese: ``--help`` of kvdrill and of every command (argparse's own
+headings too) and its one-line errors, for a learner whose locale or profile says ``vi``."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from kvdrill.app import cli
+from kvdrill.app.services.language import use_language
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.fixture
+def vietnamese_locale(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("LANG", "vi_VN.UTF-8")
+    yield
+    use_language("en")
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    try:
+        code = cli.main(list(argv))
+    except SystemExit as exit:
+        code = int(exit.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def helps(parser: argparse.ArgumentParser) -> dict[str, str]:
+    """Every text a command's --help shows, by where it is: the description and each option's."""
+    texts = {"description": parser.description or ""}
+    for action in parser._actions:
+        if action.help and action.help is not argparse.SUPPRESS:
+            texts[" ".join(action.option_strings) or action.dest] = action.help
+    return texts
+
+
+def command_parsers() -> dict[str, argparse.ArgumentParser]:
+    parser = cli.build_parser()
+    subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return {"kvdrill": parser, **subparsers.choices}
+
+
+def test_kvdrill_help_is_vietnamese(capsys, vietnamese_locale) -> None:
+    code, out, _ = run(capsys, "--help")
+    assert code == 0
+    assert out.startswith("cách dùng: kvdrill")
+    assert "\ntuỳ chọn:\n" in out and "\nđối số vị trí:\n" in out and "biến môi trường:" in out
+    assert "hiện trợ giúp này rồi thoát" in out
+    for english in ("usage:", "options:", "positional arguments", "show this help"):
+        assert english not in out
+
+
+def test_every_commands_help_text_is_translated(capsys, vietnamese_locale) -> None:
+    """Each description and option help differs from its English text: a new option without a
+    Vietnamese entry fails here."""
+    use_language("en")
+    cli.use_argparse_catalog()
+    english = {name: helps(parser) for name, parser in command_parsers().items()}
+    use_language("vi")
+    same = [
+        f"{name} {where}: {text!r}"
+        for name, parser in command_parsers().items()
+        for where, text in helps(parser).items()
+        if text and text == english[name][where]
+    ]
+    assert same == [], "\n".join(same)
+    for name in ("stats", "drill", "cards", "calc"):
+        code, out, _ = run(capsys, name, "--help")
+        assert code == 0 and out.startswith(f"cách dùng: kvdrill {name}") and "tuỳ chọn:" in out
+
+
+def test_a_wrong_argument_is_one_vietnamese_line(capsys, vietnamese_locale) -> None:
+    code, _, err = run(capsys, "statz")
+    assert code == 2
+    assert err == "kvdrill: không có lệnh 'statz' (ý bạn là 'stats'?) (xem kvdrill --help)\n"
+    code, _, err = run(capsys, "stats", "--days")
+    assert code == 2 and err.startswith("kvdrill stats: đối số --days: cần một đối số"), err
+    code, _, err = run(capsys, "completion", "tcsh")
+    assert code == 2 and "'tcsh' không phải một lựa chọn (chọn một trong bash" in err, err
+
+
+def test_english_stays_english(capsys) -> None:
+    code, out, _ = run(capsys, "--help")
+    assert out.startswith("usage: kvdrill") and "\noptions:\n" in out
+    code, _, err = run(capsys, "statz")
+    assert (
+        err == "kvdrill: there is no command 'statz' (did you mean 'stats'?) (see kvdrill --help)\n"
+    )
