@@ -260,6 +260,8 @@ def _same_unit(ours: object, theirs: object) -> bool:
 
     if not (isinstance(ours, str) and isinstance(theirs, str)):
         return False
+    if _singular_words(ours) == _singular_words(theirs):
+        return True  # one text, but for a plural: no need to build pint's registry
     try:
         return bool(parse_unit(ours) == parse_unit(theirs))
     except AnswerError:
@@ -277,3 +279,10 @@ def _listed(values: list[str]) -> str:
 def _card_id(key: str) -> str:
     """A card as the pack writes its id: ``{#kv-drawn}``."""
     return f"{{#{key}}}"
+
+
+def _singular_words(unit: str) -> list[str]:
+    """A unit's words as the unit reader looks them up, each count word in the singular."""
+    from kvdrill.engine.capacity.units import SINGULAR_COUNT_UNITS, unit_lookup_text
+
+    return [SINGULAR_COUNT_UNITS.get(word, word) for word in unit_lookup_text(unit).split("/")]
