@@ -26,8 +26,11 @@ def chosen_language(sql: Sql, profile_name: str) -> str | None:
 
 
 def read_chosen_language(database_url: str, profile_name: str) -> str | None:
-    """``chosen_language`` from a SQLite file at the current revision; None for any other
-    database, a missing or older file, or a path the store would refuse (it says why later)."""
+    """``chosen_language`` from a SQLite file at the current revision or a PostgreSQL database;
+    None for any other database, a missing or older file, a server that does not answer, or a
+    path the store would refuse (the command says why when it opens it)."""
+    if database_url.split(":", 1)[0].split("+", 1)[0] == "postgresql":
+        return _postgres_chosen_language(database_url, profile_name)
     try:
         path = sqlite_file(database_url)
         connection = open_current(path, read_only=True) if path is not None else None
@@ -41,3 +44,22 @@ def read_chosen_language(database_url: str, profile_name: str) -> str | None:
         return None
     finally:
         connection.close()
+
+
+def _postgres_chosen_language(database_url: str, profile_name: str) -> str | None:
+    """``chosen_language`` over one read-only connection, closed before the command opens its
+    own (the command line then speaks the learner's language on PostgreSQL too)."""
+    from sqlalchemy import create_engine
+    from sqlalchemy.pool import NullPool
+
+    from kvdrill.store.db import AlchemySql
+
+    try:
+        engine = create_engine(database_url, poolclass=NullPool)
+        try:
+            with engine.connect() as connection:
+                return chosen_language(AlchemySql(connection), profile_name)
+        finally:
+            engine.dispose()
+    except Exception:  # noqa: BLE001 - no driver, no server, no schema yet: the store says which
+        return None

@@ -10,8 +10,6 @@ import pytest
 from kvdrill.app import cli
 from kvdrill.app.services.language import use_language
 
-pytestmark = pytest.mark.unit
-
 
 @pytest.fixture
 def vietnamese_locale(monkeypatch: pytest.MonkeyPatch):
@@ -90,3 +88,27 @@ def test_english_stays_english(capsys) -> None:
     assert (
         err == "kvdrill: there is no command 'statz' (did you mean 'stats'?) (see kvdrill --help)\n"
     )
+
+
+@pytest.mark.store
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_the_profiles_language_speaks_on_either_database(
+    capsys, backend: str, tmp_path, request: pytest.FixtureRequest
+) -> None:
+    """``language vi`` set in the profile: the next command is Vietnamese with an English
+    locale, on PostgreSQL as on SQLite (read before the parser is built)."""
+    url = (
+        request.getfixturevalue("postgres_url")
+        if backend == "postgresql"
+        else f"sqlite:///{tmp_path / 'kvdrill.db'}"
+    )
+    try:
+        code, out, _ = run(capsys, "--db", url, "stats", "--help")
+        assert code == 0 and out.startswith("usage: kvdrill stats")
+        assert run(capsys, "--db", url, "settings", "language", "vi")[0] == 0
+        code, out, _ = run(capsys, "--db", url, "stats", "--help")
+        assert code == 0 and out.startswith("cách dùng: kvdrill stats"), out
+        code, out, _ = run(capsys, "--db", url, "--profile", "other", "stats", "--help")
+        assert out.startswith("usage: kvdrill stats"), "another profile keeps its own language"
+    finally:
+        use_language("en")
