@@ -53,6 +53,8 @@ class AnkiCardSeen:
     lapses: int
     answers: int  # revlog rows with an answer button
     stability: float | None
+    # Those rows, oldest first: (id = epoch ms, button, interval, factor, time taken in ms).
+    revlog: tuple[tuple[int, int, int, int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -95,6 +97,14 @@ def _seen(col) -> dict[str, AnkiCardSeen]:
                 "SELECT COUNT(*) FROM revlog WHERE cid = ? AND ease > 0", card_id
             ),
             stability=card.memory_state.stability if card.memory_state else None,
+            revlog=tuple(
+                tuple(row)
+                for row in col.db.all(
+                    "SELECT id, ease, ivl, factor, time FROM revlog WHERE cid = ? AND ease > 0 "
+                    "ORDER BY id",
+                    card_id,
+                )
+            ),
         )
     return seen
 
@@ -220,7 +230,19 @@ def _check_against_anki(
         assert state["easiness_milli"] == anki.factor, key
         assert state["lapses"] == anki.lapses, key
         assert state["reviews"] == anki.answers == len(logs[key]), key
-        assert all(row["imported_id"].startswith("anki:") for row in logs[key])
+        # Each answer as Anki logged it: its time, the button as a stated SM-2 quality, the
+        # time taken, and the interval and ease factor Anki gave after it.
+        for row, (anki_id, button, interval, factor, taken_ms) in zip(
+            logs[key], anki.revlog, strict=True
+        ):
+            assert row["imported_id"] == f"anki:{anki_id}", key
+            assert datetime.fromisoformat(row["reviewed_at"]) == datetime.fromtimestamp(
+                anki_id / 1000
+            ), key
+            assert row["quality"] == {1: 1, 2: 3, 3: 4, 4: 5}[button], key
+            assert row["seconds"] == pytest.approx(taken_ms / 1000), key
+            assert row["interval_days"] == max(0, interval), key  # < 0: seconds, in learning
+            assert row["easiness_milli"] == (factor or None), key
         assert bool(state["suspended"]) == (anki.queue == -1), key
         assert (state["buried_until"] is not None) == (anki.queue in (-2, -3)), key
 
@@ -263,6 +285,28 @@ def test_convert_and_import_bring_anki_schedules_and_review_log(
     assert "7 answers added" in out
     states, logs = _states(db_url)
     _check_against_anki(exported.cards_after, states, logs)
+
+
+async def test_the_stats_screen_counts_the_answers_brought_from_anki(
+    exported: Exported, tmp_path: Path, db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from textual.widgets import DataTable
+    from tui_helpers import make_app, settle, text_of
+
+    from kvdrill.app.tui.screens.stats import StatsScreen
+
+    _convert_and_import(exported.first, tmp_path / "inference.md", db_url, capsys)
+    reviews = sum(card.answers for card in exported.cards.values() if card.type in (2, 3))
+    app = make_app(db_url, start="home")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("s")
+        await settle(pilot)
+        assert isinstance(app.screen, StatsScreen)
+        assert f" · {reviews} reviews · " in text_of(app, "#stats-summary")
+        topics = app.screen.query_one("#topics", DataTable)
+        (row,) = [topics.get_row(key) for key in topics.rows if key.value == "pack\tinference"]
+        assert str(row[2]) == str(reviews)  # the pack's "revs" column
 
 
 def test_a_legacy_package_brings_the_same_history(
