@@ -102,7 +102,7 @@ REVIEW_COLUMNS = (
     "id", "pack", "card", "reviewed_at", "study_day", "quality", "seconds", "reveal_seconds",
     "grade_seconds", "graded_by", "moved_schedule", "typed_answer", "template_id", "seed",
     "params", "expected", "diagnosis", "mistake", "choice_seed", "choice_order",
-    "schedule_before", "imported_id", "interval_after", "easiness_after",
+    "schedule_before", "imported_id", "interval_after", "easiness_after", "practice",
 )  # fmt: skip
 NOTE_COLUMNS = ("pack", "card", "text", "updated_at")
 PROFILE_COLUMNS = ("name", "created_at", "settings")
@@ -215,6 +215,8 @@ def review_rows(session: Session, profile: str) -> list[dict[str, Any]]:
             "imported_id": log.imported_id,
             "interval_after": log.interval_days,
             "easiness_after": log.easiness_milli / 1000 if log.easiness_milli else None,
+            # A cram answer: practice outside the schedule, which it left as it was.
+            "practice": log.practice,
         }
         for log, card_key, pack_key in session.execute(query)
     ]

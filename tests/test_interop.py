@@ -506,12 +506,58 @@ def test_export_data_writes_cards_schedules_and_the_review_log(
     first, _, again = reviews
     before = json.loads(again["schedule_before"]) if fmt == "csv" else again["schedule_before"]
     assert first["schedule_before"] in (None, "") and before["reviews"] == 1
-    assert {"reveal_seconds", "grade_seconds", "choice_seed", "choice_order"} <= set(first)
+    # The reveal and grade seconds as the answer logged them (a self-graded recall answer
+    # logs both).
+    database = open_database(stored_pack)
+    try:
+        with database.engine.connect() as connection:
+            logged = connection.exec_driver_sql(
+                "SELECT reveal_seconds, grade_seconds FROM review_log ORDER BY reviewed_at, id"
+            ).all()
+    finally:
+        database.close()
+
+    def seconds(value: object) -> float | None:
+        return None if value in (None, "") else float(value)  # CSV cells are text
+
+    assert [(seconds(r["reveal_seconds"]), seconds(r["grade_seconds"])) for r in reviews] == [
+        tuple(row) for row in logged
+    ]
+    assert first["reveal_seconds"] not in (None, "") and first["grade_seconds"] not in (None, "")
     assert first["imported_id"] in (None, "")
     (note,) = table("notes")
     assert note["card"] == "kv-bytes" and note["text"] == "my own words"
     (profile,) = table("profile")
     assert profile["name"] == "default" and "rollover_hour" in str(profile["settings"])
+
+
+def test_every_column_kept_about_a_learner_has_its_export_column() -> None:
+    # "Everything the database holds about the learner is in --format json": a column added
+    # to one of the learner's tables without its export column fails here.
+    from kvdrill.engine.study.settings import ProfileSettings
+    from kvdrill.store.export_rows import (
+        NOTE_COLUMNS,
+        PROFILE_COLUMNS,
+        REVIEW_COLUMNS,
+        SCHEDULE_COLUMNS,
+    )
+    from kvdrill.store.models import CardFlag, CardState, Note, Profile, ReviewLog
+
+    rows = {"profile_id", "card_id", "id"}  # the profile and the card: the rows' pack and card
+    exported_as = {
+        ReviewLog: (REVIEW_COLUMNS, {"prev_state": "schedule_before",
+                                     "interval_days": "interval_after",
+                                     "easiness_milli": "easiness_after"}),
+        CardState: (SCHEDULE_COLUMNS, {"easiness_milli": "easiness"}),
+        CardFlag: (SCHEDULE_COLUMNS, {"colour": "flag"}),
+        Note: (NOTE_COLUMNS, {}),
+    }  # fmt: skip
+    for model, (columns, renamed) in exported_as.items():
+        kept = {column.name for column in model.__table__.columns} - rows
+        assert {renamed.get(name, name) for name in kept} <= set(columns), model
+    settings = set(ProfileSettings.__dataclass_fields__) | {"options"}
+    kept = {column.name for column in Profile.__table__.columns} - rows - {"name", "created_at"}
+    assert kept <= settings and "settings" in PROFILE_COLUMNS
 
 
 def test_export_data_for_an_unknown_profile_is_one_line(stored_pack, tmp_path, capsys) -> None:

@@ -250,7 +250,15 @@ def test_anki_plain_text_export_without_html_converts(
     text = tmp_path / "plain.txt"
     _export_text(anki_col, text, html=False, deck=False, notetype=False, guid=False)
     output = tmp_path / "plain.md"
-    _convert(text, output, capsys)
+    said = _convert(text, output, capsys)
     cards = list(parse_pack(output).cards)
     assert [card.key for card in cards][:2] == ["what-is-a-kv-cache", "bytes-per-fp8-value"]
     assert cards[0].prompt == "What is a KV cache?"
+    # The cloze note is a card too (it was left out as "empty front or back"), its gap hidden
+    # (the raw {{c1::...}} gave the answer away).
+    (cloze,) = cards[2:]
+    assert cloze.prompt == "Llama 3.1 8B needs \\[...\\] per token."
+    assert cloze.answer.startswith("Llama 3.1 8B needs **128 KiB** per token.")
+    assert "In BF16." in cloze.answer
+    assert not any("{{c" in card.prompt + card.answer for card in cards)
+    assert "3 cards" in said and "left out" not in said
