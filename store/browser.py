@@ -7,8 +7,8 @@ from __future__ import annotations
 from itertools import starmap
 from typing import Any
 
-from sqlalchemy import Select, func, or_, select
-from sqlalchemy.orm import Session
+from sqlalchemy import ColumnElement, Select, func, or_, select
+from sqlalchemy.orm import Session, aliased
 
 from kvdrill.engine.study.browse import BrowsedCard, CardPage, HistoryEntry
 from kvdrill.engine.study.schedule import NEW_CARD_EASINESS_MILLI
@@ -16,11 +16,35 @@ from kvdrill.store.day_queue import cards_of_lesson, lesson_values, pack_keys
 from kvdrill.store.models import Card, CardFlag, CardState, CardTopic, Note, Pack, ReviewLog
 
 
-def _columns() -> tuple[Any, ...]:
-    """The ``BrowsedCard`` fields in order, a new card's defaults filled in by the query."""
+def _in_edition(column: Any, language: str | None) -> ColumnElement[Any]:
+    """``column`` of the card, from its edition in ``language`` where one has the card (the
+    edition's card of the same id, as the drill shows it); None: the card's own."""
+    if language is None:
+        return column
+    edition_pack = aliased(Pack)
+    edition = aliased(Card)
+    text = (
+        select(getattr(edition, column.key))
+        .join(edition_pack, edition_pack.id == edition.pack_id)
+        .where(
+            edition_pack.edition_of == Pack.key,
+            or_(edition_pack.lang == language, edition_pack.lang.like(language + "-%")),
+            edition.key == Card.key,
+            ~edition.retired,
+        )
+        .order_by(edition_pack.id)
+        .limit(1)
+        .scalar_subquery()
+    )
+    return func.coalesce(text, column)
+
+
+def _columns(language: str | None = None) -> tuple[Any, ...]:
+    """The ``BrowsedCard`` fields in order, a new card's defaults filled in by the query; the
+    title in ``language``'s edition where there is one."""
     return (
         (Pack.key + "/" + Card.key).label("reference"),
-        Card.title,
+        _in_edition(Card.title, language),
         Card.kind,
         func.coalesce(CardState.reviews, 0),
         func.coalesce(CardState.lapses, 0),
@@ -52,10 +76,12 @@ def browsed_cards(
     lesson: str | None = None,
     kind: str | None = None,
     search: str | None = None,
+    language: str | None = None,
 ) -> list[BrowsedCard]:
     """Every live card (of ``pack``, with ``tag``, drawing on ``lesson``, of ``kind``, whose
-    title, prompt, answer or the profile's note holds ``search``, any case) in pack order."""
-    statement = _joined(select(*_columns()).select_from(Card), profile_id).where(
+    title, prompt, answer or the profile's note holds ``search``, any case) in pack order;
+    titles in ``language``'s editions where they have the card."""
+    statement = _joined(select(*_columns(language)).select_from(Card), profile_id).where(
         ~Card.retired,
         Pack.edition_of.is_(None),  # an edition's cards are its original's
     )
@@ -90,12 +116,14 @@ def browsed_cards(
     return list(starmap(BrowsedCard, session.connection().execute(statement)))
 
 
-def card_page(session: Session, profile_id: int, card: Card) -> CardPage:
-    """The page of ``card`` (from ``find_card``): schedule, whole history, note."""
+def card_page(
+    session: Session, profile_id: int, card: Card, language: str | None = None
+) -> CardPage:
+    """The page of ``card`` (from ``find_card``): schedule, whole history, note; its title and
+    prompt in ``language``'s edition where there is one."""
+    columns = (*_columns(language), CardState.interval_days, _in_edition(Card.prompt, language))
     row = session.execute(
-        _joined(select(*_columns(), CardState.interval_days).select_from(Card), profile_id).where(
-            Card.id == card.id
-        )
+        _joined(select(*columns).select_from(Card), profile_id).where(Card.id == card.id)
     ).one()
     history = [
         HistoryEntry(*entry)
@@ -121,9 +149,9 @@ def card_page(session: Session, profile_id: int, card: Card) -> CardPage:
         select(Note.text).where(Note.profile_id == profile_id, Note.card_id == card.id)
     )
     return CardPage(
-        card=BrowsedCard(*row[:-1]),
-        interval_days=row[-1] or 0,
-        prompt=card.prompt,
+        card=BrowsedCard(*row[:-2]),
+        interval_days=row[-2] or 0,
+        prompt=row[-1],
         history=history,
         note=note,
     )

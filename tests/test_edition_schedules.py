@@ -215,3 +215,31 @@ def test_the_history_of_the_old_vietnamese_packs_moves_onto_the_english_cards(
     assert topics == [(1,), (2,)]
     # The stats rollups follow: every review counts for the English pack.
     assert [(value, total) for value, total in rolled if total] == [("memory-and-capacity", 3)]
+
+
+def test_the_browser_shows_the_editions_titles_and_prompt_in_its_language(
+    db_url: str, tmp_path: Path, capsys
+) -> None:
+    from kvdrill.app.services.language import use_language
+
+    paths = write_packs(tmp_path)
+    edition = paths[1]
+    edition.write_text(edition.read_text(encoding="utf-8").replace("## Card", "## Thẻ"), "utf-8")
+    assert main(["--db", db_url, "import", *map(str, paths)]) == 0
+
+    def listed() -> dict[str, str]:
+        capsys.readouterr()
+        assert main(["--db", db_url, "--profile", "lan", "cards", "--json"]) == 0
+        return {card["card"]: card["title"] for card in json.loads(capsys.readouterr().out)}
+
+    try:
+        assert listed()["course/c1"] == "Card 1"
+        assert main(["--db", db_url, "--profile", "lan", "settings", "language", "vi"]) == 0
+        titles = listed()
+        assert titles["course/c1"] == "Thẻ 1" and titles["solo/c9"] == "Card 9"
+        capsys.readouterr()
+        assert main(["--db", db_url, "--profile", "lan", "cards", "course/c1"]) == 0
+        page = capsys.readouterr().out
+        assert "course/c1  Thẻ 1" in page and "Đó là gì 1?" in page, page
+    finally:
+        use_language("en")

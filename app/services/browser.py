@@ -16,8 +16,19 @@ from kvdrill.i18n import _
 if TYPE_CHECKING:
     from kvdrill.app.services.importing import ImportScan
     from kvdrill.store.db import Database
+    from kvdrill.store.models import Profile
 
 ACTIONS = ("suspend", "unsuspend", "bury", "forget", "flag")
+
+
+def edition_language(profile: Profile) -> str | None:
+    """The language whose editions the profile reads the course in; None for the course's own
+    (its cards as they are)."""
+    from kvdrill.engine.study.settings import COURSE_LANGUAGE
+    from kvdrill.store.profiles import profile_settings
+
+    language = profile_settings(profile).language
+    return None if language == COURSE_LANGUAGE else language
 
 
 def list_cards(
@@ -43,7 +54,14 @@ def list_cards(
         profile = profile_for_reading(session, profile_name, now)
         today = study_day(now, profile.rollover_hour)
         cards = browsed_cards(
-            session, profile.id, pack=pack, tag=tag, lesson=lesson, kind=kind, search=search
+            session,
+            profile.id,
+            pack=pack,
+            tag=tag,
+            lesson=lesson,
+            kind=kind,
+            search=search,
+            language=edition_language(profile),
         )
     return today, browse(cards, today, state, sort)
 
@@ -58,7 +76,8 @@ def show_card(
 
     with database.session() as session:
         profile = profile_for_reading(session, profile_name, now)
-        page = card_page(session, profile.id, find_card(session, reference))
+        card = find_card(session, reference)
+        page = card_page(session, profile.id, card, edition_language(profile))
         return study_day(now, profile.rollover_hour), page
 
 
