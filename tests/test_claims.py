@@ -103,6 +103,29 @@ def test_malformed_claims_say_why(text: str, words: str) -> None:
     assert words in problem, problem
 
 
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("kv_bytes_per_token model=llama-3.1-8b 128 KiB", "thiếu ` = VALUE`"),
+        ("kv_bytes_per_tokn model=llama-3.1-8b = 128 KiB", "ý bạn là kv_bytes_per_token"),
+        ("kv_bytes_per_token model=llama-9 = 128 KiB", "không biết mô hình 'llama-9'"),
+        ("kv_bytes_per_token = 128 KiB", "cần layers"),
+        ("kv_bytes_per_token model=llama-3.1-8b = 128 ms", "Không thể đổi"),
+        ("kv_bytes_per_token model=llama-3.1-8b = 128 KB", "KB không rõ nghĩa"),
+        (
+            "kv_bytes_per_token model=llama-3.1-8b = 64 KiB",
+            "thẻ ghi 64 KiB, engine tính ra 128 KiB",
+        ),
+    ],
+)
+def test_a_vietnamese_learner_reads_why_a_claim_fails_in_vietnamese(
+    text: str, words: str, vietnamese
+) -> None:
+    problem = claim_problem(text)
+    assert problem is not None and problem.startswith("claim"), problem
+    assert words in problem, problem
+
+
 def test_parse_claim_splits_inputs_and_tolerance() -> None:
     claim = parse_claim("kv_pool_tokens model=llama-3.1-8b pool=54.8GiB = 449k tokens +-2%")
     assert claim.quantity == "kv_pool_tokens"

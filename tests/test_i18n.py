@@ -46,6 +46,9 @@ TRANSLATED_FILES = [
     "engine/problems/answers.py",
     "engine/problems/mistakes.py",
     "engine/packs/claims.py",
+    "engine/capacity/compute.py",
+    "engine/capacity/forward.py",
+    "engine/capacity/formulas.py",
 ]
 # Calls whose string arguments reach the screen or the terminal.
 SINKS = {

@@ -47,6 +47,7 @@ from kvdrill.engine.capacity.data_files import (
 )
 from kvdrill.engine.capacity.units import shorten
 from kvdrill.engine.errors import UserError
+from kvdrill.i18n import _
 
 
 def _bound(default: Any = MISSING, **limits: float) -> Any:
@@ -158,25 +159,25 @@ class ModelSpec(_Entry):
         KV head is then replicated). MLA caches one shared latent, so only the heads count.
         """
         if self.heads % tp:
-            return (
-                f"{self.name}: tensor-parallel size {tp} does not divide its {self.heads} "
-                "attention heads, and vLLM refuses it"
-            )
+            return _(
+                "{model}: tensor-parallel size {tp} does not divide its {heads} attention heads, "
+                "and vLLM refuses it"
+            ).format(model=self.name, tp=tp, heads=self.heads)
         if self.mla is None and (self.kv_heads % tp if tp <= self.kv_heads else tp % self.kv_heads):
-            return (
-                f"{self.name}: tensor-parallel size {tp} neither divides its {self.kv_heads} KV "
-                "heads nor is a multiple of them, and vLLM refuses it"
-            )
+            return _(
+                "{model}: tensor-parallel size {tp} neither divides its {kv_heads} KV heads nor "
+                "is a multiple of them, and vLLM refuses it"
+            ).format(model=self.name, tp=tp, kv_heads=self.kv_heads)
         return None
 
     def max_model_len_refusal(self, max_model_len: float) -> str | None:
         """Why vLLM refuses a max_model_len beyond the model's context, or None."""
         if self.max_context is None or max_model_len <= self.max_context:
             return None
-        return (
-            f"{self.name}: max_model_len {max_model_len:,.0f} is above its context of "
-            f"{self.max_context:,} tokens, and vLLM refuses it"
-        )
+        return _(
+            "{model}: max_model_len {asked} is above its context of {context} tokens, and vLLM "
+            "refuses it"
+        ).format(model=self.name, asked=f"{max_model_len:,.0f}", context=f"{self.max_context:,}")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -273,10 +274,10 @@ def close_matches(word: str, choices: list[str], listing: str = "") -> str:
     choices = list(dict.fromkeys(choices))
     near = difflib.get_close_matches(word, choices, n=4, cutoff=0.5)
     if near:
-        return f" (did you mean {', '.join(near)}?)"
+        return _(" (did you mean {names}?)").format(names=", ".join(near))
     if listing and len(choices) > MAX_KNOWN_LISTED:
-        return f" (none is close; {listing})"
-    return f" (known: {', '.join(sorted(choices))})"
+        return _(" (none is close; {listing})").format(listing=_(listing))
+    return _(" (known: {names})").format(names=", ".join(sorted(choices)))
 
 
 def quoted(text: str) -> str:
@@ -419,14 +420,22 @@ def get_model(name: str) -> ModelSpec:
     index = _model_index()
     if _key(name) not in index:
         choices = [*index, *_checkpoints()]
-        raise UserError(f"unknown model {quoted(name)}{close_matches(_key(name), choices)}")
+        raise UserError(
+            _("unknown model {name}{hint}").format(
+                name=quoted(name), hint=close_matches(_key(name), choices)
+            )
+        )
     return models()[index[_key(name)]]
 
 
 def get_gpu(name: str) -> GpuSpec:
     index = _gpu_index()
     if _key(name) not in index:
-        raise UserError(f"unknown GPU {quoted(name)}{close_matches(_key(name), list(index))}")
+        raise UserError(
+            _("unknown GPU {name}{hint}").format(
+                name=quoted(name), hint=close_matches(_key(name), list(index))
+            )
+        )
     return gpus()[index[_key(name)]]
 
 
@@ -434,5 +443,9 @@ def get_dtype(name: str) -> Dtype:
     key = _key(name)
     key = _DTYPE_ALIASES.get(key, key)
     if key not in DTYPES:
-        raise UserError(f"unknown dtype {quoted(name)}{close_matches(key, list(DTYPES))}")
+        raise UserError(
+            _("unknown dtype {name}{hint}").format(
+                name=quoted(name), hint=close_matches(key, list(DTYPES))
+            )
+        )
     return DTYPES[key]

@@ -43,6 +43,7 @@ from kvdrill.engine.capacity.forward import (
     variant_for,
 )
 from kvdrill.engine.errors import UserError
+from kvdrill.i18n import N_, _
 
 
 @dataclass(frozen=True)
@@ -71,9 +72,9 @@ _CAPACITIES = frozenset(
 )
 # Fractions, with what they are a fraction of: above 1 is not a setting vLLM takes, nor a chance.
 _FRACTIONS = {
-    "gpu_util": "a fraction of GPU memory",
-    "new_gpu_util": "a fraction of GPU memory",
-    "acceptance_rate": "a probability",
+    "gpu_util": N_("a fraction of GPU memory"),
+    "new_gpu_util": N_("a fraction of GPU memory"),
+    "acceptance_rate": N_("a probability"),
 }
 
 
@@ -87,17 +88,29 @@ def check_symbol_value(symbol: str, value: float) -> None:
         return
     if symbol in QUANTITIES or spec.can_be_zero:
         if value < 0:
-            raise UserError(f"{symbol} cannot be negative, got {shown}")
+            raise UserError(
+                _("{symbol} cannot be negative, got {value}").format(symbol=symbol, value=shown)
+            )
     elif value <= 0:
-        raise UserError(f"{symbol} must be more than 0, got {shown}")
+        raise UserError(
+            _("{symbol} must be more than 0, got {value}").format(symbol=symbol, value=shown)
+        )
     if spec.integer and abs(value - round(value)) > 1e-9 * max(1.0, abs(value)):
-        raise UserError(f"{symbol} must be a whole number, got {shown}")
+        raise UserError(
+            _("{symbol} must be a whole number, got {value}").format(symbol=symbol, value=shown)
+        )
     if symbol in _FRACTIONS and value > 1:
-        raise UserError(f"{symbol} is {_FRACTIONS[symbol]}, at most 1 (100%), got {shown}")
+        raise UserError(
+            _("{symbol} is {what}, at most 1 (100%), got {value}").format(
+                symbol=symbol, what=_(_FRACTIONS[symbol]), value=shown
+            )
+        )
     if symbol == "acceptance_rate" and value == 1:
         raise UserError(
-            "acceptance_rate must be below 1: (1 - a^(k+1)) / (1 - a) divides by zero there "
-            "(a draft always accepted yields draft_tokens + 1 tokens)"
+            _(
+                "acceptance_rate must be below 1: (1 - a^(k+1)) / (1 - a) divides by zero there "
+                "(a draft always accepted yields draft_tokens + 1 tokens)"
+            )
         )
 
 
@@ -139,7 +152,11 @@ def _resolve(
         return variant_for(key, spec, given), None
     if key not in SYMBOLS:
         choices = [*FORMULA_NAMES, *SYMBOLS, *ALIASES]
-        raise UserError(f"unknown quantity {quoted(quantity)}{close_matches(key, choices, LISTED)}")
+        raise UserError(
+            _("unknown quantity {quantity}{hint}").format(
+                quantity=quoted(quantity), hint=close_matches(key, choices, LISTED)
+            )
+        )
     candidates = [
         variant_for(output, spec, given)
         for output in QUANTITIES
@@ -150,8 +167,10 @@ def _resolve(
             sorted(output for output, symbols in SIGNATURES.values() if key in symbols)
         )
         raise UserError(
-            f"{key} is an input: to solve for it, set the result of a formula that uses it "
-            f"({', '.join(users)})"
+            _(
+                "{symbol} is an input: to solve for it, set the result of a formula that uses "
+                "it ({formulas})"
+            ).format(symbol=key, formulas=", ".join(users))
         )
     return candidates[0], key
 
@@ -168,7 +187,7 @@ def compute(
 ) -> Result:
     """Evaluate ``quantity`` (or solve for it) from catalog picks and symbol overrides."""
     if tp < 1:
-        raise UserError("tp must be at least 1")
+        raise UserError(_("tp must be at least 1"))
     spec = get_model(model) if isinstance(model, str) else model
     card = get_gpu(gpu) if isinstance(gpu, str) else gpu
     given = {canonical_symbol(k): float(v) for k, v in (overrides or {}).items()}
@@ -180,16 +199,21 @@ def compute(
     if solve_symbol is None:
         missing = missing_inputs(name, inputs, spec)
         if missing:
-            raise UserError(f"{output} needs {', '.join(missing)}: pick a model/GPU or set them")
+            raise UserError(
+                _("{output} needs {missing}: pick a model/GPU or set them").format(
+                    output=output, missing=", ".join(missing)
+                )
+            )
         used = {s: inputs[s] for s in symbols}
         value = evaluate(name, inputs)
         unit = SYMBOLS[output].unit
         pool = inputs.get("kv_pool_bytes", value)
         if value < 0 and output in _CAPACITIES and pool < 0:
             raise UserError(
-                f"the weights do not fit: {output} would be "
-                f"{humanize(value, unit)} (the pool left per GPU is "
-                f"{humanize(pool, 'byte')}); try more GPUs (tp), a smaller weight dtype or a bigger GPU"
+                _(
+                    "the weights do not fit: {output} would be {value} (the pool left per GPU "
+                    "is {pool}); try more GPUs (tp), a smaller weight dtype or a bigger GPU"
+                ).format(output=output, value=humanize(value, unit), pool=humanize(pool, "byte"))
             )
         return Result(output, name, value, unit, None, used, inputs)
     # Solving needs sympy: imported only here, so a forward evaluation stays light.

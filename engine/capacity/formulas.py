@@ -74,6 +74,7 @@ from kvdrill.engine.capacity.forward import (
 )
 from kvdrill.engine.capacity.units import format_number
 from kvdrill.engine.errors import UserError
+from kvdrill.i18n import _
 
 # One sympy Symbol per name; positivity lets solve() discard negative roots.
 _S: dict[str, sympy.Symbol] = {
@@ -425,12 +426,20 @@ def solve_for(name: str, symbol: str, known: Mapping[str, float]) -> float:
     symbol = canonical_symbol(symbol)
     if symbol not in formula.symbols:
         raise UserError(
-            f"{formula.name} has no input {symbol!r}{close_matches(symbol, list(formula.symbols))}"
+            _("{formula} has no input {symbol}{hint}").format(
+                formula=formula.name,
+                symbol=repr(symbol),
+                hint=close_matches(symbol, list(formula.symbols)),
+            )
         )
     arg_names, roots = _inverse(formula.name, symbol)
     missing = [s for s in arg_names if s not in known]
     if missing:
-        raise UserError(f"solving {formula.name} for {symbol} needs {', '.join(missing)}")
+        raise UserError(
+            _("solving {formula} for {symbol} needs {missing}").format(
+                formula=formula.name, symbol=symbol, missing=", ".join(missing)
+            )
+        )
     args = [known[s] for s in arg_names]
     for root in roots:
         try:
@@ -467,8 +476,12 @@ def _bisect(formula: Formula, symbol: str, known: Mapping[str, float]) -> float:
         if (gap(lo) < 0) != (gap(hi) < 0):
             break
     else:
-        raise UserError(f"no value of {symbol} gives {formula.output} = {target:g}")
-    for _ in range(200):
+        raise UserError(
+            _("no value of {symbol} gives {output} = {target}").format(
+                symbol=symbol, output=formula.output, target=f"{target:g}"
+            )
+        )
+    for _step in range(200):
         mid = (lo + hi) / 2
         if not computable(mid):
             mid = math.nextafter(mid, hi)

@@ -25,6 +25,7 @@ from kvdrill.engine.capacity.catalog import (
 from kvdrill.engine.capacity.formula_code import FUNCTIONS, SIGNATURES
 from kvdrill.engine.capacity.units import format_number
 from kvdrill.engine.errors import UserError
+from kvdrill.i18n import N_, _
 
 
 @dataclass(frozen=True)
@@ -212,7 +213,9 @@ def formula_name(name: str) -> str:
     key = name.strip().lower().replace("-", "_")
     if key not in SIGNATURES:
         raise UserError(
-            f"unknown quantity {quoted(name)}{close_matches(key, list(SIGNATURES), LISTED)}"
+            _("unknown quantity {quantity}{hint}").format(
+                quantity=quoted(name), hint=close_matches(key, list(SIGNATURES), LISTED)
+            )
         )
     return key
 
@@ -252,7 +255,7 @@ VERSIONED_DEFAULTS: dict[str, str] = {"max_num_batched_tokens": "0.8-0.27"}
 
 
 # Where an error sends a user whose name is close to nothing (the catalog is too long to list).
-LISTED = "kvdrill calc --list shows them all"
+LISTED = N_("kvdrill calc --list shows them all")
 
 
 def canonical_symbol(name: str) -> str:
@@ -260,7 +263,11 @@ def canonical_symbol(name: str) -> str:
     key = ALIASES.get(key, key)
     if key not in SYMBOLS:
         choices = list(SYMBOLS) + list(ALIASES)
-        raise UserError(f"unknown symbol {quoted(name)}{close_matches(key, choices, LISTED)}")
+        raise UserError(
+            _("unknown symbol {symbol}{hint}").format(
+                symbol=quoted(name), hint=close_matches(key, choices, LISTED)
+            )
+        )
     return key
 
 
@@ -308,15 +315,25 @@ def evaluate(name: str, inputs: Mapping[str, float]) -> float:
         args = [inputs[s] for s in symbols]
     except KeyError:
         missing = ", ".join(_missing(name, inputs))
-        raise UserError(f"{name} needs {missing}: set them or pick a model/GPU") from None
+        raise UserError(
+            _("{output} needs {missing}: set them or pick a model/GPU").format(
+                output=name, missing=missing
+            )
+        ) from None
     try:
         return float(FUNCTIONS[name](*args))
     except ZeroDivisionError:
         zeros = ", ".join(s for s in symbols if inputs[s] == 0)
-        raise UserError(f"{name} cannot be computed: it divides by {zeros or 'zero'} = 0") from None
+        raise UserError(
+            _("{output} cannot be computed: it divides by {zeros} = 0").format(
+                output=name, zeros=zeros or _("zero")
+            )
+        ) from None
     except (OverflowError, ValueError):
         raise UserError(
-            f"{name} cannot be computed from these inputs: a number is out of range"
+            _("{output} cannot be computed from these inputs: a number is out of range").format(
+                output=name
+            )
         ) from None
 
 
