@@ -244,6 +244,11 @@ def _check_against_anki(
             assert row["interval_days"] == max(0, interval), key  # < 0: seconds, in learning
             assert row["easiness_milli"] == (factor or None), key
         assert bool(state["suspended"]) == (anki.queue == -1), key
+        # Repetitions: the passes in a row that end its log (at least 2); none when relearning.
+        passes = len(anki.revlog) - max(
+            (at + 1 for at, row in enumerate(anki.revlog) if row[1] == 1), default=0
+        )
+        assert state["repetitions"] == (0 if anki.type == 3 else max(2, passes)), key
         assert (state["buried_until"] is not None) == (anki.queue in (-2, -3)), key
 
 
@@ -457,7 +462,11 @@ def test_a_profile_exported_with_scheduling_imports_into_anki_with_its_schedules
     start = datetime.now().replace(microsecond=0) - timedelta(days=10)
     try:
         studied = ("kv-bytes", "kv-bytes/follow-up", "pool")
-        for days, grades in ((0, {"pool": [2, 4]}), (1, {}), (7, {"kv-bytes": [5]})):
+        for days, grades in (
+            (0, {"pool": [2, 4]}),
+            (1, {}),
+            (7, {"kv-bytes": [5], "pool": [2, 4]}),  # a lapse of a learned card
+        ):
             keys_until_done(
                 DrillSession.open(
                     database, now=start + timedelta(days=days), new_limit=3 if not days else 0
@@ -470,8 +479,10 @@ def test_a_profile_exported_with_scheduling_imports_into_anki_with_its_schedules
             set_note(session, profile_id, card_id, "Remember **the factor 2**.", start)
     finally:
         database.close()
+    assert main(["--db", db_url, "cards", "proof/kv-bytes/follow-up", "--suspend"]) == 0
     states, logs = _states(db_url)
     assert set(states) == set(studied)  # "later" stays new, in Anki too
+    assert states["pool"]["lapses"] == 1 and states["kv-bytes/follow-up"]["suspended"]
     capsys.readouterr()
 
     package = tmp_path / "proof.apkg"
@@ -493,7 +504,8 @@ def test_a_profile_exported_with_scheduling_imports_into_anki_with_its_schedules
                 assert card.type == 0 and answers == 0
                 continue
             state = states[key]
-            assert card.type == 2 and card.queue == 2, key
+            assert card.type == 2 and card.queue == (-1 if state["suspended"] else 2), key
+            assert card.lapses == state["lapses"], key
             assert card.ivl == state["interval_days"], key
             due_day = anki_today + timedelta(days=card.due - col.sched.today)
             assert due_day == date.fromisoformat(state["due_day"]), key
