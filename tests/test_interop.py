@@ -104,6 +104,31 @@ def test_converting_a_newer_export_updates_the_same_cards(
     assert any("Key and value vectors" in row["answer"] for row in rows)
 
 
+class Terminal(io.StringIO):
+    """Lines typed on a terminal: convert asks before it replaces a pack."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_in_a_terminal_convert_asks_before_replacing_a_pack(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch
+) -> None:
+    output = tmp_path / "kv.md"
+    assert convert(write(tmp_path / "v1.txt", ANKI_TEXT), output) == 0
+    before = output.read_bytes()
+    edited = write(tmp_path / "v2.txt", ANKI_TEXT.replace("Keys &amp; values", "Key vectors"))
+    capsys.readouterr()
+    monkeypatch.setattr(sys, "stdin", Terminal("\n"))  # Enter: no
+    assert convert(edited, output) == 1
+    out = capsys.readouterr().out
+    assert f"{output} exists: replace it, with its Anki history and images? [y/N]" in out
+    assert "Not replaced: nothing written." in out and output.read_bytes() == before
+    monkeypatch.setattr(sys, "stdin", Terminal("y\n"))
+    assert convert(edited, output) == 0
+    assert "Key vectors" in output.read_text(encoding="utf-8")
+
+
 def test_a_plain_csv_with_a_header_row_quotes_and_tags(tmp_path: Path) -> None:
     source = write(
         tmp_path / "cards.csv",

@@ -33,19 +33,31 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import sys
     from pathlib import Path
 
     from kvdrill.app.services.interop import convert
     from kvdrill.engine.errors import printable
     from kvdrill.engine.wording import plural
-    from kvdrill.i18n import ngettext
+    from kvdrill.i18n import _, ngettext
 
+    output = Path(args.output)
+    force = args.force
+    if not force and output.is_file() and sys.stdin.isatty():
+        # In a terminal the learner is asked; elsewhere an existing pack is refused unless
+        # --force (the service says so).
+        question = _("{pack} exists: replace it, with its Anki history and images? [y/N] ")
+        answer = input(printable(question.format(pack=output)))
+        if answer.strip().lower() not in ("y", "yes", "c", "có"):  # có: yes in Vietnamese
+            print(_("Not replaced: nothing written."))
+            return 1
+        force = True
     result = convert(
         Path(args.file),
-        Path(args.output),
+        output,
         pack_id=args.pack_id,
         title=args.title,
-        force=args.force,
+        force=force,
     )
     notes = []
     if result.media_folder is not None:
