@@ -6,6 +6,8 @@
   to the first card painted (scripts/first_card_probe.py with ``KVDRILL_FIRST_CARD_FILE`` makes it exit there);
 - a plain-mode drill session (``kvdrill drill --plain``) answering every card of a 20-card
   session on stdin, problems included;
+- the same two on a generated pack of 20 recall cards only (``--pack bench-keys``): what a
+  session without problems loads (no sympy, pint or pydantic: those draw and check problems);
 - ``kvdrill calc kv_bytes_per_token --model llama-3.1-8b --unit KiB``;
 - the anchor of the TUI row: the bare Textual app of scripts/bare_textual_app.py, launched the
   same way, to its one line painted.
@@ -27,6 +29,7 @@ import tempfile
 from pathlib import Path
 
 from bench_table import load, print_header, print_row
+from bench_tmux import recall_pack
 
 KVDRILL = Path(sys.executable).with_name("kvdrill")
 PROBE = Path(__file__).resolve().parent / "first_card_probe.py"
@@ -82,12 +85,24 @@ def main() -> int:
         plain_mib = peak_mib(
             [str(KVDRILL), "drill", "--plain", "--limit", "20"], env, stdin=answers
         )
+        recall = Path(folder) / "bench-keys.md"
+        recall_pack(recall, 20)
+        subprocess.run([str(KVDRILL), "import", str(recall)], env=env, check=True, capture_output=True)  # fmt: skip
+        only_recall = ["drill", "--pack", "bench-keys", "--new", "20"]
+        launch = shlex.join([sys.executable, str(PROBE), *only_recall])
+        tui_recall_mib = peak_mib(["script", "-qfec", launch, "/dev/null"], tui)
+        if not stamp.exists():
+            raise SystemExit("the TUI exited without painting a recall card")
+        plain_recall_mib = peak_mib(
+            [str(KVDRILL), *only_recall, "--plain"], env, stdin="\n".join(["", "4"] * 60) + "\n"
+        )
         calc = [str(KVDRILL), "calc", "kv_bytes_per_token", "--model", "llama-3.1-8b"]
         calc_mib = peak_mib([*calc, "--unit", "KiB"], env)
 
     print("peak resident memory (max RSS), fresh process each")
     print(f"  kvdrill drill (TUI, to the first card painted):   {tui_mib:6.1f} MiB")
     print(f"  kvdrill drill --plain, a 20-card session:         {plain_mib:6.1f} MiB")
+    print(f"  the same two, 20 recall cards only:   TUI {tui_recall_mib:6.1f} MiB, plain {plain_recall_mib:6.1f} MiB")  # fmt: skip
     print(f"  kvdrill calc kv_bytes_per_token ... --unit KiB:   {calc_mib:6.1f} MiB")
     print(f"  a bare Textual app (one line painted):            {bare_mib:6.1f} MiB")
     print(load())
@@ -100,6 +115,15 @@ def main() -> int:
     print_row(
         "peak RSS of a 20-card plain session", f"{plain_mib:.1f} MiB", "-", None,
         f"<= {PLAIN_MIB:.0f} MiB", plain_mib <= PLAIN_MIB,
+    )  # fmt: skip
+    ratio = tui_recall_mib / bare_mib
+    print_row(
+        "the same, recall cards only: TUI drill", f"{tui_recall_mib:.1f} MiB",
+        f"{bare_mib:.1f} MiB", ratio, f"<= {TUI_RATIO}x", ratio <= TUI_RATIO,
+    )  # fmt: skip
+    print_row(
+        "the same, recall cards only: 20-card plain session", f"{plain_recall_mib:.1f} MiB",
+        "-", None, f"<= {PLAIN_MIB:.0f} MiB", plain_recall_mib <= PLAIN_MIB,
     )  # fmt: skip
     return 0
 
