@@ -19,7 +19,6 @@ from textual.screen import Screen
 from kvdrill.app.app_options import AppOptions
 from kvdrill.app.services.backend import Services
 from kvdrill.app.tui.messages import ThemeLoaded, ThemeNotSaved
-from kvdrill.app.tui.screens.drill import DrillScreen
 from kvdrill.engine.errors import DatabaseUnusable
 from kvdrill.gc_pause import resume_collector
 from kvdrill.i18n import N_, _
@@ -86,8 +85,10 @@ class KvdrillApp(App[None]):
     def on_mount(self) -> None:
         # Only the first screen is built now (fast start); home is built when first needed.
         # The other screens are imported when first shown: their widgets (tables, Rich tables)
-        # are not on the path to a drill's first card.
+        # are not on the path to a drill's first card, nor is the drill screen on home's.
         if self.start == "drill":
+            from kvdrill.app.tui.screens.drill import DrillScreen
+
             self.push_screen(DrillScreen(self.drill_options()))
         elif self.start == "import":
             self.action_open_import()
@@ -136,6 +137,8 @@ class KvdrillApp(App[None]):
     # Actions available from every screen (and from the command palette).
 
     def action_start_drill(self, **narrow: Any) -> None:
+        from kvdrill.app.tui.screens.drill import DrillScreen
+
         if isinstance(self.screen, DrillScreen):
             return
         self.push_screen(DrillScreen(self.drill_options(**narrow)))
@@ -143,6 +146,8 @@ class KvdrillApp(App[None]):
     def drill_card(self, reference: str) -> None:
         """A session of the one card ``pack/card``, now, as practice (from any screen showing
         a card, the drill's own included)."""
+        from kvdrill.app.tui.screens.drill import DrillScreen
+
         self.push_screen(DrillScreen({"card": reference}))
 
     def action_open_import(self) -> None:
