@@ -63,6 +63,49 @@ async def test_keys_pressed_while_an_answer_commits_apply_once_it_is_saved(
     assert logged(three_recall_db, "quality") == [(4,), (2,)]
 
 
+async def test_a_reveal_typed_while_the_grade_is_saving_shows_the_next_answer_when_saved(
+    three_recall_db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The grade's worker is held inside the session until released: the reveal typed
+    meanwhile waits (nothing shown of the next card's answer, nothing logged), then shows the
+    next card's answer as soon as the worker ends, with no further key."""
+    import asyncio
+    import threading
+
+    from kvdrill.app.services.drill import DrillSession
+
+    saving, release = threading.Event(), threading.Event()
+    grade = DrillSession.grade
+
+    def held_grade(self, *args, **kwargs):
+        saving.set()
+        assert release.wait(timeout=30)
+        return grade(self, *args, **kwargs)
+
+    monkeypatch.setattr(DrillSession, "grade", held_grade)
+    app = make_app(three_recall_db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        first = screen.card
+        await pilot.press("space")
+        await pilot.press("4")
+        while not saving.is_set():
+            await asyncio.sleep(0.01)
+        burst(app, "space")
+        for _ in range(5):
+            await pilot.pause()
+        assert screen.card is first and screen.phase == "revealed"
+        assert logged(three_recall_db, "quality") == []
+        release.set()
+        await settle(pilot)
+        assert screen.card is not None and screen.card.title != first.title
+        assert screen.phase == "revealed"
+        reveal = screen.query_one("#drill-reveal")
+        assert reveal.display and screen.card.answer.strip() in reveal.source
+    assert logged(three_recall_db, "quality") == [(5,)]
+
+
 def tmux(*args: str) -> str:
     done = subprocess.run(["tmux", *args], capture_output=True, text=True, timeout=30)
     assert done.returncode == 0, done.stderr
