@@ -112,3 +112,12 @@ def test_the_profiles_language_speaks_on_either_database(
         assert out.startswith("usage: kvdrill stats"), "another profile keeps its own language"
     finally:
         use_language("en")
+
+
+def test_a_commands_own_messages_are_vietnamese(capsys, vietnamese_locale) -> None:
+    code, _, err = run(capsys, "stats", "--days", "0")
+    assert code == 1 and err == "kvdrill: --days nhận một số ngày nguyên từ 1 đến 3650.\n"
+    code, _, err = run(capsys, "problem", "--list", "--seed", "3")
+    assert code == 1 and "không đi cùng --list" in err, err
+    code, _, err = run(capsys, "calc")
+    assert code == 1 and "hãy nêu một QUANTITY cần tính" in err, err

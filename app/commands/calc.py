@@ -72,7 +72,7 @@ def _parse_sets(pairs: list[str]) -> dict[str, float]:
     for pair in pairs:
         name, sep, text = pair.partition("=")
         if not sep or not name.strip() or not text.strip():
-            raise UserError(f"--set wants NAME=VALUE, got {pair!r}")
+            raise UserError(_("--set wants NAME=VALUE, got {pair}").format(pair=repr(pair)))
         try:
             symbol, value = symbol_value(name, text)
         except UserError as exc:
@@ -100,10 +100,10 @@ def _list(as_json: bool = False) -> int:
         return 0
     from kvdrill.app.text_table import table_lines
 
-    print("Quantities (formula: description):")
+    print(_("Quantities (formula: description):"))
     rows = [[f.name, f"[{f.unit}] {f.description}"] for f in FORMULAS.values()]
     print("\n".join(table_lines(rows, indent="  ")))
-    print("\nSymbols for --set (unit: description):")
+    print("\n" + _("Symbols for --set (unit: description):"))
     rows = [[s.name, f"[{s.unit}] {s.description}"] for s in SYMBOLS.values()]
     print("\n".join(table_lines(rows, indent="  ")))
     return 0
@@ -119,9 +119,9 @@ def run(args: argparse.Namespace) -> int:
     if args.list:
         return _list(as_json=args.json)
     if not args.quantity:
-        raise UserError("name a QUANTITY to compute (kvdrill calc --list shows them)")
+        raise UserError(_("name a QUANTITY to compute (kvdrill calc --list shows them)"))
     if args.tp < 1:
-        raise UserError("--tp must be at least 1")
+        raise UserError(_("--tp must be at least 1"))
     # An empty value (--model "" from an unset shell variable) is a mistake, not "no model".
     for option, given in (
         ("--model", args.model),
@@ -130,7 +130,9 @@ def run(args: argparse.Namespace) -> int:
         ("--unit", args.unit),
     ):
         if given is not None and not given.strip():
-            raise UserError(f"{option} needs a value (it was given an empty one)")
+            raise UserError(
+                _("{option} needs a value (it was given an empty one)").format(option=option)
+            )
     model = get_model(args.model) if args.model is not None else None
     gpu = get_gpu(args.gpu) if args.gpu is not None else None
     result = compute(
@@ -179,12 +181,18 @@ def run(args: argparse.Namespace) -> int:
         from kvdrill.engine.capacity.formulas import explain
 
         # The formula and its numbers; the result line below says the result, once.
-        formula_line, numbers_line, _ = explain(result.formula, result.all_inputs).splitlines()
+        formula_line, numbers_line, _result_line = explain(
+            result.formula, result.all_inputs
+        ).splitlines()
         print(formula_line)
         print(numbers_line)
     elif args.explain:
         print(_formula(result.formula).text)
-        print(f"solved for {result.solved_for} with " + _inputs_line(result.inputs))
+        print(
+            _("solved for {name} with {inputs}").format(
+                name=result.solved_for, inputs=_inputs_line(result.inputs)
+            )
+        )
     print(f"{result.quantity} = {text}")
     return 0
 

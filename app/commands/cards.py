@@ -7,8 +7,9 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
+from kvdrill.app.shown_numbers import count
 from kvdrill.engine.errors import UserError
-from kvdrill.i18n import _
+from kvdrill.i18n import _, ngettext
 
 if TYPE_CHECKING:
     from datetime import date
@@ -82,19 +83,23 @@ def run(args: argparse.Namespace) -> int:
         action, colour = "flag", flag_colour(args.flag)
     narrowing = [name for name in ("search", "pack", "tag", "state", "sort") if getattr(args, name)]
     if args.card is None and action is not None:
-        raise UserError(f"--{action} needs a card: kvdrill cards PACK/CARD --{action}")
+        raise UserError(
+            _("--{action} needs a card: kvdrill cards PACK/CARD --{action}").format(action=action)
+        )
     if args.card is not None and narrowing:
-        raise UserError(f"--{narrowing[0]} narrows a list: give it without PACK/CARD")
+        raise UserError(
+            _("--{option} narrows a list: give it without PACK/CARD").format(option=narrowing[0])
+        )
     services = Services(args.db, args.profile, bundled=False)
     try:
         if action is not None:
             title = services.act_on_card(args.card, action, colour)
             done = {
-                "suspend": "Suspended",
-                "unsuspend": "Unsuspended",
-                "bury": "Buried until tomorrow",
-                "forget": "New again (its history kept)",
-                "flag": f"Flagged {colour}" if colour else "Flag removed",
+                "suspend": _("Suspended"),
+                "unsuspend": _("Unsuspended"),
+                "bury": _("Buried until tomorrow"),
+                "forget": _("New again (its history kept)"),
+                "flag": flag_done(colour),
             }[action]
             print(f"{done}: {args.card} ({literal(title)})")
             return 0
@@ -114,12 +119,12 @@ def run(args: argparse.Namespace) -> int:
 
         print(json.dumps([_card_json(card, today) for card in cards], indent=2))
     elif not cards:
-        print("No card matches.")
+        print(_("No card matches."))
     else:
         from kvdrill.engine.study.browse import listing
 
         print("\n".join(listing(cards, today, WIDTH)))
-        print(f"{len(cards)} card{'s' if len(cards) != 1 else ''}")
+        print(ngettext("{count} card", "{count} cards", len(cards)).format(count=count(len(cards))))
     return 0
 
 
@@ -165,3 +170,10 @@ def _page_json(page: CardPage, today: date) -> str:
         },
         indent=2,
     )
+
+
+def flag_done(colour: str | None) -> str:
+    """What flagging a card did: ``Flagged red``, ``Flag removed``."""
+    if colour is None:
+        return _("Flag removed")
+    return _("Flagged {colour}").format(colour=_(colour))

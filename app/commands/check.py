@@ -43,7 +43,6 @@ def run(args: argparse.Namespace) -> int:
     )
     from kvdrill.app.services.pack_files import add_ids_to_file, paths_from_arguments
     from kvdrill.engine.errors import PackErrors, printable
-    from kvdrill.engine.wording import plural
 
     paths = paths_from_arguments(args.paths, "nothing checked")
     files, missing = find_pack_files(paths)
@@ -66,9 +65,21 @@ def run(args: argparse.Namespace) -> int:
     for problem in sorted(read.problems):
         print(problem)
     print_editions(read.packs)
+    from kvdrill.app.shown_numbers import count
+    from kvdrill.i18n import ngettext
+
+    packs = ngettext("{count} pack", "{count} packs", len(files))
+    cards = ngettext("{count} card", "{count} cards", read.cards)
+    errors = ngettext("{count} error", "{count} errors", len(read.problems))
     print(
-        f"{plural(len(files), 'pack')}, {plural(read.cards, 'card')}, "
-        f"{plural(len(read.problems), 'error')}"
+        ", ".join(
+            text.format(count=count(number))
+            for text, number in (
+                (packs, len(files)),
+                (cards, read.cards),
+                (errors, len(read.problems)),
+            )
+        )
     )
     return 1 if read.problems else 0
 

@@ -127,7 +127,7 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     if args.json and not args.suspended:
-        raise UserError("--json goes with --suspended (the list of suspended cards)")
+        raise UserError(_("--json goes with --suspended (the list of suspended cards)"))
     if args.suspended or args.unsuspend:
         return manage_suspended(args)
     if args.mistake is not None or args.count is not None:
@@ -151,7 +151,7 @@ def check_mistake_options(args) -> str | None:
     """``--mistake CODE [--count N]``: a UserError for options that do not go with it; the
     one-line error for a code the checker never gives (listing those that can be practised)."""
     if args.mistake is None:
-        raise UserError("--count goes with --mistake (the number of problems to practise on)")
+        raise UserError(_("--count goes with --mistake (the number of problems to practise on)"))
     narrowing = [
         name
         for name in ("pack", "tag", "lesson", "flag", "cram", "ahead", "new", "limit")
@@ -159,8 +159,10 @@ def check_mistake_options(args) -> str | None:
     ]
     if narrowing:
         raise UserError(
-            f"--{narrowing[0]} does not go with --mistake: a mistake session picks its own "
-            "problems (--count N sets how many)"
+            _(
+                "--{option} does not go with --mistake: a mistake session picks its own "
+                "problems (--count N sets how many)"
+            ).format(option=narrowing[0])
         )
     from kvdrill.engine.problems.mistakes import is_known
 
@@ -185,7 +187,7 @@ def manage_suspended(args) -> int:
     try:
         for reference in args.unsuspend or []:
             title = services.unsuspend(reference)
-            print(f"Unsuspended: {reference} ({literal(title)})")
+            print(_("Unsuspended: {card} ({title})").format(card=reference, title=literal(title)))
         if args.suspended:
             listed = services.suspended_cards()
             if args.json:
@@ -195,7 +197,7 @@ def manage_suspended(args) -> int:
                 print(json.dumps(cards, indent=2, ensure_ascii=False))
                 return 0
             if not listed:
-                print("No suspended cards.")
+                print(_("No suspended cards."))
             for reference, title in listed:
                 print(f"{reference}  {literal(title)}")
     finally:
@@ -218,7 +220,9 @@ def launch_tui(args, start: str, options: AppOptions) -> int:
     if not served and not (sys.stdin.isatty() and sys.stdout.isatty()):
         # Without a terminal the full-screen app would wait forever for keys.
         raise UserError(
-            "the full-screen app needs a terminal; for pipes and scripts use `kvdrill drill --plain`"
+            _(
+                "the full-screen app needs a terminal; for pipes and scripts use `kvdrill drill --plain`"
+            )
         )
     # Sessions the first-card helper cannot plan start without it.
     special = (options.mistake, options.flag, options.cram, options.ahead)

@@ -33,5 +33,5 @@ def run(args: argparse.Namespace) -> int:
 
         print(json.dumps({"profile": count.profile, "due": count.due, "new": count.new}))
     else:
-        print(f"{count.due} due · {count.new} new")
+        print(_("{due} due · {new} new").format(due=count.due, new=count.new))
     return 0

@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     from kvdrill.engine.wording import plural
 
     if not args.target.strip():
-        raise UserError("an empty path was given (an unset shell variable?); nothing written")
+        raise UserError(_("an empty path was given (an unset shell variable?); nothing written"))
     target = Path(args.target)
     if args.format == "apkg":
         result = export_apkg(
@@ -67,9 +67,9 @@ def run(args: argparse.Namespace) -> int:
         )
         return 0
     if args.with_scheduling:
-        raise UserError("--with-scheduling applies to --format apkg; json and csv have it all")
+        raise UserError(_("--with-scheduling applies to --format apkg; json and csv have it all"))
     if args.pack:
-        raise UserError("--pack applies to --format apkg; json and csv export everything")
+        raise UserError(_("--pack applies to --format apkg; json and csv export everything"))
     data = export_data(args.db, args.profile, args.format, target)
     print(
         printable(

@@ -41,6 +41,7 @@ def run(args: argparse.Namespace) -> int:
         title = services.flag(args.card, colour)
     finally:
         services.close()
-    state = f"Flagged {colour}" if colour else "Flag removed"
-    print(f"{state}: {args.card} ({literal(title)})")
+    from kvdrill.app.commands.cards import flag_done
+
+    print(f"{flag_done(colour)}: {args.card} ({literal(title)})")
     return 0

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
-from kvdrill.i18n import _
+from kvdrill.i18n import _, ngettext
 
 # Below this many files the import is quick enough that a progress line is only noise.
 PROGRESS_MIN_FILES = 3
@@ -116,14 +116,14 @@ def run(args) -> int:
     progress = ProgressLine(sys.stderr, len(files) - len(unchanged))
     to_read = [file for file in files if str(file) not in unchanged]
     read = (
-        read_files(to_read, missing, progress=progress.callback("parsing"))
+        read_files(to_read, missing, progress=progress.callback(_("parsing")))
         if to_read or missing
         else ReadPacks(files, [], [], 0)  # every file stored before: nothing to parse
     )
     if {pack.meta.pack for pack in read.packs} & {plan.pack_key for plan in unchanged.values()}:
         # A changed file claims the id of a skipped one: check them all together.
         unchanged = {}
-        read = read_files(files, missing, progress=progress.callback("parsing"))
+        read = read_files(files, missing, progress=progress.callback(_("parsing")))
     if read.problems:
         progress.clear()
         if database is not None:
@@ -152,7 +152,7 @@ def run(args) -> int:
                 database,
                 read.packs,
                 environment.now(),
-                progress.callback("importing"),
+                progress.callback(_("importing")),
                 list(unchanged.values()),
                 replace=args.replace,
                 then=history if histories else None,
@@ -178,20 +178,23 @@ def run(args) -> int:
     for history_plan in history.plans:
         print(history_plan.summary())
     if args.dry_run:
-        print("dry run: nothing written")
+        print(_("dry run: nothing written"))
     return 0
 
 
 def _nothing_imported(exc) -> int:
     """Every problem as ``path:line: message`` on stderr, then how many; exit status 1."""
-    from kvdrill.engine.wording import plural
 
     for problem in exc.problems:
         print(problem, file=sys.stderr)
     where = len({problem.path for problem in exc.problems})
+    problems = ngettext("{count} problem", "{count} problems", len(exc.problems))
+    files = ngettext("{count} file", "{count} files", where)
     print(
-        f"kvdrill: nothing imported: {plural(len(exc.problems), 'problem')} "
-        f"in {plural(where, 'file')}",
+        "kvdrill: "
+        + _("nothing imported: {problems} in {files}").format(
+            problems=problems.format(count=len(exc.problems)), files=files.format(count=where)
+        ),
         file=sys.stderr,
     )
     return 1

@@ -54,9 +54,9 @@ def run(args: argparse.Namespace) -> int:
         summary = {"enough": fit.enough, "improves": fit.improves, "saved": keep}
         print(json.dumps(asdict(fit) | summary, indent=2))
     elif keep:
-        print(f"Kept for profile {args.profile}.")
+        print(_("Kept for profile {profile}.").format(profile=args.profile))
     elif fit.improves:
-        print("Not kept: kvdrill optimize --save keeps them.")
+        print(_("Not kept: kvdrill optimize --save keeps them."))
     return 0
 
 

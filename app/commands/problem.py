@@ -39,9 +39,9 @@ def run(args: argparse.Namespace) -> int:
     from kvdrill.engine.errors import UserError
 
     if args.list == (args.template is not None):
-        raise UserError("give a TEMPLATE or --list (kvdrill problem --list shows the templates)")
+        raise UserError(_("give a TEMPLATE or --list (kvdrill problem --list shows the templates)"))
     if args.list and (args.seed is not None or args.answer is not None):
-        raise UserError("--seed and --answer go with a TEMPLATE, not with --list")
+        raise UserError(_("--seed and --answer go with a TEMPLATE, not with --list"))
     services = Services(args.db, args.profile)
     try:
         if args.list:
@@ -62,7 +62,7 @@ def _print_list(templates, as_json: bool) -> int:
         print(json.dumps(rows, indent=2, ensure_ascii=False))
         return 0
     if not templates:
-        print("No problem templates: import a pack with problem cards.")
+        print(_("No problem templates: import a pack with problem cards."))
     from kvdrill.app.text_table import table_lines
 
     lines = [[literal(template.id), literal(template.title)] for template in templates]
@@ -100,8 +100,8 @@ def _practise(template, args: argparse.Namespace) -> int:
         return 0 if verdict is None or verdict.correct else 1
     _print_variant(template, variant)
     if verdict is None:
-        print(f"\nAnswer in {variant.unit}: kvdrill problem {variant.template_id} "
-              f"--seed {variant.seed} --answer '...'")  # fmt: skip
+        command = f"kvdrill problem {variant.template_id} --seed {variant.seed} --answer '...'"
+        print("\n" + _("Answer in {unit}: {command}").format(unit=variant.unit, command=command))
         return 0
     _print_verdict(verdict)
     return 0 if verdict.correct else 1
@@ -118,7 +118,7 @@ def _print_variant(template, variant) -> None:
         print()
         for name, value in variant.params.items():
             print(literal(f"  {name} = {value}"))
-    print(f"\nUnit asked: {literal(variant.unit)}")
+    print("\n" + _("Unit asked: {unit}").format(unit=literal(variant.unit)))
 
 
 def _print_verdict(verdict) -> None:

@@ -77,23 +77,32 @@ def run(args: argparse.Namespace) -> int:
     from kvdrill.engine.errors import UserError
 
     if not 1 <= args.port <= 65535:
-        raise UserError("--port takes a port number from 1 to 65535")
+        raise UserError(_("--port takes a port number from 1 to 65535"))
     if not 1 <= args.max_tabs <= 1000:
-        raise UserError("--max-tabs takes a number of tabs from 1 to 1000")
+        raise UserError(_("--max-tabs takes a number of tabs from 1 to 1000"))
     public_url = _public_url(args.public_url, args.host, args.port)
     try:
         from kvdrill.app.web_server import KvdrillServer, bind
     except ImportError:
-        raise UserError("kvdrill serve needs textual-serve: pip install 'kvdrill[serve]'") from None
+        raise UserError(
+            _("kvdrill serve needs textual-serve: pip install 'kvdrill[serve]'")
+        ) from None
     try:
         listening = bind(args.host, args.port)
     except (OSError, UnicodeError) as exc:  # the port is taken, the address not this machine's
-        reason = getattr(exc, "strerror", None) or "not a host name or address"
-        raise UserError(f"cannot serve on {args.host[:80]}:{args.port}: {reason}") from None
+        reason = getattr(exc, "strerror", None) or _("not a host name or address")
+        raise UserError(
+            _("cannot serve on {address}: {reason}").format(
+                address=f"{args.host[:80]}:{args.port}", reason=reason
+            )
+        ) from None
     if not is_loopback(args.host):
         print(
-            f"kvdrill: warning: serving on {args.host}, not loopback: anyone who can reach this "
-            "machine can drill, and change, this database; there is no login",
+            "kvdrill: "
+            + _(
+                "warning: serving on {host}, not loopback: anyone who can reach this machine can "
+                "drill, and change, this database; there is no login"
+            ).format(host=args.host),
             file=sys.stderr,
         )
     if args.db:
@@ -116,7 +125,9 @@ def _public_url(given: str | None, host: str, port: int) -> str:
         parts = urlsplit(given)
         if parts.scheme not in ("http", "https") or not parts.hostname or len(given) > 2000:
             raise UserError(
-                "--public-url takes an http:// or https:// address, like https://drill.example.org"
+                _(
+                    "--public-url takes an http:// or https:// address, like https://drill.example.org"
+                )
             )
         return given.rstrip("/")
     if host in WILDCARD_HOSTS:

@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.key is not None and args.value is None:
         describe_setting(args.key)  # an unknown key says so first
-        raise UserError(f"give a value too: kvdrill settings {args.key} VALUE")
+        raise UserError(_("give a value too: kvdrill settings {key} VALUE").format(key=args.key))
     if args.key is not None:
         parse_setting(args.key, args.value)  # a bad value fails before the database opens
     services = Services(args.db, args.profile, bundled=False)
@@ -59,5 +59,5 @@ def run(args: argparse.Namespace) -> int:
     ]
     print("\n".join(table_lines(rows)))
     fitted = "fitted to your log" if settings.fsrs_parameters else "the defaults"
-    print(f"FSRS parameters: {fitted} (kvdrill optimize fits them)")
+    print(_("FSRS parameters: {fitted} (kvdrill optimize fits them)").format(fitted=fitted))
     return 0

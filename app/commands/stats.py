@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(model.model_json_schema(), indent=2))
         return 0
     if not 1 <= args.days <= 3650:
-        raise UserError("--days takes a whole number of days from 1 to 3650.")
+        raise UserError(_("--days takes a whole number of days from 1 to 3650."))
     from kvdrill.app.services import environment
     from kvdrill.app.services.stats import fast_report_and_charts
     from kvdrill.app.stats_charts import chart_lines
