@@ -58,3 +58,29 @@ async def test_at_60x20_every_home_column_shows_whole_numbers(db_url: str) -> No
         for row in range(3):  # the first rows, on screen: each count whole at its line's end
             title, *counts = (str(cell) for cell in table.get_row_at(row))
             assert " ".join(counts) in " ".join(shown.split())
+
+
+async def test_a_note_pasted_in_one_burst_and_saved_at_once_keeps_all_of_it(
+    drill_db: str,
+) -> None:
+    from textual import events
+    from textual.keys import _character_to_key
+
+    pasted = (
+        "Remember: K and V both count, so the factor is 2; GQA keeps 8 KV heads of 32 "
+        "on Llama 3.1 8B."
+    )
+    app = make_app(drill_db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("space", "n")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "NoteScreen"
+        # As a terminal delivers a paste: every key at once, none waiting for the screen.
+        for character in pasted:
+            key = character if character.isalnum() else _character_to_key(character)
+            app.post_message(events.Key(key, character))
+        app.post_message(events.Key("ctrl+s", None))
+        await settle(pilot)
+        assert type(app.screen).__name__ == "DrillScreen"
+        assert app.screen.card.note == pasted

@@ -45,7 +45,15 @@ class NoteScreen(KvdrillModalScreen[str | None]):
         area.move_cursor(area.document.end)
 
     def action_save(self) -> None:
-        self.dismiss(self.query_one(TextArea).text.strip())
+        # ctrl+s is a priority key, taken as it arrives: keys pasted just before it still wait
+        # in the text area's queue. Reading the text after them keeps the whole paste.
+        area = self.query_one(TextArea)
+
+        def save_now() -> None:
+            self.dismiss(area.text.strip())
+
+        # After the keys queued in the text area, and then back on this screen's own queue.
+        area.call_later(self.call_later, save_now)
 
     def action_cancel(self) -> None:
         self.dismiss(None)
