@@ -84,3 +84,25 @@ async def test_a_note_pasted_in_one_burst_and_saved_at_once_keeps_all_of_it(
         await settle(pilot)
         assert type(app.screen).__name__ == "DrillScreen"
         assert app.screen.card.note == pasted
+
+
+async def test_on_a_problem_the_footer_and_the_key_list_say_esc_leaves_the_answer_box(
+    problem_db: str,
+) -> None:
+    from kvdrill.app.tui.screens.help import key_rows
+
+    app = make_app(problem_db)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        footer = screen_lines(app)[-1]
+        assert "esc Leave box" in footer and "Home" not in footer
+        meanings = {meaning: keys for keys, meaning in key_rows(app.screen)[0]}
+        leaving = meanings["home (answers are saved); Esc in the answer box leaves it"]
+        assert set(leaving.split()) == {"q", "Esc"}
+        await pilot.press("escape")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "DrillScreen"  # still on the card
+        assert "q Home" in screen_lines(app)[-1]
+        await pilot.press("escape")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "HomeScreen"

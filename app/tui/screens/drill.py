@@ -78,6 +78,9 @@ if TYPE_CHECKING:
     from kvdrill.engine.problems.types import Verdict
 
 
+# The argument of the Esc that leaves the answer box (a binding of its own, for the footer).
+ANSWER_BOX = "answer box"
+LEAVE_MEANING = N_("home (answers are saved); Esc in the answer box leaves it")
 # After a reveal, at least this many lines of the answer show under the question.
 REVEAL_LINES_IN_VIEW = 3
 
@@ -112,11 +115,19 @@ class DrillScreen(CardActionsScreen):
                 ("pageup", "page_up"),
             )
         ],
+        # Esc in the answer box leaves the box (so the card's keys work); the footer says so
+        # there, and Home everywhere else (Textual runs the first of a key's bindings enabled).
         Binding(
             "q,escape",
             f"flow({Action.LEAVE.value!r}, None)",
             N_("Home"),
-            tooltip=N_("home (answers are saved); Esc in the answer box leaves it"),
+            tooltip=LEAVE_MEANING,
+        ),
+        Binding(
+            "escape",
+            f"flow({Action.LEAVE.value!r}, {ANSWER_BOX!r})",
+            N_("Leave box"),
+            tooltip=LEAVE_MEANING,  # one row of the key list for both
         ),
     ]
 
@@ -205,6 +216,8 @@ class DrillScreen(CardActionsScreen):
             return True
         name, arg = parameters
         flow_action = Action(str(name))
+        if flow_action is Action.LEAVE:
+            return (arg == ANSWER_BOX) == isinstance(self.focused, Input)
         argument = arg if isinstance(arg, int | str) else None
         if self._listing_keys or (
             # In the answer box Enter is the box's: its answer reaches the flow as a check.
