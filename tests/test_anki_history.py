@@ -153,7 +153,7 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> Exported:
         add("Basic", Front="Never studied", Back="still new")
         easy, good, again = CardAnswer.EASY, CardAnswer.GOOD, CardAnswer.AGAIN
         for card_id, ratings in (
-            (kv, [easy, good]),
+            (kv, [easy, CardAnswer.HARD]),  # each of the four buttons
             (fp8, [easy]),
             (forward, [easy, good]),
             (backward, [easy]),
@@ -267,6 +267,8 @@ def test_convert_and_import_bring_anki_schedules_and_review_log(
     # Two cards from the reversed note, three from the cloze: each with its own schedule.
     assert len(exported.cards) == 9 and scheduled == 7
     _check_against_anki(exported.cards, states, logs)
+    # Again, Hard, Good and Easy all came in, as qualities 1, 3, 4 and 5.
+    assert {row["quality"] for rows in logs.values() for row in rows} == {1, 3, 4, 5}
 
     # The stats count them: the pack's reviews are Anki's answers.
     assert main(["--db", db_url, "stats", "--json"]) == 0
