@@ -21,6 +21,7 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from kvdrill.engine.errors import UserError, did_you_mean
+from kvdrill.engine.packs.card_view import own_title
 from kvdrill.engine.problems.types import Variant, Verdict
 from kvdrill.engine.study.clock import study_day
 from kvdrill.engine.study.grades import Grade
@@ -311,9 +312,10 @@ def set_note(session: Session, profile_id: int, card_id: int, text: str, now: da
 
 
 def suspended_cards(session: Session, profile_id: int) -> list[tuple[str, str]]:
-    """The profile's suspended live cards as (``pack/card`` reference, title), in pack order."""
+    """The profile's suspended live cards as (``pack/card`` reference, title), in pack order;
+    a follow-up by its own title (engine/packs/card_view.py)."""
     rows = session.execute(
-        select(Pack.key, Card.key, Card.title)
+        select(Pack.key, Card.key, Card.kind, Card.title, Card.prompt)
         .join(Card, Card.pack_id == Pack.id)
         .join(CardState, CardState.card_id == Card.id)
         .where(
@@ -323,7 +325,10 @@ def suspended_cards(session: Session, profile_id: int) -> list[tuple[str, str]]:
         )
         .order_by(Pack.id, Card.position)
     )
-    return [(f"{pack_key}/{card_key}", title) for pack_key, card_key, title in rows]
+    return [
+        (f"{pack_key}/{card_key}", own_title(kind, title, prompt))
+        for pack_key, card_key, kind, title, prompt in rows
+    ]
 
 
 def find_card(session: Session, reference: str) -> Card:

@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 import pytest
-from tui_helpers import NOW, import_fixture, make_app, screen_lines, settle, text_of
+from tui_helpers import (
+    NOW,
+    import_fixture,
+    make_app,
+    record_notices,
+    screen_lines,
+    settle,
+    text_of,
+)
 
 
 async def test_after_the_reveal_the_question_stays_in_view_at_80x24(
@@ -106,3 +114,36 @@ async def test_on_a_problem_the_footer_and_the_key_list_say_esc_leaves_the_answe
         await pilot.press("escape")
         await settle(pilot)
         assert type(app.screen).__name__ == "HomeScreen"
+
+
+FOLLOW_UP = "follow-up: How much KV does a 4,096-token chat take on that model?"
+
+
+async def test_a_follow_up_set_aside_is_named_by_its_own_question(
+    drill_db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from kvdrill.app.cli import main
+
+    app = make_app(drill_db)
+    said = record_notices(app)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("space", "3")  # KV bytes per token, Hard: its follow-up comes next
+        await settle(pilot)
+        assert app.screen.card.kind == "followup"
+        await pilot.press("s")
+        await settle(pilot)
+    assert f"Suspended: {FOLLOW_UP}" in said
+    assert main(["--db", drill_db, "drill", "--suspended"]) == 0
+    assert capsys.readouterr().out == f"tui-basics/kv-token/follow-up  {FOLLOW_UP}\n"
+
+
+async def test_burying_a_card_says_its_follow_up_goes_too(drill_db: str) -> None:
+    app = make_app(drill_db)
+    said = record_notices(app)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert app.screen.card.title == "KV bytes per token"
+        await pilot.press("b")
+        await settle(pilot)
+    assert said == ["Buried until tomorrow: KV bytes per token · its follow-up too"]

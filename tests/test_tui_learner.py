@@ -98,7 +98,8 @@ async def test_suspend_and_bury_say_which(drill_db: str) -> None:
             await settle(pilot)
         await pilot.press("b")
         await settle(pilot)
-    assert "Suspended: KV bytes per token" in said
+    # Its follow-up, new too, is held for it: the notice says where it went.
+    assert "Suspended: KV bytes per token · its follow-up waits for it" in said
     assert any(note.startswith("Buried until tomorrow: ") for note in said)
 
 

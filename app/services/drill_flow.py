@@ -480,11 +480,11 @@ class DrillFlow:
 
     def _on_suspend(self, arg: Arg) -> Step:
         assert self.card is not None
-        return SetAside(bury=False, title=self.card.title)
+        return SetAside(bury=False, title=self.card.own_title)
 
     def _on_bury(self, arg: Arg) -> Step:
         assert self.card is not None
-        return SetAside(bury=True, title=self.card.title)
+        return SetAside(bury=True, title=self.card.own_title)
 
     def _on_flag(self, arg: Arg) -> Step:
         assert self.card is not None

@@ -130,12 +130,18 @@ class SetAside(NamedTuple):
     title: str  # the card's, for the notice
 
     def run(self, session: DrillSession) -> Done:
+        before = session.set_aside
         if self.bury:
             session.bury()
         else:
             session.suspend()
         what = _("Buried until tomorrow") if self.bury else _("Suspended")
-        return Moved(session.state, f"{what}: {self.title}")
+        notice = f"{what}: {self.title}"
+        if session.set_aside - before > 1:  # its follow-up, held for it, goes with it
+            notice += " · " + (
+                _("its follow-up too") if self.bury else _("its follow-up waits for it")
+            )
+        return Moved(session.state, notice)
 
 
 class LoadNote(NamedTuple):

@@ -13,12 +13,25 @@ from string import ascii_uppercase
 from typing import Any, TypedDict, cast
 
 from kvdrill.engine.problems.types import Variant
-from kvdrill.i18n import N_
+from kvdrill.i18n import N_, _
 
 MIN_CHOICES, MAX_CHOICES = 2, 8
 # One letter per possible choice: A, B, C... in the order shown.
 CHOICE_LETTERS = ascii_uppercase[:MAX_CHOICES]
 CHOICE_SEPARATORS = " ,;/+"  # what may stand between typed letters: "A C", "a,c"
+# A follow-up is named by its question, cut to this many characters.
+FOLLOW_UP_TITLE_WIDTH = 60
+
+
+def own_title(kind: str, title: str, prompt: str) -> str:
+    """The title that names this card: a follow-up carries its parent's title, so it is named
+    by its own question instead ("follow-up: How much KV does…")."""
+    if kind != "followup":
+        return title
+    question = " ".join(prompt.split())
+    if len(question) > FOLLOW_UP_TITLE_WIDTH:
+        question = question[: FOLLOW_UP_TITLE_WIDTH - 1].rstrip() + "…"
+    return _("follow-up: {question}").format(question=question)
 
 
 class ChoiceJson(TypedDict):
@@ -98,6 +111,11 @@ class CardView:
     # Multiple choice: the seed the choices were shuffled with (logged with the answer).
     choice_seed: int | None = None
     priority: bool = False  # the pack marks it [priority]: learn it early
+
+    @property
+    def own_title(self) -> str:
+        return own_title(self.kind, self.title, self.prompt)
+
     pack_path: str = ""  # the pack's file as imported: its images are beside it (packs/media.py)
 
     @property
