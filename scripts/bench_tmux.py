@@ -107,12 +107,12 @@ class Pane:
         subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True, timeout=30)
 
 
-def recall_pack(path: Path, cards: int) -> None:
+def recall_pack(path: Path, cards: int, title: str = "Key benchmark") -> None:
     """A pack of ``cards`` recall cards (the format of decks/README.md)."""
     lines = [
         "---",
         "pack: bench-keys",
-        "title: Key benchmark",
+        f"title: {title}",
         "version: 1",
         "tags: [bench]",
         "description: Recall cards for scripts/bench_tmux.py.",
