@@ -118,7 +118,7 @@ def fill_group(url: str, learners: int, reviews: int) -> None:
     from sqlalchemy import create_engine, text
 
     from kvdrill.store import rollups
-    from kvdrill.store.db import open_database
+    from kvdrill.store.db import connection_sql, open_database
     from kvdrill.store.profiles import get_or_create_profile
 
     database = open_database(url)
@@ -147,7 +147,7 @@ def fill_group(url: str, learners: int, reviews: int) -> None:
             ),
             {"reviews": reviews},
         )
-        rollups.rebuild(connection)
+        rollups.rebuild(connection_sql(connection))
         rollups.create_triggers(connection)
     engine.dispose()
 

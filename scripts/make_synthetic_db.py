@@ -31,7 +31,7 @@ MISTAKES = [
 
 def build(path: Path, cards: int, reviews: int, days: int, today: date) -> None:
     from kvdrill.store import rollups
-    from kvdrill.store.db import open_database
+    from kvdrill.store.db import connection_sql, open_database
 
     if path.exists():
         path.unlink()
@@ -147,7 +147,7 @@ def build(path: Path, cards: int, reviews: int, days: int, today: date) -> None:
     con.commit()
     con.close()
     with database.engine.begin() as connection:
-        rollups.rebuild(connection)
+        rollups.rebuild(connection_sql(connection))
         rollups.create_triggers(connection)
     database.close()
 

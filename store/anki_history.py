@@ -26,6 +26,7 @@ from kvdrill.engine.interop.anki_history import CardHistory, PackHistory, logged
 from kvdrill.engine.study.schedule import Schedule
 from kvdrill.engine.wording import plural
 from kvdrill.store import reviews
+from kvdrill.store.db import session_sql
 from kvdrill.store.models import Card, CardState, Pack, ReviewLog
 
 
@@ -232,7 +233,7 @@ def apply_history(
             )
         answers, last = _logged(found, card, new)
         schedule = replace(card.schedule, reviews=answers, last_review_at=last)
-        reviews.restore_schedule(session, profile_id, found.card_id, schedule)
+        reviews.restore_schedule(session_sql(session), profile_id, found.card_id, schedule)
     if rows:
         session.execute(insert(ReviewLog), rows)
     return plan

@@ -174,7 +174,12 @@ def session_sql(session: Session) -> Sql:
     """``Sql`` inside the session's transaction: on SQLite its ``sqlite3`` connection (objects
     the session holds are flushed first), elsewhere its SQLAlchemy connection."""
     session.flush()
-    connection = session.connection()
+    return connection_sql(session.connection())
+
+
+def connection_sql(connection: Connection) -> Sql:
+    """``Sql`` inside a SQLAlchemy connection's transaction (a migration's, say): on SQLite its
+    ``sqlite3`` connection, elsewhere the SQLAlchemy connection itself."""
     if connection.dialect.name == "sqlite":
         dbapi = connection.connection.dbapi_connection
         assert isinstance(dbapi, sqlite3.Connection)

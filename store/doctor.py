@@ -37,7 +37,7 @@ from kvdrill.engine.study.schedule import NEW_CARD_EASINESS_MILLI
 from kvdrill.engine.study.sm2 import MIN_EASINESS_MILLI, easiness_change_milli
 from kvdrill.engine.wording import plural
 from kvdrill.store import reviews, rollups
-from kvdrill.store.db import Database, begin_write
+from kvdrill.store.db import Database, begin_write, session_sql
 from kvdrill.store.models import Profile, ReviewLog
 from kvdrill.store.profiles import profile_settings
 
@@ -207,7 +207,7 @@ def examine(
         session.flush()
         report.states_rebuilt = len(missing)
         before = _rollup_rows(connection)
-        rollups.rebuild(connection)
+        rollups.rebuild(session_sql(session))
         report.rollups_rebuilt = _rollup_rows(connection) != before
         report.repaired = bool(
             report.recreated or report.orphans or report.states_rebuilt or report.rollups_rebuilt
@@ -237,7 +237,7 @@ def rebuild_missing_state(session: Session, profile_id: int, card_id: int) -> No
         settings.scheduler,
         settings.desired_retention,
     )[-1]
-    reviews.restore_schedule(session, profile_id, card_id, schedule)
+    reviews.restore_schedule(session_sql(session), profile_id, card_id, schedule)
 
 
 def _unexplained(connection: Connection) -> tuple[list[str], set[tuple[int, int]]]:

@@ -1,8 +1,10 @@
 """Card schedules and the review log, stored: answers, undo, suspend, bury, notes.
 
-Every function works inside the caller's session and never commits: the caller wraps one
-action in one transaction (the drill session does, one per answer), so a card's state and its
-log row are written together or not at all.
+Every write is statement text run through an ``Sql`` (store/sql.py), the same on SQLite and
+PostgreSQL, inside the caller's transaction, and never commits: the caller wraps one action in
+one transaction (``Database.write``; the drill session does, one per answer), so a card's state
+and its log row are written together or not at all. A caller holding an ORM session passes
+``session_sql(session)``.
 
 What an answer does to a schedule (first answer of the day, lapses, leeches) is decided in
 engine/study/rules.py; this module stores the result. ``prev_state`` in a log row is the
@@ -12,12 +14,13 @@ exactly what was there.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from operator import attrgetter
 from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from kvdrill.engine.errors import UserError, did_you_mean
@@ -28,9 +31,9 @@ from kvdrill.engine.study.grades import Grade
 from kvdrill.engine.study.rules import Answered, answer_schedule
 from kvdrill.engine.study.schedule import Schedule
 from kvdrill.engine.study.settings import DEFAULT_DESIRED_RETENTION
-from kvdrill.store.db import Database, lock_card, session_sql
-from kvdrill.store.models import Card, CardFlag, CardState, Note, Pack, ReviewLog
-from kvdrill.store.queries_sql import SCHEDULE_COLUMNS, stored_schedule
+from kvdrill.store.db import Database, session_sql
+from kvdrill.store.models import Card, CardState, Pack
+from kvdrill.store.queries_sql import SCHEDULE_COLUMNS, stored_json, stored_schedule
 from kvdrill.store.sql import Sql, insert_statement, update_statement
 
 
@@ -46,36 +49,40 @@ class RecordedAnswer:
     schedule: Schedule  # the card's state as written
 
 
-def load_schedule(session: Session, profile_id: int, card_id: int) -> Schedule | None:
+def load_schedule(sql: Sql, profile_id: int, card_id: int) -> Schedule | None:
     """The card's schedule for the profile; None when the card has no state row (it is new)."""
-    return Schedule.from_row(session.get(CardState, (profile_id, card_id)))
+    row = sql.first(_SELECT_STATE_SQL, {"profile_id": profile_id, "card_id": card_id})
+    return None if row is None else stored_schedule(row)
 
 
-def restore_schedule(
-    session: Session, profile_id: int, card_id: int, schedule: Schedule | None
-) -> None:
+def restore_schedule(sql: Sql, profile_id: int, card_id: int, schedule: Schedule | None) -> None:
     """Put a card's state back to ``schedule``; None deletes the row."""
-    lock_card(session, profile_id, card_id)
-    state = session.get(CardState, (profile_id, card_id))
+    sql.lock_card(profile_id, card_id)
+    exists = load_schedule(sql, profile_id, card_id) is not None
     if schedule is None:
-        if state is not None:
-            session.delete(state)
+        if exists:
+            sql.run(_DELETE_STATE_SQL, {"profile_id": profile_id, "card_id": card_id})
         return
-    if state is None:
-        state = CardState(profile_id=profile_id, card_id=card_id)
-        session.add(state)
-    for name, value in schedule.columns().items():
-        setattr(state, name, value)
+    _store_state(sql, profile_id, card_id, schedule, exists=exists)
 
 
-def ensure_state(session: Session, profile_id: int, card_id: int) -> CardState:
-    """The card's state row, created (as a new card's) if missing."""
-    lock_card(session, profile_id, card_id)
-    state = session.get(CardState, (profile_id, card_id))
-    if state is None:
-        state = CardState(profile_id=profile_id, card_id=card_id, **Schedule().columns())
-        session.add(state)
-    return state
+def change_schedule(
+    sql: Sql, profile_id: int, card_id: int, change: Callable[[Schedule], Schedule]
+) -> None:
+    """Store ``change`` of the card's schedule (a new card's when it has no state row)."""
+    sql.lock_card(profile_id, card_id)
+    before = load_schedule(sql, profile_id, card_id)
+    _store_state(sql, profile_id, card_id, change(before or Schedule()), exists=before is not None)
+
+
+def _store_state(
+    sql: Sql, profile_id: int, card_id: int, schedule: Schedule, *, exists: bool
+) -> None:
+    """Write the card's state row: an UPDATE when it ``exists``, else an INSERT."""
+    state = _state_values(sql, schedule)
+    state["profile_id"] = profile_id
+    state["card_id"] = card_id
+    (_UPDATE_STATE if exists else _INSERT_STATE).run(sql, state)
 
 
 @dataclass(frozen=True)
@@ -128,9 +135,9 @@ def record_answer(sql: Sql, given: GivenAnswer) -> RecordedAnswer:
             given.desired_retention,
             given.fsrs_parameters,
         )
-        state = _state_values(sql, answered.schedule)
-        state.update(key)
-        (_INSERT_STATE if before is None else _UPDATE_STATE).run(sql, state)
+        _store_state(
+            sql, given.profile_id, given.card_id, answered.schedule, exists=before is not None
+        )
     log_id = _INSERT_LOG.insert_id(sql, _log_values(sql, given, before, answered))
     return RecordedAnswer(
         log_id=log_id,
@@ -190,6 +197,24 @@ _SELECT_STATE_SQL = f"SELECT {', '.join(_STATE_FIELDS)} FROM card_states WHERE {
 _INSERT_STATE = insert_statement("card_states", ("profile_id", "card_id", *_STATE_FIELDS))
 _UPDATE_STATE = update_statement("card_states", _STATE_FIELDS, ("profile_id", "card_id"))
 _INSERT_LOG = insert_statement("review_log", LOG_COLUMNS)
+_DELETE_STATE_SQL = f"DELETE FROM card_states WHERE {_STATE_KEY}"
+_LOG_ROW_SQL = "SELECT profile_id, card_id, prev_state FROM review_log WHERE id = :id"
+_LATER_ANSWER_SQL = (
+    "SELECT 1 FROM review_log WHERE profile_id = :profile_id AND card_id = :card_id "
+    "AND id > :id LIMIT 1"
+)
+_DELETE_LOG_SQL = "DELETE FROM review_log WHERE id = :id"
+_DELETE_FLAG_SQL = f"DELETE FROM card_flags WHERE {_STATE_KEY}"
+_SET_FLAG_SQL = (
+    "INSERT INTO card_flags (profile_id, card_id, colour) VALUES (:profile_id, :card_id, :colour) "
+    "ON CONFLICT (profile_id, card_id) DO UPDATE SET colour = excluded.colour"
+)
+_DELETE_NOTE_SQL = f"DELETE FROM notes WHERE {_STATE_KEY}"
+_SET_NOTE_SQL = (
+    "INSERT INTO notes (profile_id, card_id, text, updated_at) "
+    "VALUES (:profile_id, :card_id, :text, :updated_at) ON CONFLICT (profile_id, card_id) "
+    "DO UPDATE SET text = excluded.text, updated_at = excluded.updated_at"
+)
 _state_fields = attrgetter(*_STATE_FIELDS)
 
 
@@ -242,73 +267,60 @@ def _log_values(
     }
 
 
-def undo_answer(session: Session, log_id: int) -> bool:
+def undo_answer(sql: Sql, log_id: int) -> bool:
     """Restore the card state from before answer ``log_id`` and delete its log row.
 
     Refused (False) when the row is gone or a later answer to the same card exists (another
     process answered it since): restoring then would throw that answer away.
     """
-    log = session.get(ReviewLog, log_id)
-    if log is None:
+    row = sql.first(_LOG_ROW_SQL, {"id": log_id})
+    if row is None:
         return False
-    lock_card(session, log.profile_id, log.card_id)
+    profile_id, card_id, _ = row
+    sql.lock_card(profile_id, card_id)
     # Another machine may have undone it while this one waited for the lock.
-    if session.scalar(select(ReviewLog.id).where(ReviewLog.id == log_id)) is None:
+    row = sql.first(_LOG_ROW_SQL, {"id": log_id})
+    if row is None:
         return False
-    later = session.scalar(
-        select(ReviewLog.id)
-        .where(
-            ReviewLog.profile_id == log.profile_id,
-            ReviewLog.card_id == log.card_id,
-            ReviewLog.id > log.id,
-        )
-        .limit(1)
-    )
-    if later is not None:
+    key = {"profile_id": profile_id, "card_id": card_id, "id": log_id}
+    if sql.first(_LATER_ANSWER_SQL, key) is not None:
         return False
-    before = Schedule.from_dict(log.prev_state) if log.prev_state else None
-    restore_schedule(session, log.profile_id, log.card_id, before)
-    session.execute(delete(ReviewLog).where(ReviewLog.id == log_id))
+    prev_state = stored_json(row[2])
+    before = Schedule.from_dict(prev_state) if prev_state else None
+    restore_schedule(sql, profile_id, card_id, before)
+    sql.run(_DELETE_LOG_SQL, {"id": log_id})
     return True
 
 
-def set_suspended(session: Session, profile_id: int, card_id: int, suspended: bool) -> None:
+def set_suspended(sql: Sql, profile_id: int, card_id: int, suspended: bool) -> None:
     """Suspend a card (out of every drill until unsuspended) or bring it back."""
-    ensure_state(session, profile_id, card_id).suspended = suspended
+    change_schedule(sql, profile_id, card_id, lambda s: replace(s, suspended=suspended))
 
 
-def bury(session: Session, profile_id: int, card_id: int, today: date) -> None:
+def bury(sql: Sql, profile_id: int, card_id: int, today: date) -> None:
     """Hide a card for the rest of study day ``today``; it is back tomorrow."""
-    ensure_state(session, profile_id, card_id).buried_until = today + timedelta(days=1)
+    tomorrow = today + timedelta(days=1)
+    change_schedule(sql, profile_id, card_id, lambda s: replace(s, buried_until=tomorrow))
 
 
-def set_flag(session: Session, profile_id: int, card_id: int, colour: str | None) -> None:
+def set_flag(sql: Sql, profile_id: int, card_id: int, colour: str | None) -> None:
     """Flag a card with ``colour`` (engine/study/flags.py); None takes its flag off."""
-    lock_card(session, profile_id, card_id)
-    flag = session.get(CardFlag, (profile_id, card_id))
+    sql.lock_card(profile_id, card_id)
+    key: dict[str, Any] = {"profile_id": profile_id, "card_id": card_id}
     if colour is None:
-        if flag is not None:
-            session.delete(flag)
-        return
-    if flag is None:
-        flag = CardFlag(profile_id=profile_id, card_id=card_id)
-        session.add(flag)
-    flag.colour = colour
+        sql.run(_DELETE_FLAG_SQL, key)
+    else:
+        sql.run(_SET_FLAG_SQL, {**key, "colour": colour})
 
 
-def set_note(session: Session, profile_id: int, card_id: int, text: str, now: datetime) -> None:
+def set_note(sql: Sql, profile_id: int, card_id: int, text: str, now: datetime) -> None:
     """Save the learner's note on a card; an empty text deletes it."""
-    lock_card(session, profile_id, card_id)
-    note = session.get(Note, (profile_id, card_id))
+    sql.lock_card(profile_id, card_id)
+    key: dict[str, Any] = {"profile_id": profile_id, "card_id": card_id}
     if not text.strip():
-        if note is not None:
-            session.delete(note)
-        return
-    if note is None:
-        note = Note(profile_id=profile_id, card_id=card_id)
-        session.add(note)
-    note.text = text
-    note.updated_at = now
+        sql.run(_DELETE_NOTE_SQL, key)
+    else:
+        sql.run(_SET_NOTE_SQL, {**key, "text": text, "updated_at": sql.time(now)})
 
 
 def suspended_cards(session: Session, profile_id: int) -> list[tuple[str, str]]:

@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:  # SQLAlchemy stays unloaded on ``kvdrill import``'s sqlite3 path
     from sqlalchemy import Connection
 
+    from kvdrill.store.sql import Sql
+
 DIALECTS = ("sqlite", "postgresql")  # the databases whose migrations create the triggers
 NO_DUE_DAY = "9999-12-31"  # stands for "not scheduled" in topic_states' key
 
@@ -278,28 +280,21 @@ def _states_select(source: str, sign: str = "") -> str:
     )
 
 
-def rebuild(connection: Connection) -> None:
-    """Recompute both rollups from scratch (after a migration or a bulk load)."""
-    from sqlalchemy import text
-
-    connection.execute(text("DELETE FROM topic_days"))
-    connection.execute(text("DELETE FROM topic_states"))
-    connection.execute(text("DELETE FROM topic_cards"))
+def rebuild(sql: Sql) -> None:
+    """Recompute both rollups from scratch (after a migration or a bulk load), in the caller's
+    transaction (``connection_sql`` of store/db.py gives one for a SQLAlchemy connection)."""
+    for table in ("topic_days", "topic_states", "topic_cards"):
+        sql.run(f"DELETE FROM {table}")
     cards = "FROM card_topics AS ct JOIN cards AS c ON c.id = ct.card_id AND NOT c.retired"
-    connection.execute(text(f"INSERT INTO topic_cards (kind, value, cards) {_cards_select(cards)}"))
+    sql.run(f"INSERT INTO topic_cards (kind, value, cards) {_cards_select(cards)}")
     days = "FROM review_log AS r JOIN card_topics AS ct ON ct.card_id = r.card_id"
-    connection.execute(
-        text(f"INSERT INTO topic_days ({', '.join(DAY_KEYS + DAY_SUMS)}) {_days_select(days)}")
-    )
+    sql.run(f"INSERT INTO topic_days ({', '.join(DAY_KEYS + DAY_SUMS)}) {_days_select(days)}")
     states = (
         "FROM card_states AS cs JOIN cards AS c ON c.id = cs.card_id AND NOT c.retired "
         "JOIN card_topics AS ct ON ct.card_id = cs.card_id"
     )
-    connection.execute(
-        text(
-            f"INSERT INTO topic_states ({', '.join(STATE_KEYS + STATE_SUMS)}) "
-            + _states_select(states)
-        )
+    sql.run(
+        f"INSERT INTO topic_states ({', '.join(STATE_KEYS + STATE_SUMS)}) {_states_select(states)}"
     )
 
 

@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 from kvdrill.engine.study.grades import Grade
 from kvdrill.engine.study.rules import replay
 from kvdrill.engine.study.schedule import Schedule
+from kvdrill.store.db import session_sql
 from kvdrill.store.models import CardState, ReviewLog
 from kvdrill.store.reviews import restore_schedule
 
@@ -40,6 +41,7 @@ def replay_profile(
         .where(ReviewLog.profile_id == profile_id, ReviewLog.practice.is_(False))
         .order_by(ReviewLog.card_id, ReviewLog.reviewed_at, ReviewLog.id)
     )
+    sql = session_sql(session)
     rebuilt = 0
     answered: set[int] = set()
     for card_id, grouped in groupby(logs, key=lambda row: row.card_id):
@@ -55,11 +57,13 @@ def replay_profile(
         )
         for row, before in zip(rows, states, strict=False):
             row.prev_state = _with_flags_of(before, row.prev_state)
-        restore_schedule(session, profile_id, card_id, states[-1])
+        restore_schedule(sql, profile_id, card_id, states[-1])
         rebuilt += 1
     for card_id, schedule in current.items():
         if card_id not in answered and schedule is not None:
-            restore_schedule(session, profile_id, card_id, replay(schedule, [], rollover_hour)[-1])
+            restore_schedule(sql, profile_id, card_id, replay(schedule, [], rollover_hour)[-1])
+    session.flush()
+    session.expire_all()  # the states the session read are rewritten
     return rebuilt
 
 

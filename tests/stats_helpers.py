@@ -176,7 +176,9 @@ def make_group_db(db_url: str, collection) -> str:
                             rollover_hour=4,
                         ),
                     )
-        reviews.set_note(session, learners["ben"], kv_card, SECRET_NOTE, datetime(2026, 3, 19))
+        reviews.set_note(
+            session_sql(session), learners["ben"], kv_card, SECRET_NOTE, datetime(2026, 3, 19)
+        )
     database.close()
     return db_url
 

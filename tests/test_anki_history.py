@@ -28,7 +28,7 @@ from anki.scheduler.v3 import CardAnswer  # noqa: E402
 from kvdrill.app.cli import main  # noqa: E402
 from kvdrill.engine.interop.anki_history import history_path  # noqa: E402
 from kvdrill.engine.interop.card_ids import card_id_for_guid, card_key_for  # noqa: E402
-from kvdrill.store.db import open_database  # noqa: E402
+from kvdrill.store.db import open_database, session_sql  # noqa: E402
 
 Collection = anki_collection.Collection
 # A 1x1 PNG: a real image, so the browser shows it.
@@ -478,7 +478,7 @@ def test_a_profile_exported_with_scheduling_imports_into_anki_with_its_schedules
         with database.session() as session:
             profile_id = session.scalar(select(Profile.id))
             card_id = session.scalar(select(Card.id).where(Card.key == "kv-bytes"))
-            set_note(session, profile_id, card_id, "Remember **the factor 2**.", start)
+            set_note(session_sql(session), profile_id, card_id, "Remember **the factor 2**.", start)
     finally:
         database.close()
     assert main(["--db", db_url, "cards", "proof/kv-bytes/follow-up", "--suspend"]) == 0

@@ -18,7 +18,7 @@ from kvdrill.engine.study.clock import study_day
 from kvdrill.engine.study.rules import answer_schedule
 from kvdrill.engine.study.schedule import Schedule
 from kvdrill.store import reviews
-from kvdrill.store.db import open_database
+from kvdrill.store.db import open_database, session_sql
 from kvdrill.store.models import CardState, ReviewLog
 from kvdrill.store.profiles import get_or_create_profile
 
@@ -190,8 +190,8 @@ def test_a_suspended_and_buried_card_is_stored_as_the_models_store_it(db) -> Non
     # Every column of the state, and of the state logged before an answer, set at least once.
     with db.session() as session:
         for profile in (FAST, REFERENCE):
-            reviews.set_suspended(session, profile, 2, True)
-            reviews.bury(session, profile, 2, MORNING.date())
+            reviews.set_suspended(session_sql(session), profile, 2, True)
+            reviews.bury(session_sql(session), profile, 2, MORNING.date())
     base = {"card_id": 2, "seconds": 2.0, "graded_by": "self", "rollover_hour": 4}
     both(db, quality=3, now=MORNING, reveal_seconds=1.5, **base)
     both(db, quality=5, now=MORNING.replace(microsecond=0) + timedelta(days=3), **base)
@@ -206,8 +206,8 @@ def test_an_answer_is_undone_exactly(db) -> None:
     before = stored(db, FAST)
     fast, reference = both(db, quality=1, now=MORNING + timedelta(days=2), **base)
     with db.session() as session:
-        assert reviews.undo_answer(session, fast.log_id)
-        assert reviews.undo_answer(session, reference.log_id)
+        assert reviews.undo_answer(session_sql(session), fast.log_id)
+        assert reviews.undo_answer(session_sql(session), reference.log_id)
     assert stored(db, FAST) == before == stored(db, REFERENCE)
 
 

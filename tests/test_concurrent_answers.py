@@ -14,7 +14,7 @@ from stats_helpers import build_report
 
 from kvdrill.app.services.drill import DrillSession
 from kvdrill.store import reviews
-from kvdrill.store.db import Database, open_database
+from kvdrill.store.db import Database, open_database, session_sql
 from kvdrill.store.models import CardState, ReviewLog, TopicDay
 from kvdrill.store.profiles import get_or_create_profile
 
@@ -123,7 +123,9 @@ def test_undo_on_one_machine_and_an_answer_on_the_other_do_not_both_win(machines
     with second.session() as session:
         answer(session, 2)  # the other machine answered again since
     with first.session() as session:
-        assert reviews.undo_answer(session, log_id) is False  # refused: it would lose that answer
+        assert (
+            reviews.undo_answer(session_sql(session), log_id) is False
+        )  # refused: it would lose that answer
     assert log_rows(first) == [(4, True), (2, False)]
 
 

@@ -14,8 +14,9 @@ from sqlalchemy.engine import make_url
 
 from kvdrill.app.services.drill import DrillSession
 from kvdrill.app.services.first_card import card_state, fast_card_state, main
+from kvdrill.engine.study.schedule import Schedule
 from kvdrill.store import reviews
-from kvdrill.store.db import open_database
+from kvdrill.store.db import open_database, session_sql
 from kvdrill.store.fast_start import NeedsSession
 from kvdrill.store.location import sqlite_file
 from kvdrill.store.models import Card
@@ -94,7 +95,9 @@ def test_a_follow_up_comes_after_its_parent(db, db_url: str) -> None:
     answer_day(db, DAY1, {"alpha": 4}, new_limit=1)
     with db.session() as session:
         profile = get_or_create_profile(session, "default", datetime.now())
-        reviews.set_suspended(session, profile.id, card_id(db, "alpha"), suspended=True)
+        reviews.set_suspended(
+            session_sql(session), profile.id, card_id(db, "alpha"), suspended=True
+        )
     fast, real = both_states(db, db_url)
     card = json.loads(fast)["card"]
     assert (card["kind"], card["parent_title"]) == ("followup", "First recall card")
@@ -104,9 +107,13 @@ def test_a_follow_up_comes_after_its_parent(db, db_url: str) -> None:
 def test_a_note_suspended_and_buried_cards(db, db_url: str) -> None:
     with db.session() as session:
         profile = get_or_create_profile(session, "default", datetime.now())
-        reviews.set_suspended(session, profile.id, card_id(db, "alpha"), suspended=True)
-        reviews.bury(session, profile.id, card_id(db, "beta"), date(2026, 3, 10))
-        reviews.set_note(session, profile.id, card_id(db, "gamma"), "my own words", DAY1)
+        reviews.set_suspended(
+            session_sql(session), profile.id, card_id(db, "alpha"), suspended=True
+        )
+        reviews.bury(session_sql(session), profile.id, card_id(db, "beta"), date(2026, 3, 10))
+        reviews.set_note(
+            session_sql(session), profile.id, card_id(db, "gamma"), "my own words", DAY1
+        )
     fast, real = both_states(db, db_url)
     card = json.loads(fast)["card"]
     assert (card["key"], card["note"], card["kind"]) == ("gamma", "my own words", "choice")
@@ -147,8 +154,8 @@ def test_a_lesson_drill_and_a_new_profile_go_through_the_store(db, db_url: str) 
 def test_a_problem_first_card_goes_through_the_store(db, db_url: str, capsys) -> None:
     with db.session() as session:
         profile = get_or_create_profile(session, "default", datetime.now())
-        state = reviews.ensure_state(session, profile.id, card_id(db, "kv-drawn"))
-        state.reviews, state.repetitions, state.due_day = 1, 1, date(2026, 3, 9)
+        due = Schedule(reviews=1, repetitions=1, due_day=date(2026, 3, 9))
+        reviews.restore_schedule(session_sql(session), profile.id, card_id(db, "kv-drawn"), due)
     assert DrillSession.open(db).current.key == "kv-drawn"
     with pytest.raises(NeedsSession):
         fast_card_state(request(db_url))

@@ -18,7 +18,7 @@ from sqlalchemy import create_engine, select
 
 from kvdrill.app.services.importing import load_packs, open_import_database, store_packs
 from kvdrill.store import import_topics, importer, rollups
-from kvdrill.store.db import open_database
+from kvdrill.store.db import connection_sql, open_database
 from kvdrill.store.models import Card, CardState, ReviewLog
 from kvdrill.store.profiles import get_or_create_profile
 from kvdrill.store.sqlite_import import SqliteImportFile
@@ -117,7 +117,7 @@ def assert_rollups_equal_rebuild(path: Path) -> None:
     try:
         with engine.connect() as connection:
             kept = rollup_rows(connection)
-            rollups.rebuild(connection)
+            rollups.rebuild(connection_sql(connection))
             rebuilt = rollup_rows(connection)
             connection.rollback()
     finally:

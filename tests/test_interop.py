@@ -477,6 +477,7 @@ def add_note(db_url: str, card_key: str, text: str) -> None:
 
     from sqlalchemy import select
 
+    from kvdrill.store.db import session_sql
     from kvdrill.store.models import Card, Profile
     from kvdrill.store.reviews import set_note
 
@@ -484,7 +485,7 @@ def add_note(db_url: str, card_key: str, text: str) -> None:
     with database.session() as session:
         card_id = session.scalar(select(Card.id).where(Card.key == card_key))
         profile_id = session.scalar(select(Profile.id).where(Profile.name == "default"))
-        set_note(session, profile_id, card_id, text, datetime(2026, 3, 2, 9, 30))
+        set_note(session_sql(session), profile_id, card_id, text, datetime(2026, 3, 2, 9, 30))
     database.close()
 
 

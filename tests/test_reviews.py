@@ -9,7 +9,7 @@ from sqlalchemy import func, select
 
 from kvdrill.engine.problems.types import Variant, Verdict
 from kvdrill.store import reviews
-from kvdrill.store.db import open_database
+from kvdrill.store.db import open_database, session_sql
 from kvdrill.store.models import CardState, Note, ReviewLog
 from kvdrill.store.profiles import get_or_create_profile
 
@@ -47,7 +47,7 @@ def answer(db, quality: int, when: datetime = MORNING, card_id: int = 1, **extra
 
 def state_of(db, card_id: int = 1) -> dict | None:
     with db.session() as session:
-        schedule = reviews.load_schedule(session, 1, card_id)
+        schedule = reviews.load_schedule(session_sql(session), 1, card_id)
         return schedule.to_dict() if schedule is not None else None
 
 
@@ -106,7 +106,7 @@ def test_undo_restores_the_state_and_removes_the_log_row_exactly(db) -> None:
     recorded = answer(db, 1, datetime(2026, 3, 11, 9, 0))
     assert state_of(db) != before
     with db.session() as session:
-        assert reviews.undo_answer(session, recorded.log_id)
+        assert reviews.undo_answer(session_sql(session), recorded.log_id)
     assert state_of(db) == before
     assert log_count(db) == rows_before
 
@@ -114,7 +114,7 @@ def test_undo_restores_the_state_and_removes_the_log_row_exactly(db) -> None:
 def test_undoing_a_first_answer_makes_the_card_new_again(db) -> None:
     recorded = answer(db, 5)
     with db.session() as session:
-        assert reviews.undo_answer(session, recorded.log_id)
+        assert reviews.undo_answer(session_sql(session), recorded.log_id)
     assert state_of(db) is None and log_count(db) == 0
 
 
@@ -122,7 +122,7 @@ def test_undo_is_refused_once_a_later_answer_exists(db) -> None:
     first = answer(db, 4)
     answer(db, 4, datetime(2026, 3, 11, 9, 0))
     with db.session() as session:
-        assert not reviews.undo_answer(session, first.log_id)
+        assert not reviews.undo_answer(session_sql(session), first.log_id)
     assert log_count(db) == 2
 
 
@@ -150,22 +150,22 @@ def test_a_failure_on_the_same_day_is_no_lapse(db) -> None:
 
 def test_suspend_unsuspend_and_bury(db) -> None:
     with db.session() as session:
-        reviews.set_suspended(session, 1, 2, True)
-        reviews.bury(session, 1, 3, date(2026, 3, 10))
+        reviews.set_suspended(session_sql(session), 1, 2, True)
+        reviews.bury(session_sql(session), 1, 3, date(2026, 3, 10))
     assert state_of(db, 2)["suspended"] is True
     assert state_of(db, 3)["buried_until"] == "2026-03-11"
     with db.session() as session:
-        reviews.set_suspended(session, 1, 2, False)
+        reviews.set_suspended(session_sql(session), 1, 2, False)
     assert state_of(db, 2)["suspended"] is False
     assert state_of(db, 2)["reviews"] == 0  # still a new card
 
 
 def test_notes_are_saved_replaced_and_deleted(db) -> None:
     with db.session() as session:
-        reviews.set_note(session, 1, 1, "K and V: times two", MORNING)
+        reviews.set_note(session_sql(session), 1, 1, "K and V: times two", MORNING)
     with db.session() as session:
         assert session.get(Note, (1, 1)).text == "K and V: times two"
-        reviews.set_note(session, 1, 1, "   ", MORNING)
+        reviews.set_note(session_sql(session), 1, 1, "   ", MORNING)
     with db.session() as session:
         assert session.get(Note, (1, 1)) is None
 

@@ -205,12 +205,13 @@ class Services:
     def unsuspend(self, reference: str) -> str:
         """Bring the card ``pack/card`` back into the drills; its title."""
         from kvdrill.store import reviews
+        from kvdrill.store.db import session_sql
         from kvdrill.store.profiles import get_or_create_profile
 
         with self.database.session() as session:
             profile = get_or_create_profile(session, self.profile, environment.now())
             card = reviews.find_card(session, reference)
-            reviews.set_suspended(session, profile.id, card.id, suspended=False)
+            reviews.set_suspended(session_sql(session), profile.id, card.id, suspended=False)
             return card.title
 
     def suspended_cards(self) -> list[tuple[str, str]]:

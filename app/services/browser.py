@@ -94,7 +94,7 @@ def act_on_card(
     rest of today."""
     from kvdrill.engine.study.schedule import Schedule
     from kvdrill.store import reviews
-    from kvdrill.store.db import begin_write
+    from kvdrill.store.db import begin_write, session_sql
     from kvdrill.store.profiles import get_or_create_profile
 
     if action not in ACTIONS:
@@ -103,16 +103,17 @@ def act_on_card(
         begin_write(session)
         profile = get_or_create_profile(session, profile_name, now)
         card = reviews.find_card(session, reference)
+        sql = session_sql(session)
         if action in ("suspend", "unsuspend"):
-            reviews.set_suspended(session, profile.id, card.id, suspended=action == "suspend")
+            reviews.set_suspended(sql, profile.id, card.id, suspended=action == "suspend")
         elif action == "bury":
-            reviews.bury(session, profile.id, card.id, study_day(now, profile.rollover_hour))
+            reviews.bury(sql, profile.id, card.id, study_day(now, profile.rollover_hour))
         elif action == "flag":
-            reviews.set_flag(session, profile.id, card.id, colour)
+            reviews.set_flag(sql, profile.id, card.id, colour)
         else:
-            before = reviews.load_schedule(session, profile.id, card.id)
+            before = reviews.load_schedule(sql, profile.id, card.id)
             kept = before.suspended if before is not None else False
-            reviews.restore_schedule(session, profile.id, card.id, Schedule(suspended=kept))
+            reviews.restore_schedule(sql, profile.id, card.id, Schedule(suspended=kept))
         return card.title
 
 

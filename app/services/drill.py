@@ -44,7 +44,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from kvdrill.app.services import environment
 from kvdrill.engine.errors import UserError
@@ -62,11 +62,13 @@ from kvdrill.store import reviews
 from kvdrill.store.card_rows import card_view, problem_spec
 from kvdrill.store.cards import card_view_row, due_by
 from kvdrill.store.day_queue import check_filters, queue_cards, today_log
-from kvdrill.store.db import Database, lock_card, write_transaction
+from kvdrill.store.db import Database
 from kvdrill.store.profiles import get_or_create_profile, profile_settings
 
 if TYPE_CHECKING:
-    from kvdrill.store.db import Session
+    from kvdrill.store.sql import Sql
+
+T = TypeVar("T")
 
 __all__ = ["CardView", "DrillSession", "InvalidAnswer", "LEECH_LAPSES", "WrongCardKind"]
 
@@ -452,10 +454,10 @@ class DrillSession:
         self._queue.answered(quality)
         self._view = None
 
-    def _write(self, action: Callable[[Session], Any]) -> Any:
+    def _write(self, action: Callable[[Sql], T]) -> T:
         """Run ``action`` in one write transaction (retried if another process held the
         lock or won a conflict); a database that stays locked is a UserError and nothing is saved."""
-        return write_transaction(self._database, action, locked_message=_LOCKED_MESSAGE)
+        return self._database.write(action, _LOCKED_MESSAGE)
 
     # --- actions ---------------------------------------------------------------------------
 
@@ -468,13 +470,13 @@ class DrillSession:
             return False
         entry = self._history[-1]
 
-        def write(session: Session) -> bool:
-            lock_card(session, self.profile_id, entry.card_id)
-            if reviews.load_schedule(session, self.profile_id, entry.card_id) != entry.after:
+        def write(sql: Sql) -> bool:
+            sql.lock_card(self.profile_id, entry.card_id)
+            if reviews.load_schedule(sql, self.profile_id, entry.card_id) != entry.after:
                 return False
             if entry.log_id is not None:
-                return reviews.undo_answer(session, entry.log_id)
-            reviews.restore_schedule(session, self.profile_id, entry.card_id, entry.prev_state)
+                return reviews.undo_answer(sql, entry.log_id)
+            reviews.restore_schedule(sql, self.profile_id, entry.card_id, entry.prev_state)
             return True
 
         if not self._write(write):
@@ -498,18 +500,17 @@ class DrillSession:
         """Bury the current card until tomorrow's study day."""
         self._set_aside(lambda s, card: reviews.bury(s, self.profile_id, card, self.today))
 
-    def _set_aside(self, change: Callable[[Session, int], None]) -> None:
+    def _set_aside(self, change: Callable[[Sql, int], None]) -> None:
         view = self.current
         if view is None:
             return
 
-        def write(session: Session) -> tuple[Schedule | None, Schedule | None]:
+        def write(sql: Sql) -> tuple[Schedule | None, Schedule | None]:
             # The card's lock before reading what undo will restore (another machine's answer).
-            lock_card(session, self.profile_id, view.card_id)
-            prev = reviews.load_schedule(session, self.profile_id, view.card_id)
-            change(session, view.card_id)
-            session.flush()
-            return prev, reviews.load_schedule(session, self.profile_id, view.card_id)
+            sql.lock_card(self.profile_id, view.card_id)
+            prev = reviews.load_schedule(sql, self.profile_id, view.card_id)
+            change(sql, view.card_id)
+            return prev, reviews.load_schedule(sql, self.profile_id, view.card_id)
 
         snapshot = self._queue.snapshot()
         prev, after = self._write(write)
@@ -534,7 +535,7 @@ class DrillSession:
         """Save the learner's note on ``card``, the current one or one answered in this session
         (empty text deletes it); ``card`` with its new note."""
         self._write(
-            lambda s: reviews.set_note(s, self.profile_id, card.card_id, text, self._clock())
+            lambda sql: reviews.set_note(sql, self.profile_id, card.card_id, text, self._clock())
         )
         note = text if text.strip() else ""
         if self._view is not None and self._view.card_id == card.card_id:

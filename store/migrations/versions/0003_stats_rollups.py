@@ -12,6 +12,7 @@ import sqlalchemy as sa
 from alembic import op
 
 from kvdrill.store import rollups
+from kvdrill.store.db import connection_sql
 
 revision = "0003"
 down_revision = "0002"
@@ -66,7 +67,7 @@ def upgrade() -> None:
     )
     connection = op.get_bind()
     if connection.dialect.name == "sqlite":
-        rollups.rebuild(connection)
+        rollups.rebuild(connection_sql(connection))
         rollups.create_triggers(connection)
 
 

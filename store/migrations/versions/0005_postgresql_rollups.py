@@ -13,6 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 from kvdrill.store import rollups
+from kvdrill.store.db import connection_sql
 
 revision = "0005"
 down_revision = "0004"
@@ -31,7 +32,7 @@ def upgrade() -> None:
     op.create_index(name, table, columns, postgresql_where=sa.text("mistake IS NOT NULL"))
     # A database that 0003 migrated on PostgreSQL has rollup tables nothing kept: rebuild them,
     # in this migration's transaction, before the triggers take over.
-    rollups.rebuild(connection)
+    rollups.rebuild(connection_sql(connection))
     rollups.create_triggers(connection)
 
 
