@@ -116,6 +116,8 @@ def test_dry_run_shows_the_diff_and_writes_nothing(
 
     assert capsys.readouterr().out.splitlines() == [
         "alpha: 1 added, 1 changed, 1 retired, 0 unchanged",
+        "  changed  Card a1",
+        "  retired  Card a2",
         "beta: 0 added, 0 changed, 0 retired, 1 unchanged",
         "dry run: nothing written",
     ]
@@ -125,6 +127,27 @@ def test_dry_run_shows_the_diff_and_writes_nothing(
         assert keys == ["a1", "a2", "b1"]
         assert "Changed." not in session.scalars(select(Card.answer)).all()
     assert db_file.exists()
+
+
+def test_a_dry_run_names_long_changed_titles_within_80_columns(
+    pack_dir: Path, db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    long_title = "Card a1, " + "the one whose title goes on and on " * 4
+    text = card_text("a1", "One.").replace("## Card a1", f"## {long_title}")
+    (pack_dir / "alpha.md").write_text(
+        "---\npack: alpha\ntitle: Alpha\nversion: 1\n---\n\n" + text, encoding="utf-8"
+    )
+    run("--db", db_url, "import", str(pack_dir))
+    (pack_dir / "alpha.md").write_text(
+        "---\npack: alpha\ntitle: Alpha\nversion: 1\n---\n\n" + text.replace("One.", "1."),
+        encoding="utf-8",
+    )
+    capsys.readouterr()
+    assert run("--db", db_url, "import", "--dry-run", str(pack_dir)) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    assert lines[1].startswith("  changed  Card a1, the one whose title")
+    assert " ".join(" ".join(lines[1:-2]).split()).endswith(" ".join(long_title.split()))
 
 
 def test_dry_run_does_not_create_a_missing_database(

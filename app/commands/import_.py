@@ -173,13 +173,35 @@ def run(args) -> int:
             report["anki_history"] = [item.to_dict() for item in history.plans]
         print(json.dumps(report, indent=2, ensure_ascii=False))
         return 0
+    by_summary = {pack.summary(): pack for pack in plan.packs} if args.dry_run else {}
     for line in plan.summary_lines():
         print(line)
+        if line in by_summary:
+            for title_line in _changed_titles(by_summary[line]):
+                print(title_line)
     for history_plan in history.plans:
         print(history_plan.summary())
     if args.dry_run:
         print(_("dry run: nothing written"))
     return 0
+
+
+def _changed_titles(pack) -> list[str]:
+    """Under a dry run's pack line, the cards it would change, retire or bring back, by title
+    (the ones added are counted only: a new pack's would be all of them), within 80 columns."""
+    from kvdrill.app.text_table import table_lines
+    from kvdrill.engine.errors import printable
+
+    rows = [
+        [word, printable(pack.titles.get(key) or key)]
+        for word, keys in (
+            (_("changed"), pack.changed),
+            (_("retired"), pack.retired),
+            (_("revived"), pack.revived),
+        )
+        for key in keys
+    ]
+    return table_lines(rows, wrap=1, indent="  ")
 
 
 def _nothing_imported(exc) -> int:
