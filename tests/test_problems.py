@@ -94,6 +94,28 @@ def test_template_errors_are_reported(change: dict, words: str) -> None:
     assert any(words in m for m in found), found
 
 
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ({"colour": "red"}, "trường 'colour' không xác định"),
+        ({"ask": "kv_bytes_per_tokn"}, "không biết công thức 'kv_bytes_per_tokn' (ý bạn là"),
+        ({"vary": {"model": "llama-3.1-8c"}}, "không biết mô hình 'llama-3.1-8c' (ý bạn là"),
+        ({"vary": {"model": "sparse"}}, "cũng không phải selector"),
+        ({"given": {"gpu_util": 1.5}}, "tối đa 1 (100%)"),
+        ({"unit": "ms"}, "nhưng đơn vị đáp án ms là một khoảng thời gian"),
+        ({"prompt": "Is it {kv_bytes_per_token}?"}, "sẽ làm lộ đáp án"),
+        ({"prompt": "A stray { brace"}, "một dấu { hoặc } đứng riêng"),
+        ({"tolerance": "25%"}, "lỗi nhầm đơn vị sẽ lọt qua"),
+        ({"constraints": ["layers > 1000"]}, "không biến thể nào thỏa các ràng buộc"),
+    ],
+)
+def test_a_vietnamese_author_reads_the_template_errors_in_vietnamese(
+    change: dict, words: str, vietnamese
+) -> None:
+    found = messages({**GOOD, **change})
+    assert any(words in m for m in found), found
+
+
 def test_missing_required_fields_are_named() -> None:
     found = messages({"vary": {"model": "gqa"}})
     assert any("missing required field 'ask'" in m for m in found)

@@ -264,15 +264,28 @@ def _key(name: str) -> str:
 MAX_KNOWN_LISTED = 30
 
 
+def nearest(word: str, choices: list[str]) -> list[str]:
+    """The (at most four) choices close to ``word``, closest first."""
+    import difflib  # only an error needs it
+
+    return difflib.get_close_matches(word, list(dict.fromkeys(choices)), n=4, cutoff=0.5)
+
+
+class UnknownModel(UserError):
+    """A model id the catalog does not have; ``suggested`` when the message names close ones."""
+
+    def __init__(self, message: str, suggested: bool) -> None:
+        super().__init__(message)
+        self.suggested = suggested
+
+
 def close_matches(word: str, choices: list[str], listing: str = "") -> str:
     """' (did you mean a, b?)' or a list of what exists, for a one-line error.
 
     ``listing`` ("kvdrill calc --list shows them") replaces a list longer than MAX_KNOWN_LISTED.
     """
-    import difflib  # only an error needs it
-
     choices = list(dict.fromkeys(choices))
-    near = difflib.get_close_matches(word, choices, n=4, cutoff=0.5)
+    near = nearest(word, choices)
     if near:
         return _(" (did you mean {names}?)").format(names=", ".join(near))
     if listing and len(choices) > MAX_KNOWN_LISTED:
@@ -420,10 +433,11 @@ def get_model(name: str) -> ModelSpec:
     index = _model_index()
     if _key(name) not in index:
         choices = [*index, *_checkpoints()]
-        raise UserError(
+        raise UnknownModel(
             _("unknown model {name}{hint}").format(
                 name=quoted(name), hint=close_matches(_key(name), choices)
-            )
+            ),
+            suggested=bool(nearest(_key(name), choices)),
         )
     return models()[index[_key(name)]]
 

@@ -13,9 +13,9 @@ from typing import Any
 
 from kvdrill.engine.capacity.formulas import SYMBOLS
 from kvdrill.engine.capacity.units import format_number, format_quantity
-from kvdrill.engine.errors import UserError
 from kvdrill.engine.problems.quantities import pint_unit, unit_dimension, unit_factor
-from kvdrill.engine.problems.templates import Problem
+from kvdrill.engine.problems.templates import DrawingError, Problem
+from kvdrill.i18n import _
 
 DISPLAY_FIGURES = 4  # significant figures of numbers shown in a prompt
 
@@ -156,7 +156,12 @@ def placeholder_texts(problem: Problem, draw: Draw) -> dict[tuple[str, str | Non
         text = special_text(problem, draw, name)
         if text is None:
             if name not in draw.values:
-                raise UserError(f"placeholder {{{name}}} has no value in this problem")
+                raise DrawingError(
+                    _("placeholder {placeholder} has no value in this problem").format(
+                        placeholder=f"{{{name}}}"
+                    ),
+                    "prompt",
+                )
             text = show(problem, draw, name, unit)
         texts[(name, unit)] = text
     return texts

@@ -27,7 +27,8 @@ from kvdrill.engine.capacity.units import MAX_MAGNITUDE
 from kvdrill.engine.errors import UserError
 from kvdrill.engine.problems.display import Draw, as_shown
 from kvdrill.engine.problems.quantities import Quantity, unit_factor
-from kvdrill.engine.problems.templates import Problem
+from kvdrill.engine.problems.templates import DrawingError, Problem
+from kvdrill.i18n import _
 
 # Built-in constraints: no variant asks about a deployment vLLM would refuse to start.
 _TP_RULE = "tp divides the attention and KV heads (as vLLM requires)"
@@ -115,7 +116,9 @@ def compute_answer(problem: Problem, draw: Draw) -> None:
 def _require(output: str, missing: list[str]) -> None:
     if missing:
         raise UserError(
-            f"{output} needs {', '.join(missing)}: vary or give it (or pick a model/GPU)"
+            _("{output} needs {missing}: vary or give it (or pick a model/GPU)").format(
+                output=output, missing=", ".join(missing)
+            )
         )
 
 
@@ -158,7 +161,12 @@ def solve_custom(problem: Problem, values: Mapping[str, float]) -> float:
     assert custom is not None
     names, roots = _custom_inverse(custom.expr, custom.output, problem.ask)
     if not roots:
-        raise UserError(f"cannot solve the formula for {problem.ask}: ask for its output instead")
+        raise DrawingError(
+            _("cannot solve the formula for {ask}: ask for its output instead").format(
+                ask=problem.ask
+            ),
+            "ask",
+        )
     _require(problem.ask, [n for n in names if n not in values])
     for root in roots:
         try:
@@ -173,17 +181,21 @@ def solve_custom(problem: Problem, values: Mapping[str, float]) -> float:
 def broken_constraint(problem: Problem, draw: Draw) -> str | None:
     """The first constraint this draw breaks (or 'a positive answer'), else None."""
     if not (math.isfinite(draw.answer) and draw.answer > 0):
-        return "a positive answer"
+        return _("a positive answer")
     if draw.answer / unit_factor(problem.unit) > MAX_MAGNITUDE:
         # The answer reader refuses numbers this large: no typed answer could ever be right.
-        return f"an answer a learner can type (at most {MAX_MAGNITUDE:g} {problem.unit})".rstrip()
+        return _("an answer a learner can type (at most {most})").format(
+            most=f"{MAX_MAGNITUDE:g} {problem.unit}".rstrip()
+        )
     values = draw.values
     for condition in problem.conditions:
         missing = [n for n in condition.names if n not in values]
         if missing:
-            raise UserError(
-                f"constraint {condition.text!r} uses {', '.join(missing)}, "
-                "which this problem does not define"
+            raise DrawingError(
+                _(
+                    "constraint {constraint} uses {missing}, which this problem does not define"
+                ).format(constraint=repr(condition.text), missing=", ".join(missing)),
+                "constraints",
             )
         if not condition.test(*(values[n] for n in condition.names)):
             return condition.text

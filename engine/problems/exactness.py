@@ -21,9 +21,10 @@ from kvdrill.engine.problems.mistake_answers import (
     typed_answer,
 )
 from kvdrill.engine.problems.types import Variant
+from kvdrill.i18n import N_
 
 MIN_GAP = 0.001  # below this a mistake and the truth agree to the figures anyone types
-INDISTINGUISHABLE = "no known mistake within 0.1 % of the answer"
+INDISTINGUISHABLE = N_("no known mistake within 0.1 % of the answer")
 
 
 # No answer further off than this is accepted, whatever the tolerance: the rounding rule of

@@ -44,6 +44,7 @@ from kvdrill.engine.problems.quantities import unit_factor
 from kvdrill.engine.problems.templates import (
     MAX_ATTEMPTS,
     VALIDATION_SEEDS,
+    DrawingError,
     Problem,
     ProblemSpecError,
     compile_problem,
@@ -55,7 +56,7 @@ from kvdrill.engine.problems.worked import (
     symbol_position,
     worked_solution,
 )
-from kvdrill.i18n import _
+from kvdrill.i18n import _, language
 
 _TEMPLATE_CACHE_SIZE = 512
 _template_cache: dict[str, Problem] = {}
@@ -102,12 +103,15 @@ def draw_variant(problem: Problem, template_id: str, seed: int) -> Variant:
             variant = refusing_known_mistakes(_variant(problem, template_id, seed, draw))
             if variant is not None:
                 return variant
-            broken = INDISTINGUISHABLE
+            broken = _(INDISTINGUISHABLE)
         failed[broken] = failed.get(broken, 0) + 1
     worst = max(failed, key=failed.__getitem__)
-    raise UserError(
-        f"no variant meets the constraints in {MAX_ATTEMPTS} draws "
-        f"(failing most: {worst}); widen `vary` or relax the constraint"
+    raise DrawingError(
+        _(
+            "no variant meets the constraints in {draws} draws (failing most: {worst}); widen "
+            "`vary` or relax the constraint"
+        ).format(draws=MAX_ATTEMPTS, worst=worst),
+        "constraints",
     )
 
 
@@ -208,7 +212,8 @@ def _drawing_error(raw: Mapping[str, Any], problem: Problem, template_id: str) -
     how: the known mistakes it leaves open, the rounding of the values), so they key it."""
     shown = problem.placeholders if problem.prompt.strip() else None
     spec = {name: value for name, value in raw.items() if name != "prompt"}
-    key = json.dumps([template_id, spec, shown], sort_keys=True, default=str)
+    # The language too: the error kept is a message in it.
+    key = json.dumps([template_id, spec, shown, language()], sort_keys=True, default=str)
     if key in _drawing_errors:
         return _drawing_errors[key]
     found = None
@@ -225,12 +230,6 @@ def _drawing_error(raw: Mapping[str, Any], problem: Problem, template_id: str) -
 
 
 def _field_of(exc: UserError) -> str:
-    """The field a drawing error is about, to point at its line."""
-    text = str(exc)
-    if "placeholder" in text:
-        return "prompt"
-    if "constraint" in text:
-        return "constraints"
-    if "cannot solve" in text:
-        return "ask"
-    return "vary"
+    """The field a drawing error is about, to point at its line: the inputs (``vary``) unless
+    the error names another."""
+    return exc.field if isinstance(exc, DrawingError) else "vary"

@@ -23,6 +23,7 @@ from kvdrill.engine.capacity.units import (
     shorten,
     unit_scale,
 )
+from kvdrill.i18n import _
 
 # bool is listed so that pydantic keeps a YAML ``true`` as it is, for read_value to refuse:
 # without it, ``true`` would quietly become the number 1.
@@ -64,15 +65,19 @@ def read_value(raw: Scalar, unit: str, what: str) -> Quantity:
     """A YAML value in base units: a number is in ``unit``; text may carry its own unit."""
 
     if isinstance(raw, bool) or raw is None:
-        written = {True: "true", False: "false", None: "nothing"}[raw]
-        raise ValueError(f"{what}: expected a number, got {written}")
+        written = {True: "true", False: "false", None: _("nothing")}[raw]
+        raise ValueError(
+            _("{what}: expected a number, got {written}").format(what=what, written=written)
+        )
     if isinstance(raw, int | float):
         # YAML reads .inf and .nan as floats, and 1e999 as inf: refuse them as the reader does.
         if not (isinstance(raw, int) or math.isfinite(raw)):
-            raise ValueError(f"{what}: {raw} is not a finite number")
+            raise ValueError(_("{what}: {raw} is not a finite number").format(what=what, raw=raw))
         if abs(raw) > MAX_MAGNITUDE:
             raise ValueError(
-                f"{what}: {shorten(str(raw), 20)} is too large (at most {MAX_MAGNITUDE:g})"
+                _("{what}: {raw} is too large (at most {most})").format(
+                    what=what, raw=shorten(str(raw), 20), most=f"{MAX_MAGNITUDE:g}"
+                )
             )
         return Quantity(float(raw) * unit_factor(unit))
     read = read_quantity_parts(str(raw))
@@ -80,8 +85,12 @@ def read_value(raw: Scalar, unit: str, what: str) -> Quantity:
         return Quantity(read.value * unit_factor(unit))
     if unit_dimension(read.unit_text) != unit_dimension(unit):
         raise ValueError(
-            f"{what}: {raw!r} is {describe_dimension(read.unit_text)}, "
-            f"but this value is {describe_dimension(pint_unit(unit))}"
+            _("{what}: {raw} is {kind}, but this value is {asked_kind}").format(
+                what=what,
+                raw=repr(raw),
+                kind=describe_dimension(read.unit_text),
+                asked_kind=describe_dimension(pint_unit(unit)),
+            )
         )
     return Quantity(read.value * unit_factor(read.unit_text), read.unit_text)
 
@@ -105,7 +114,11 @@ def expression_dimension(expr: sympy.Basic, units: Mapping[str, str]) -> frozens
             return base
         scaled = {d: p * exponent for d, p in base}
         if not all(sympy.Integer(v) == v for v in scaled.values()):
-            raise ValueError(f"{expr} raises a quantity with a unit to a fractional power")
+            raise ValueError(
+                _("{expression} raises a quantity with a unit to a fractional power").format(
+                    expression=expr
+                )
+            )
         return frozenset((d, int(p)) for d, p in scaled.items() if p)
     # Add, Min, Max, floor, ceiling: every argument must have the same dimension.
     dims = [(arg, expression_dimension(arg, units)) for arg in expr.args]
@@ -114,8 +127,13 @@ def expression_dimension(expr: sympy.Basic, units: Mapping[str, str]) -> frozens
     for _arg, other in dimensioned[1:]:
         if other != first:
             raise ValueError(
-                f"`{_show(expr)}` mixes {dimension_words(first)} and {dimension_words(other)}: "
-                "give every input a unit that fits"
+                _(
+                    "`{expression}` mixes {first} and {other}: give every input a unit that fits"
+                ).format(
+                    expression=_show(expr),
+                    first=dimension_words(first),
+                    other=dimension_words(other),
+                )
             )
     return first
 
@@ -140,5 +158,5 @@ def unit_of_dimension(dimension: frozenset[tuple[str, int]] | None) -> str:
     above = [_BASE_UNITS[d] for d, p in dimension if p == 1 and d in _BASE_UNITS]
     below = [_BASE_UNITS[d] for d, p in dimension if p == -1 and d in _BASE_UNITS]
     if len(above) + len(below) != len(dimension) or len(above) > 1 or len(below) > 1:
-        raise ValueError("the formula's result has a dimension no answer unit can have")
+        raise ValueError(_("the formula's result has a dimension no answer unit can have"))
     return (above[0] if above else "token") + (f"/{below[0]}" if below else "")

@@ -50,6 +50,7 @@ from kvdrill.engine.problems.quantities import (
     unit_of_dimension,
 )
 from kvdrill.engine.problems.selectors import select_dtypes, select_gpus, select_models
+from kvdrill.i18n import _
 
 MAX_AXIS_CHOICES = 100_000  # values one range may span
 MAX_PROMPT_CHARS = 4000
@@ -120,6 +121,14 @@ class ProblemSpecError(UserError):
     def __init__(self, issues: list[Issue]):
         self.issues = issues
         super().__init__("; ".join(f"{i.field}: {i.message}" for i in issues))
+
+
+class DrawingError(UserError):
+    """A template whose variants cannot be drawn, and the field of the template to blame."""
+
+    def __init__(self, message: str, field: str) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 @dataclass(frozen=True)
@@ -207,9 +216,11 @@ class _Compiler:
                 detail = ".".join(location[1:])
                 message = error["msg"]
                 if error["type"] == "extra_forbidden":
-                    message = f"unknown field {'.'.join(location)!r}"
+                    message = _("unknown field {field}").format(field=repr(".".join(location)))
                 elif error["type"] == "missing":
-                    message = f"missing required field {'.'.join(location)!r}"
+                    message = _("missing required field {field}").format(
+                        field=repr(".".join(location))
+                    )
                 elif detail:
                     message = f"{detail}: {message}"
                 self.issue(where, message)
@@ -234,14 +245,22 @@ class _Compiler:
                 if ask not in (formula.output, formula.name) and ask not in formula.symbols:
                     self.issue(
                         "ask",
-                        f"{spec.ask!r} is neither what {formula.name} computes nor one of its "
-                        f"inputs ({', '.join(formula.symbols)})",
+                        _(
+                            "{ask} is neither what {formula} computes nor one of its inputs "
+                            "({inputs})"
+                        ).format(
+                            ask=repr(spec.ask),
+                            formula=formula.name,
+                            inputs=", ".join(formula.symbols),
+                        ),
                     )
             else:
                 field_name = "formula" if spec.formula else "ask"
                 self.issue(
                     field_name,
-                    f"unknown formula {name!r}{close_matches(name, list(FORMULAS))}",
+                    _("unknown formula {name}{hint}").format(
+                        name=repr(name), hint=close_matches(name, list(FORMULAS))
+                    ),
                 )
         ask = spec.ask
         if custom is None:
@@ -288,7 +307,9 @@ class _Compiler:
         units: dict[str, str] = {}
         for name, unit in spec.symbols.items():
             if not is_name(name):
-                self.issue("formula", f"symbols: {name!r} is not a valid name")
+                self.issue(
+                    "formula", _("symbols: {name} is not a valid name").format(name=repr(name))
+                )
                 continue
             try:
                 unit_dimension(unit)
@@ -298,15 +319,21 @@ class _Compiler:
             units[name] = unit
         output = spec.output or ask
         if not is_name(output):
-            self.issue("formula", f"output: {output!r} is not a valid name")
+            self.issue("formula", _("output: {name} is not a valid name").format(name=repr(output)))
             return None
         if output in units:
-            self.issue("formula", f"output {output!r} is also declared as an input symbol")
+            self.issue(
+                "formula",
+                _("output {name} is also declared as an input symbol").format(name=repr(output)),
+            )
         table = {name: sympy.Symbol(name, positive=True) for name in units}
         try:
             expr = parse_formula(spec.expr, _ExprNames(table))
         except FormulaError as exc:
-            self.issue("formula", f"expr, column {exc.column}: {exc.message}")
+            self.issue(
+                "formula",
+                _("expr, column {column}: {reason}").format(column=exc.column, reason=exc.message),
+            )
             return None
         names = tuple(sorted(s.name for s in expr.free_symbols))
         symbols = {s.name: s for s in expr.free_symbols}
@@ -315,7 +342,10 @@ class _Compiler:
                 units[name] = _catalog_unit(name)
         if ask != output and ask not in names:
             self.issue(
-                "ask", f"{ask!r} is neither the formula's output {output!r} nor one of its inputs"
+                "ask",
+                _("{ask} is neither the formula's output {output} nor one of its inputs").format(
+                    ask=repr(ask), output=repr(output)
+                ),
             )
         compiled = sympy.lambdify([symbols[n] for n in names], expr, modules="math")
         dimension = self.dimension(expr, units, "formula")
@@ -364,7 +394,10 @@ class _Compiler:
             where = f"vary.{raw_name}"
             if name == "model" and isinstance(raw, Mapping) and "synthetic" in raw:
                 if set(raw) != {"synthetic"} or not isinstance(raw["synthetic"], Mapping):
-                    self.issue("vary", f"{where}: write `synthetic:` and the axes under it")
+                    self.issue(
+                        "vary",
+                        _("{where}: write `synthetic:` and the axes under it").format(where=where),
+                    )
                     continue
                 for sub_name, sub_raw in raw["synthetic"].items():
                     sub = self.name(sub_name, units, "vary")
@@ -381,7 +414,7 @@ class _Compiler:
         seen: set[str] = set()
         for axis in axes:
             if axis.name in seen:
-                self.issue("vary", f"{axis.name} is varied twice")
+                self.issue("vary", _("{name} is varied twice").format(name=axis.name))
             seen.add(axis.name)
         return tuple(axes), synthetic
 
@@ -398,7 +431,12 @@ class _Compiler:
             return canonical
 
         choices = [*CATALOG_AXES, *units]
-        self.issue(where, f"unknown name {raw_name!r}{close_matches(raw_name, choices)}")
+        self.issue(
+            where,
+            _("unknown name {name}{hint}").format(
+                name=repr(raw_name), hint=close_matches(raw_name, choices)
+            ),
+        )
         return None
 
     def axis(self, name: str, raw: Any, units: Mapping[str, str], where: str) -> Axis | None:
@@ -416,7 +454,7 @@ class _Compiler:
                 return _range_axis(name, kind, spec, unit, where)
             values = raw if isinstance(raw, list) else [raw]
             if not values:
-                raise ValueError("give at least one value")
+                raise ValueError(_("give at least one value"))
             choices: tuple[Any, ...] = tuple(
                 _in_domain(name, read_value(v, unit, where)) for v in values
             )
@@ -441,7 +479,7 @@ class _Compiler:
                 continue
             where = f"given.{raw_name}"
             if name in varied:
-                self.issue("given", f"{name} is both varied and given")
+                self.issue("given", _("{name} is both varied and given").format(name=name))
                 continue
             try:
                 if name == "model":
@@ -471,9 +509,14 @@ class _Compiler:
             hint = (
                 ""
                 if "<" in text or ">" in text
-                else f" (named ones: {', '.join(NAMED_CONSTRAINTS)})"
+                else _(" (named ones: {names})").format(names=", ".join(NAMED_CONSTRAINTS))
             )
-            self.issue("constraints", f"{text!r}, column {exc.column}: {exc.message}{hint}")
+            self.issue(
+                "constraints",
+                _("{constraint}, column {column}: {reason}{hint}").format(
+                    constraint=repr(text), column=exc.column, reason=exc.message, hint=hint
+                ),
+            )
             return None
         # Unit constants become numbers in base units; the rest are inputs.
         constants = {
@@ -483,10 +526,18 @@ class _Compiler:
         left = self.dimension(relation.lhs, relation_units, "constraints")
         right = self.dimension(relation.rhs, relation_units, "constraints")
         if left is not None and right is not None and left != right and not is_zero(relation.rhs):
+            if not right or not left:
+                said = _(
+                    "{constraint} compares {left} with {right}; write units as constants, "
+                    "e.g. 70 * GB"
+                )
+            else:
+                said = _("{constraint} compares {left} with {right}")
             self.issue(
                 "constraints",
-                f"{text!r} compares {dimension_words(left)} with {dimension_words(right)}"
-                + ("; write units as constants, e.g. 70 * GB" if not right or not left else ""),
+                said.format(
+                    constraint=repr(text), left=dimension_words(left), right=dimension_words(right)
+                ),
             )
             return None
         relation = relation.subs(constants)
@@ -517,8 +568,12 @@ class _Compiler:
         if unit_dimension(asked_unit) != wanted:
             self.issue(
                 "unit",
-                f"{ask} is {describe_dimension(pint_unit(asked_unit))}, "
-                f"but the answer unit {unit or '(none)'} is {describe_dimension(unit)}",
+                _("{ask} is {asked_kind}, but the answer unit {unit} is {unit_kind}").format(
+                    ask=ask,
+                    asked_kind=describe_dimension(pint_unit(asked_unit)),
+                    unit=unit or _("(none)"),
+                    unit_kind=describe_dimension(unit),
+                ),
             )
         return unit
 
@@ -529,12 +584,16 @@ class _Compiler:
         try:
             value = float(text[:-1]) / 100 if text.endswith("%") else float(text)
         except ValueError:
-            self.issue("tolerance", f"{raw!r} is not a tolerance: write 2% or 0.02")
+            self.issue(
+                "tolerance", _("{raw} is not a tolerance: write 2% or 0.02").format(raw=repr(raw))
+            )
             return DEFAULT_TOLERANCE
         if not 0 < value <= MAX_TOLERANCE:
             self.issue(
                 "tolerance",
-                f"{raw!r} is outside (0, {MAX_TOLERANCE:.0%}]: wider lets unit slips through",
+                _("{raw} is outside (0, {most}]: wider lets unit slips through").format(
+                    raw=repr(raw), most=f"{MAX_TOLERANCE:.0%}"
+                ),
             )
             return DEFAULT_TOLERANCE
         return value
@@ -545,11 +604,19 @@ class _Compiler:
         self, prompt: str, ask: str, units: Mapping[str, str]
     ) -> tuple[tuple[str, str | None], ...]:
         if len(prompt) > MAX_PROMPT_CHARS:
-            self.issue("prompt", f"prompt is over {MAX_PROMPT_CHARS} characters")
+            self.issue(
+                "prompt", _("prompt is over {most} characters").format(most=MAX_PROMPT_CHARS)
+            )
         found: list[tuple[str, str | None]] = []
         for match in iter_placeholders(prompt):
             if match is None:
-                self.issue("prompt", "a lone { or }: write {{ or }} for a literal brace")
+                self.issue(
+                    "prompt",
+                    _(
+                        "a lone {open} or {close}: write {open}{open} or {close}{close} for a "
+                        "literal brace"
+                    ).format(open="{", close="}"),
+                )
                 continue
             raw_name, unit = match
             name = raw_name if raw_name in SPECIAL_PLACEHOLDERS else catalog_symbol(raw_name)
@@ -557,25 +624,45 @@ class _Compiler:
                 name = raw_name
             if name is None:
                 self.issue(
-                    "prompt", f"placeholder {{{raw_name}}} names nothing this problem defines"
+                    "prompt",
+                    _("placeholder {placeholder} names nothing this problem defines").format(
+                        placeholder=f"{{{raw_name}}}"
+                    ),
                 )
                 continue
             if name == ask:
-                self.issue("prompt", f"placeholder {{{raw_name}}} would show the answer")
+                self.issue(
+                    "prompt",
+                    _("placeholder {placeholder} would show the answer").format(
+                        placeholder=f"{{{raw_name}}}"
+                    ),
+                )
                 continue
             if unit is not None:
                 if name in SPECIAL_PLACEHOLDERS:
-                    self.issue("prompt", f"placeholder {{{raw_name}}} takes no unit")
+                    self.issue(
+                        "prompt",
+                        _("placeholder {placeholder} takes no unit").format(
+                            placeholder=f"{{{raw_name}}}"
+                        ),
+                    )
                     continue
                 try:
                     if unit_dimension(unit) != unit_dimension(units[name]):
                         self.issue(
                             "prompt",
-                            f"placeholder {{{raw_name}:{unit}}}: {unit} does not fit {name}",
+                            _("placeholder {placeholder}: {unit} does not fit {name}").format(
+                                placeholder=f"{{{raw_name}:{unit}}}", unit=unit, name=name
+                            ),
                         )
                         continue
                 except AnswerError as exc:
-                    self.issue("prompt", f"placeholder {{{raw_name}:{unit}}}: {exc}")
+                    self.issue(
+                        "prompt",
+                        _("placeholder {placeholder}: {reason}").format(
+                            placeholder=f"{{{raw_name}:{unit}}}", reason=exc
+                        ),
+                    )
                     continue
             found.append((name, unit))
         return tuple(dict.fromkeys(found))
@@ -649,7 +736,9 @@ def _one_line(exc: Exception, where: str) -> str:
         first = exc.errors()[0]
         location = ".".join(str(p) for p in first["loc"])
         if first["type"] == "extra_forbidden":
-            return f"{where}: unknown field {location!r} (a range has from, to, step)"
+            return _("{where}: unknown field {field} (a range has from, to, step)").format(
+                where=where, field=repr(location)
+            )
         return f"{where}: {location}: {first['msg']}" if location else f"{where}: {first['msg']}"
     text = str(exc)
     return text if text.startswith(where) else f"{where}: {text}"
