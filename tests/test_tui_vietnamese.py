@@ -164,6 +164,14 @@ async def test_stats_in_vietnamese(stats_db: str) -> None:
         assert labels[:3] == ["chủ đề", "yếu", "lượt"], labels
         assert "," in str(topics.get_row_at(0)[1]), "a score reads 0,45 in Vietnamese"
         assert topics.virtual_size.width <= SIZE[0], "the topics table fits 80 columns"
+        # A long topic wraps inside its column: the nine figures stay in sight.
+        report = screen.report
+        long = report.topics[0].model_copy(update={"topic": "capacity-planning-and-costs"})
+        screen.report = report.model_copy(update={"topics": [long, *report.topics[1:]]})
+        screen.show_topics()
+        await settle(pilot)
+        assert topics.virtual_size.width <= SIZE[0], "a long topic wraps, the table fits"
+        assert "khó nhớ" in "\n".join(screen_lines(app))
         shown = text_of(app, "#stats-summary") + text_of(app, "#heatmap")
         assert "Ngày học" in shown and "chuỗi" in shown and "CN" in shown, shown
         assert "Đến hạn mỗi ngày" in text_of(app, "#forecast")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich.cells import cell_len
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -60,8 +61,12 @@ SORT_KEYS = {
 }
 
 
-# At 80 columns the other nine columns leave the topic this much; a longer one wraps in its row.
-TOPIC_WIDTH = 18
+# What an 80-column screen leaves the table's cells: each column's padding (a column either
+# side), the body's padding and the scrollbar. The topic column takes what the other nine leave
+# (18 in English, less where the headers are longer words); a longer topic wraps in its row.
+SCREEN_WIDTH = 80
+TABLE_EDGES = 3
+MIN_TOPIC_WIDTH = 10
 MISTAKE_WIDTH = 54
 
 
@@ -247,14 +252,21 @@ class StatsScreen(KvdrillScreen[tuple[str, str] | None]):
     def show_topics(self) -> None:
         assert self.report is not None
         key = SORT_KEYS[self.sort_names[self.sort_index]]
+        headers = [_(header) for header in TOPIC_HEADERS]
+        rows = [
+            (topic_row(topic, self.report.topics), f"{topic.kind}\t{topic.topic}")
+            for topic in sorted(shown_topics(self.report.topics), key=key)
+        ]
+        others = sum(
+            max([cell_len(headers[index]), *(cell_len(cells[index]) for cells, _key in rows)])
+            for index in range(1, len(headers))
+        )
+        left = SCREEN_WIDTH - TABLE_EDGES - 2 * len(headers) - others
         fill_table(
             self.query_one("#topics", DataTable),
-            [(_(header), header) for header in TOPIC_HEADERS],
-            [
-                (topic_row(topic, self.report.topics), f"{topic.kind}\t{topic.topic}")
-                for topic in sorted(shown_topics(self.report.topics), key=key)
-            ],
-            wrap=(0, TOPIC_WIDTH),
+            list(zip(headers, TOPIC_HEADERS, strict=True)),
+            rows,
+            wrap=(0, max(MIN_TOPIC_WIDTH, left)),
         )
 
     def action_cycle_sort(self) -> None:
