@@ -111,3 +111,22 @@ async def test_at_80x24_every_topic_column_is_in_sight(
         header = table.render_line(0).text
         assert all(f" {name} " in f"{header} " for name in TOPIC_HEADERS)
         assert table.region.right <= 80 and table.virtual_size.width <= table.size.width
+
+
+async def test_a_report_that_comes_after_the_screen_closed_is_dropped(stats_db: str) -> None:
+    """Keys typed ahead may close the screen before its report is built (a tmux run crashed
+    so): the report or charts that come after are dropped, the app runs on."""
+    from kvdrill.app.tui.messages import ChartsLoaded, ReportLoaded
+
+    app = make_app(stats_db, start="home")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_stats(pilot)
+        screen = app.screen
+        report = screen.report
+        charts = app.backend.stats_charts(report)
+        await pilot.press("escape")
+        await settle(pilot)
+        screen.on_report_loaded(ReportLoaded(report))
+        screen.on_charts_loaded(ChartsLoaded(charts))
+        await settle(pilot)
+        assert type(app.screen).__name__ == "HomeScreen"

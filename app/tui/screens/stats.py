@@ -129,7 +129,14 @@ class StatsScreen(KvdrillScreen[tuple[str, str] | None]):
         with failures_reported(self):
             self.post_message(ReportLoaded(self.app.backend.stats_report(self.days)))
 
+    def closed(self) -> bool:
+        """Whether the screen was closed (its widgets gone) before a worker's result came:
+        keys typed ahead can leave it while the report is being built."""
+        return not self.query("#stats-summary")
+
     def on_call_failed(self, message: CallFailed) -> None:
+        if self.closed():
+            return
         self.query_one("#stats-summary", Static).update(
             Content.from_markup(
                 "[b]$what[/b] $e", what=_("Could not load the stats:"), e=str(message.error)
@@ -137,6 +144,8 @@ class StatsScreen(KvdrillScreen[tuple[str, str] | None]):
         )
 
     def on_report_loaded(self, message: ReportLoaded) -> None:
+        if self.closed():
+            return
         self.show_report(message.report)
         self.load_plots(message.report)
 
@@ -148,6 +157,8 @@ class StatsScreen(KvdrillScreen[tuple[str, str] | None]):
     def on_charts_loaded(self, message: ChartsLoaded) -> None:
         from kvdrill.app.stats_charts import chart_lines
 
+        if self.closed():
+            return
         self.query_one("#stats-plots", Static).update(
             Content("\n".join(chart_lines(message.charts)))
         )
@@ -163,6 +174,8 @@ class StatsScreen(KvdrillScreen[tuple[str, str] | None]):
             self.post_message(GroupReportLoaded(self.app.backend.group_report(self.days)))
 
     def on_group_report_loaded(self, message: GroupReportLoaded) -> None:
+        if self.closed():
+            return
         self.show_group_report(message.report)
 
     def action_toggle_group(self) -> None:
