@@ -180,6 +180,55 @@ def test_bash_completes_a_command_from_the_script(capsys, tmp_path: Path) -> Non
     assert result.stdout.split() == ["settings"], result.stderr
 
 
+def test_bash_completes_templates_models_gpus_packs_and_settings_keys(
+    capsys, tmp_path: Path, db_url: str
+) -> None:
+    """The generated function, run in a real bash as bash runs it on Tab: the values of the
+    options that name something, the packs and templates read from the learner's database."""
+    import os
+    import sys
+
+    from kvdrill.app.services.backend import Services
+
+    if shutil.which("bash") is None:
+        pytest.skip("bash is not installed")
+    services = Services(db_url, "default", bundled=True)
+    services.overview()  # the first open stores the bundled decks
+    services.close()
+    script = tmp_path / "kvdrill.bash"
+    script.write_text(run(capsys, "completion", "bash")[1], encoding="utf-8")
+    probes = {
+        "kvdrill calc --model llama-3.1-": ["llama-3.1-405b", "llama-3.1-70b", "llama-3.1-8b"],
+        "kvdrill calc --gpu h": ["h100-pcie", "h100-sxm", "h200"],
+        "kvdrill settings new": ["new_per_day"],
+        "kvdrill drill --pack spec": ["speculative-decoding"],
+        "kvdrill problem capacity-problems/gen-kv-b": ["capacity-problems/gen-kv-bytes-per-token"],
+    }
+    lines = [f"source {script}"]
+    for line in probes:
+        words = line.split()
+        lines += [
+            f"COMP_WORDS=({line}); COMP_CWORD={len(words) - 1}; COMP_LINE='{line}'; "
+            f"COMP_POINT={len(line)}",
+            f"_shtab_kvdrill kvdrill {words[-1]} {words[-2]}",
+            'echo "${COMPREPLY[*]}"',
+        ]
+    environment = {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        "KVDRILL_DB": db_url,
+    }
+    result = subprocess.run(
+        ["bash", "-c", "\n".join(lines)],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=120,
+    )
+    completed = [sorted(line.split()) for line in result.stdout.splitlines()]
+    assert completed == list(probes.values()), result.stderr
+
+
 PASSWORD = "hunter2-s3cret"
 
 

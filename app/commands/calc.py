@@ -30,6 +30,8 @@ seconds or tokens."""
 
 
 def register(subparsers) -> None:
+    from kvdrill.app.commands.completes import completes
+
     parser = subparsers.add_parser(
         "calc",
         help=_("capacity calculator: KV per token, weights, decode floor, pool, concurrency"),
@@ -38,8 +40,14 @@ def register(subparsers) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("quantity", nargs="?", metavar="QUANTITY", help=_("what to compute"))
-    parser.add_argument("--model", metavar="ID", help=_("model id or alias (kvdrill models)"))
-    parser.add_argument("--gpu", metavar="ID", help=_("GPU id or alias (kvdrill gpus)"))
+    completes(
+        parser.add_argument("--model", metavar="ID", help=_("model id or alias (kvdrill models)")),
+        "models",
+    )
+    completes(
+        parser.add_argument("--gpu", metavar="ID", help=_("GPU id or alias (kvdrill gpus)")),
+        "gpus",
+    )
     parser.add_argument(
         "--dtype", default="bf16", metavar="D", help=_("weights: bf16 fp8 int4 ...")
     )

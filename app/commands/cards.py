@@ -32,6 +32,7 @@ def _checked(check_name: str):
 
 
 def register(subparsers) -> None:
+    from kvdrill.app.commands.completes import completes
     from kvdrill.engine.study.browse import SORT_KEYS, STATES
 
     parser = subparsers.add_parser(
@@ -48,7 +49,10 @@ def register(subparsers) -> None:
     parser.add_argument(
         "--search", metavar="TEXT", help=_("text in the title, prompt, answer or note")
     )
-    parser.add_argument("--pack", metavar="P", help=_("only cards of the pack with this id"))
+    completes(
+        parser.add_argument("--pack", metavar="P", help=_("only cards of the pack with this id")),
+        "packs",
+    )
     parser.add_argument("--tag", metavar="T", help=_("only cards with this tag"))
     parser.add_argument(
         "--state", metavar="S", type=_checked("check_state"), help=_("only cards in this state")

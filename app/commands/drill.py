@@ -43,6 +43,8 @@ def _session_limit(text: str) -> int:
 
 
 def register(subparsers) -> None:
+    from kvdrill.app.commands.completes import completes
+
     parser = subparsers.add_parser(
         "drill",
         help=_("today's session: due reviews, then new cards"),
@@ -56,7 +58,10 @@ def register(subparsers) -> None:
         action="store_true",
         help=_("line-by-line mode on stdin/stdout (ssh, scripts, screen readers)"),
     )
-    parser.add_argument("--pack", metavar="P", help=_("only cards of the pack with this id"))
+    completes(
+        parser.add_argument("--pack", metavar="P", help=_("only cards of the pack with this id")),
+        "packs",
+    )
     parser.add_argument("--tag", metavar="T", help=_("only cards with this tag"))
     parser.add_argument(
         "--lesson", metavar="N", help=_("only cards that draw on lesson N (5 and 05 are the same)")

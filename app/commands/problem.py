@@ -13,6 +13,8 @@ from kvdrill.i18n import _
 
 
 def register(subparsers) -> None:
+    from kvdrill.app.commands.completes import completes
+
     parser = subparsers.add_parser(
         "problem",
         help=_("practise a problem template: problem --list, problem TEMPLATE [--seed N]"),
@@ -24,8 +26,11 @@ def register(subparsers) -> None:
             )
         ),
     )
-    parser.add_argument(
-        "template", nargs="?", metavar="TEMPLATE", help=_("pack/card of a template")
+    completes(
+        parser.add_argument(
+            "template", nargs="?", metavar="TEMPLATE", help=_("pack/card of a template")
+        ),
+        "templates",
     )
     parser.add_argument("--list", action="store_true", help=_("list the problem templates"))
     parser.add_argument("--seed", type=int, metavar="N", help=_("which variant (default: random)"))

@@ -8,6 +8,7 @@ from kvdrill.i18n import _
 
 
 def register(subparsers) -> None:
+    from kvdrill.app.commands.completes import completes
     from kvdrill.engine.study.settings import setting_names
 
     parser = subparsers.add_parser(
@@ -18,7 +19,10 @@ def register(subparsers) -> None:
             "values it takes. With KEY VALUE, change that one setting. Settings: {names}."
         ).format(names=", ".join(setting_names())),
     )
-    parser.add_argument("key", nargs="?", metavar="KEY", help=_("the setting to change"))
+    completes(
+        parser.add_argument("key", nargs="?", metavar="KEY", help=_("the setting to change")),
+        "settings",
+    )
     parser.add_argument("value", nargs="?", metavar="VALUE", help=_("its new value"))
     parser.add_argument("--json", action="store_true", help=_("print the settings as JSON"))
     parser.set_defaults(func=run)
