@@ -107,19 +107,28 @@ def _import_fixture_pack(database) -> None:
         apply_import(session, now=datetime.now(), packs=packs)
 
 
+def _import_bundled(database, now: datetime = CREATED) -> None:
+    """The bundled decks as a first start stores them, so that a ``kvdrill`` process started on
+    the database later has nothing to import (each such import parses all 28 files again)."""
+    from kvdrill.app.services.importing import import_bundled
+
+    import_bundled(database, now)
+
+
 class Collection:
     """Builders of small collections (the ``collection`` fixture)."""
 
     add_pack = staticmethod(_add_pack)
     recall_cards = staticmethod(_recall_cards)
     import_fixture_pack = staticmethod(_import_fixture_pack)
+    import_bundled = staticmethod(_import_bundled)
 
 
 @pytest.fixture
 def collection() -> type[Collection]:
     """``collection.add_pack(session, key, cards)`` straight through the models,
     ``collection.recall_cards(n)``, ``collection.import_fixture_pack(database)`` (tests/fixtures/
-    packs/sm2 through the real parser and importer)."""
+    packs/sm2 through the real parser and importer), ``collection.import_bundled(database)``."""
     return Collection
 
 

@@ -1,4 +1,8 @@
-"""Nothing lost: kill -9 in the middle of a session, and two processes on one database."""
+"""Nothing lost: kill -9 in the middle of a session, and two processes on one database.
+
+Each database holds the bundled decks before a drill starts on it (``collection.import_bundled``):
+the processes then start drilling at once instead of importing them first, each, off the
+moments that are killed or raced."""
 
 from __future__ import annotations
 
@@ -94,6 +98,7 @@ def logged_keys(db_url: str) -> list[str]:
 def test_kill_while_typing_keeps_every_confirmed_answer(db_url: str, collection) -> None:
     database = open_database(db_url)
     collection.import_fixture_pack(database)
+    collection.import_bundled(database)
     database.close()
     drill = PlainProcess(db_url, "--pack", "sm2-fixture")
     drill.wait_for_card(1)
@@ -117,6 +122,7 @@ def test_kill_at_any_moment_loses_at_most_the_answer_in_flight(
     database = open_database(db_url)
     with database.session() as session:
         collection.add_pack(session, "kill-test", collection.recall_cards(cards))
+    collection.import_bundled(database)
     database.close()
     keys = [f"c{i}" for i in range(1, cards + 1)]
     confirmed = 0
@@ -145,6 +151,7 @@ def test_two_processes_on_one_database_neither_crash_nor_lose_answers(
     database = open_database(db_url)
     with database.session() as session:
         collection.add_pack(session, "shared", collection.recall_cards(60))
+    collection.import_bundled(database)
     database.close()
     first = PlainProcess(db_url, "--pack", "shared", "--new", "60")
     second = PlainProcess(db_url, "--pack", "shared", "--new", "60", profile="other")
@@ -259,6 +266,7 @@ def test_two_processes_undo_race_keeps_the_other_answer(db_url: str, collection)
     """A suspends the first card, B (same profile) grades it, A presses u: B's answer stands."""
     database = open_database(db_url)
     collection.import_fixture_pack(database)
+    collection.import_bundled(database)
     database.close()
     first = PlainProcess(db_url, "--pack", "sm2-fixture")
     second = PlainProcess(db_url, "--pack", "sm2-fixture")
