@@ -26,6 +26,7 @@ import pytest
 from serve_helpers import stop_server
 from sqlalchemy import select
 
+from kvdrill.app.services.importing import import_bundled
 from kvdrill.store.db import open_database
 from kvdrill.store.models import ReviewLog
 
@@ -91,8 +92,8 @@ def served(tmp_path: Path) -> Iterator[tuple[str, str]]:
 def served_three_due(tmp_path: Path) -> Iterator[tuple[str, str]]:
     """``kvdrill serve`` on a database whose first three cards of the day are recall cards:
     three-recall's, answered Good ten days before the served app's KVDRILL_NOW, and no new card
-    (the bundled decks, imported by the served app's first start, would otherwise join the
-    session or not depending on whether that import ended before the drill began)."""
+    (the bundled decks, stored here before the server starts as a first start would store
+    them, would otherwise join the session). The served app then has nothing to import."""
     from tui_helpers import import_fixture
 
     from kvdrill.app.cli import main
@@ -103,6 +104,7 @@ def served_three_due(tmp_path: Path) -> Iterator[tuple[str, str]]:
     session = DrillSession.open(database, now=datetime(2026, 3, 2, 9))
     while session.current is not None:
         session.grade(4)
+    import_bundled(database, datetime(2026, 3, 2, 9))
     database.close()
     assert main(["--db", db_url, "settings", "new_per_day", "0"]) == 0
     yield from serve(tmp_path, {"KVDRILL_NOW": "2026-03-12T09:00:00"})
@@ -148,6 +150,7 @@ def served_image_card(tmp_path: Path) -> Iterator[tuple[str, str, Path]]:
     session = DrillSession.open(database, now=datetime(2026, 3, 2, 9))
     while session.current is not None:
         session.grade(4)
+    import_bundled(database, datetime(2026, 3, 2, 9))
     database.close()
     assert main(["--db", db_url, "settings", "new_per_day", "0"]) == 0
     for address, url in serve(tmp_path, {"KVDRILL_NOW": "2026-03-12T09:00:00"}):
@@ -184,8 +187,10 @@ def serve(tmp_path: Path, extra_env: dict[str, str]) -> Iterator[tuple[str, str]
         stop_server(server)
 
 
-@pytest.fixture
-def browser(tmp_path: Path):
+@pytest.fixture(scope="module")
+def chromium(tmp_path_factory: pytest.TempPathFactory):
+    """One headless Chromium for the module's tests (starting one costs more CPU than a test's
+    drill); ``browser`` gives each test a clean window of it."""
     if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
         missing(
             f"{CHROMIUM} or {CHROMEDRIVER} is missing (apt-get install chromium chromium-driver)"
@@ -202,7 +207,7 @@ def browser(tmp_path: Path):
         "--no-sandbox",  # CI runs as root
         "--disable-dev-shm-usage",
         "--window-size=1280,900",
-        f"--user-data-dir={tmp_path / 'chromium'}",
+        f"--user-data-dir={tmp_path_factory.mktemp('chromium')}",
     ):
         options.add_argument(argument)
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
@@ -212,6 +217,23 @@ def browser(tmp_path: Path):
         yield driver
     finally:
         driver.quit()
+
+
+@pytest.fixture
+def browser(chromium):
+    """The module's Chromium on a blank page in one window; the windows a test opened are
+    closed after it (and the page it left, so its websocket and app go)."""
+    first = chromium.window_handles[0]
+    chromium.switch_to.window(first)
+    try:
+        yield chromium
+    finally:
+        for handle in chromium.window_handles:
+            if handle != first:
+                chromium.switch_to.window(handle)
+                chromium.close()
+        chromium.switch_to.window(first)
+        chromium.get("about:blank")
 
 
 class Page:
