@@ -26,11 +26,12 @@ def page_lines(page: CardPage, today: date, width: int = 80) -> list[str]:
     card = page.card
 
     def wrapped(text: str, indent: str = "") -> list[str]:
+        # Further lines hang under the text: a label such as "Prompt: " is said once.
         return textwrap.wrap(
             printable(text, multiline=True),
             width,
             initial_indent=indent,
-            subsequent_indent=indent or "  ",
+            subsequent_indent=" " * len(indent) if indent else "  ",
         ) or [indent.rstrip()]
 
     due = card.due_day.isoformat() if card.due_day and card.reviews else "-"
@@ -51,7 +52,8 @@ def page_lines(page: CardPage, today: date, width: int = 80) -> list[str]:
         ),
     )
     lines = [*wrapped(f"{card.reference}  {card.title}"), *wrapped(facts)]
-    prompt = page.prompt.strip().splitlines()[0] if page.prompt.strip() else ""
+    # The prompt's first paragraph (its lines may be wrapped in the pack file).
+    prompt = page.prompt.strip().split("\n\n")[0]
     lines += wrapped(prompt, _("Prompt: "))
     lines.append("")
     if page.history:

@@ -33,6 +33,8 @@ TRANSLATED_FILES = [
     "app/stats_render.py",
     "app/services/drill_steps.py",
     "app/tui/card_text.py",
+    "app/tui/screens/card_page.py",
+    "app/tui/screens/cards.py",
     "app/tui/screens/drill.py",
     "app/tui/screens/help.py",
     "app/tui/screens/import_.py",

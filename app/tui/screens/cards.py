@@ -182,7 +182,7 @@ class CardsScreen(CardActionsScreen):
         widths = column_widths(shown, self.today, self.size.width)
         fill_table(
             table,
-            [("Card", "card"), ("Title", "title"), ("State", "state"), ("Due", "due")],
+            [(_("Card"), "card"), (_("Title"), "title"), (_("State"), "state"), (_("Due"), "due")],
             [(card_row(card, self.today, widths), card.reference) for card in shown],
         )
         if kept is not None and kept in table.rows:
