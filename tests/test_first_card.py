@@ -98,6 +98,10 @@ def test_a_follow_up_comes_after_its_parent(db, db_url: str) -> None:
         reviews.set_suspended(
             session_sql(session), profile.id, card_id(db, "alpha"), suspended=True
         )
+        # The other pack's recall card would take its turn first (that pack is less seen).
+        reviews.set_suspended(
+            session_sql(session), profile.id, card_id(db, "between"), suspended=True
+        )
     fast, real = both_states(db, db_url)
     card = json.loads(fast)["card"]
     assert (card["kind"], card["parent_title"]) == ("followup", "First recall card")

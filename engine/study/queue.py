@@ -15,7 +15,9 @@
       choice and problem, in the order each first appears in pack order;
    b. within a kind, by pack in turn, the same way: the first card of each pack, then the
       second of each... The packs holding a ``priority`` card of that kind go first, then the
-      others, each group in pack order;
+      others; within each group the pack with the fewest cards of that kind seen so far goes
+      first (then pack order), so the turns carry on from one day to the next and a pack late
+      in pack order is met in the first week, not only once the earlier packs run out;
    c. within one pack and kind, the ``priority`` cards first, then pack order.
 
    So a first day holds a multiple-choice question and a problem, not only the first pack's
@@ -35,6 +37,7 @@ Suspended cards, cards buried until a later day and retired cards are left out.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -167,21 +170,24 @@ def _spread_problems(cards: Sequence[QueueCard]) -> list[int]:
     return interleave(others, problems)
 
 
-def _in_turn(cards: Sequence[QueueCard]) -> list[QueueCard]:
+def _in_turn(cards: Sequence[QueueCard], seen: Counter[tuple[int, str]]) -> list[QueueCard]:
     """``cards`` (in pack order) drawn one kind at a time in turn (recall, choice, problem),
     each kind's cards drawn one pack at a time in turn. Priority cards come first in their
-    pack's pile, and piles holding priority cards take their turn first."""
+    pack's pile, and piles holding priority cards take their turn first; then the piles of
+    which fewer cards are ``seen`` (a pile's count of cards seen on earlier days)."""
     by_kind: dict[str, list[QueueCard]] = {}
     for card in cards:
         by_kind.setdefault(card.pile[1], []).append(card)
-    return _round_robin([_across(kind_cards) for kind_cards in by_kind.values()])
+    return _round_robin([_across(kind_cards, seen) for kind_cards in by_kind.values()])
 
 
-def _across(cards: list[QueueCard]) -> list[QueueCard]:
+def _across(cards: list[QueueCard], seen: Counter[tuple[int, str]]) -> list[QueueCard]:
     piles: dict[tuple[int, str], list[QueueCard]] = {}
     for card in sorted(cards, key=lambda c: (not c.priority, c.order)):
         piles.setdefault(card.pile, []).append(card)
-    return _round_robin(sorted(piles.values(), key=lambda p: (not p[0].priority, p[0].order)))
+    return _round_robin(
+        sorted(piles.values(), key=lambda p: (not p[0].priority, seen[p[0].pile], p[0].order))
+    )
 
 
 def _round_robin(queues: list[list[QueueCard]]) -> list[QueueCard]:
@@ -233,7 +239,8 @@ def plan_day(
     chosen: list[QueueCard] = []
     held: dict[int, list[int]] = {}
     chosen_ids: set[int] = set()
-    for card in _in_turn(candidates):
+    seen_per_pile = Counter(card.pile for card in cards if card.seen and not card.retired)
+    for card in _in_turn(candidates, seen_per_pile):
         if len(chosen_ids) >= new_room:
             break
         chosen.append(card)
