@@ -16,6 +16,9 @@ Three guards (``Guard``), on every connection of an open database: store/sql.py'
   committed since the last checkpoint live only in the log, so a log deleted or replaced would
   lose them at the next crash. The session stops, and the log this connection still holds open
   is checkpointed into the file first, so every answer confirmed before is kept.
+  The three are found by name, so a change to any of them changes their folder: while the
+  folder is as it was at the last full check (its identity and modification time), the commit
+  goes through on that one ``stat`` (``_folder_unchanged``).
 - **every SQLite error as one line** (``Guard.translate_error``): read-only file or folder, full
   disk, I/O error, damaged pages. The transaction is rolled back; answers
   committed before are kept. "database is locked" is left alone: the callers retry it.
@@ -87,6 +90,11 @@ class Guard:
         self.seen_logs: dict[str, tuple[int, int]] = {}
         self._log_paths = tuple((suffix, f"{self.where}{suffix}") for suffix in LOG_SUFFIXES)
         self.refused: str | None = None  # set by ``refuse``: no commit goes through
+        self._folder = os.path.dirname(os.path.abspath(self.where))
+        # The folder as the last full check left it, when that check can vouch for it.
+        self._quiet_folder: tuple[int, int, int] | None = None
+        self._linked = False  # the path is a symbolic link
+        self._log_written = 0  # the latest write to a log seen by the last check (ns)
 
     def install(self, engine: Engine) -> None:
         """Guard an engine's connections too: every error worded, every commit checked."""
@@ -112,6 +120,7 @@ class Guard:
         if self.path is not None:
             info = os.stat(self.path)
             self.seen = (info.st_dev, info.st_ino)
+            self._linked = os.path.islink(self.path)
             self.log_problem()  # remembers the logs as they are now
         else:
             self.seen = (0, 0)
@@ -129,8 +138,11 @@ class Guard:
             raise DatabaseUnusable(self.refused)
         if self.path is None or self.seen is None:
             return
+        folder = self._folder_state()
+        if folder is not None and folder == self._quiet_folder:
+            return  # nothing in the folder was added, removed or renamed since the last check
         try:
-            info = os.stat(self.where)  # the path as text: stat on every commit
+            info = os.stat(self.where)  # the path as text
         except FileNotFoundError:
             _detach_log(raw)
             raise DatabaseUnusable(
@@ -152,12 +164,32 @@ class Guard:
         if problem:
             _detach_log(raw)
             raise DatabaseUnusable(problem)
+        written = max(info.st_mtime_ns, self._log_written)
+        self._quiet_folder = folder if self._vouches_for(folder, written) else None
+
+    def _folder_state(self) -> tuple[int, int, int] | None:
+        """The folder's device, inode and modification time (None: it cannot be read)."""
+        try:
+            info = os.stat(self._folder)
+        except OSError:
+            return None
+        return info.st_dev, info.st_ino, info.st_mtime_ns
+
+    def _vouches_for(self, folder: tuple[int, int, int] | None, written: int) -> bool:
+        """Whether the folder read before a full check that passed may stand for it at the
+        next commits. A file system's clock ticks coarsely, so a folder changed again within
+        the tick of its last change would keep its time: the check vouches only when the file
+        or a log was written (``written``) in a later tick than the folder's last change (any
+        change after then carries a later time), and never through a symbolic link (its
+        target's folder is elsewhere)."""
+        return folder is not None and not self._linked and written > folder[2]
 
     def log_problem(self) -> str | None:
         """What happened to the write-ahead log or its index since they were first seen (a
         log not there yet is remembered once it is); None when nothing did."""
         if self.path is None or self.seen is None:
             return None
+        self._log_written = 0
         for suffix, log in self._log_paths:
             try:
                 info = os.stat(log)
@@ -165,6 +197,8 @@ class Guard:
                 info = None
             except OSError:
                 continue  # unreachable: the database's own check words that
+            if info is not None:
+                self._log_written = max(self._log_written, info.st_mtime_ns)
             seen = self.seen_logs.get(suffix)
             if info is not None and seen is None:
                 self.seen_logs[suffix] = (info.st_dev, info.st_ino)
