@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from typing import TypedDict
 
 from sqlalchemy import func, insert, select
 from sqlalchemy.orm import Session
@@ -46,6 +47,20 @@ class ReplacedSchedule:
         return f"{self.title} ({self.card}): {shown(self.before)} -> {shown(self.after)}"
 
 
+class HistoryPlanJson(TypedDict):
+    """One pack's history in ``kvdrill import --json`` (its ``anki_history`` list)."""
+
+    pack: str
+    cards: int
+    answers_added: int
+    answers_imported_before: int
+    cards_kept: int
+    schedules_replaced: list[str]
+    missing_cards: list[str]
+    left_new: int
+    answers_left_out: int
+
+
 @dataclass
 class HistoryPlan:
     """What importing one pack's history does (or would do) for a profile."""
@@ -60,19 +75,19 @@ class HistoryPlan:
     left_new: int = 0
     answers_left_out: int = 0
 
-    def to_dict(self) -> dict[str, object]:
+    def to_dict(self) -> HistoryPlanJson:
         """For ``kvdrill import --json``."""
-        return {
-            "pack": self.pack,
-            "cards": self.cards,
-            "answers_added": self.added,
-            "answers_imported_before": self.known,
-            "cards_kept": self.kept,
-            "schedules_replaced": [item.line() for item in self.replaced],
-            "missing_cards": self.missing,
-            "left_new": self.left_new,
-            "answers_left_out": self.answers_left_out,
-        }
+        return HistoryPlanJson(
+            pack=self.pack,
+            cards=self.cards,
+            answers_added=self.added,
+            answers_imported_before=self.known,
+            cards_kept=self.kept,
+            schedules_replaced=[item.line() for item in self.replaced],
+            missing_cards=list(self.missing),
+            left_new=self.left_new,
+            answers_left_out=self.answers_left_out,
+        )
 
     def summary(self) -> str:
         parts = [

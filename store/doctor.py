@@ -23,10 +23,10 @@ one transaction, committed only after the copy is in place.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from sqlalchemy import Connection, select, text
 from sqlalchemy.orm import Session
@@ -89,6 +89,24 @@ _ROLLUP_KEYS = {
 }
 RECOVERY_PACK = "recovered-cards"
 MAX_FSRS_INTERVAL = 36500  # the fsrs package's longest interval
+
+
+class DoctorReportJson(TypedDict):
+    """``kvdrill doctor --json``: the report's fields, then whether it is sound and how many
+    problems it counts."""
+
+    database: str
+    integrity: list[str]
+    unexplained: list[str]
+    recreated: dict[str, int]
+    orphans: dict[str, int]
+    states_rebuilt: int
+    rollups_rebuilt: bool
+    repaired: bool
+    backup: str | None
+    newest_backup: str | None
+    sound: bool
+    problems: int
 
 
 @dataclass
@@ -164,8 +182,21 @@ class DoctorReport:
             return f"The newest backup that passes the full check: kvdrill restore {self.newest_backup}"
         return "No backup that passes the full check was found beside it to restore."
 
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self) | {"sound": self.sound, "problems": self.problems}
+    def to_json(self) -> DoctorReportJson:
+        return DoctorReportJson(
+            database=self.database,
+            integrity=list(self.integrity),
+            unexplained=list(self.unexplained),
+            recreated=dict(self.recreated),
+            orphans=dict(self.orphans),
+            states_rebuilt=self.states_rebuilt,
+            rollups_rebuilt=self.rollups_rebuilt,
+            repaired=self.repaired,
+            backup=self.backup,
+            newest_backup=self.newest_backup,
+            sound=self.sound,
+            problems=self.problems,
+        )
 
 
 def _per_table(counts: dict[str, int]) -> str:

@@ -1,57 +1,45 @@
-"""The TypedDicts that type the JSON kvdrill writes are the shapes ``to_dict`` really returns.
-
-mypy checks the dictionaries built field by field (``DrillState``, ``PackPlan``); the ones
-copied from a dataclass (``CardView`` and ``ChoiceView`` by ``asdict``, ``Schedule`` by its
-fields) are held to their TypedDict here, so a field added to one and not the other fails.
-"""
+"""The JSON shapes that cross layers are TypedDicts mypy checks (tests/test_types.py); these
+tests hold each one to the object it is made from, so a field added to one is not left out of
+the other."""
 
 from __future__ import annotations
 
 from dataclasses import fields
-from datetime import date, datetime
 
 import pytest
 
-from kvdrill.engine.packs.card_view import (
-    CardJson,
-    CardView,
-    ChoiceJson,
-    ChoiceView,
-    DrillState,
-    DrillStateJson,
-)
-from kvdrill.engine.study.schedule import Schedule, ScheduleJson
-from kvdrill.store.import_plan import PackChanges, PackPlan
+from kvdrill.store.doctor import DoctorReport, DoctorReportJson
 
-CARD = CardView(
-    card_id=1,
-    key="k",
-    kind="choice",
-    pack_key="p",
-    pack_title="P",
-    title="T",
-    prompt="Q?",
-    choices=[ChoiceView("A", "yes", True, "B")],
-)
+pytestmark = pytest.mark.unit
 
 
-@pytest.mark.parametrize(
-    ("shape", "record"),
-    [(CardJson, CardView), (ChoiceJson, ChoiceView), (ScheduleJson, Schedule)],
-)
-def test_each_copied_shape_names_every_field_of_its_record(shape: type, record: type) -> None:
-    assert list(shape.__annotations__) == [item.name for item in fields(record)]
+def test_doctor_json_is_every_field_of_the_report_and_its_verdict() -> None:
+    report = DoctorReport("k.db", ["ok"], unexplained=["x"], recreated={"cards": 2})
+    shown = report.to_json()
+    assert set(shown) == set(DoctorReportJson.__annotations__)
+    assert set(shown) == {item.name for item in fields(DoctorReport)} | {"sound", "problems"}
+    assert (shown["sound"], shown["problems"], shown["recreated"]) == (False, 3, {"cards": 2})
 
 
-def test_to_dict_returns_exactly_the_keys_of_its_shape() -> None:
-    state = DrillState(CARD, remaining=3, done=1, answer_seconds=60)
-    data = state.to_dict()
-    assert set(data) == set(DrillStateJson.__annotations__)
-    assert data["card"] is not None and set(data["card"]) == set(CardJson.__annotations__)
-    assert set(data["card"]["choices"][0]) == set(ChoiceJson.__annotations__)
-    assert DrillState.from_dict(data) == state
-    schedule = Schedule(due_day=date(2026, 12, 1), last_review_at=datetime(2026, 11, 30, 9))
-    assert set(schedule.to_dict()) == set(ScheduleJson.__annotations__)
-    assert schedule.to_dict()["due_day"] == "2026-12-01"
-    plan = PackPlan(pack_key="p", path="p.md", added=["a"], titles={"a": "A"})
-    assert set(plan.to_dict()) == set(PackChanges.__annotations__)
+def test_the_anki_history_file_has_the_keys_its_type_names() -> None:
+    import json
+    from datetime import datetime
+
+    from kvdrill.engine.interop.anki_history import (
+        CardHistory,
+        HistoryCardJson,
+        HistoryFileJson,
+        ImportedReview,
+        PackHistory,
+        history_text,
+        read_history,
+    )
+    from kvdrill.engine.study.grades import Grade
+    from kvdrill.engine.study.schedule import Schedule
+
+    review = ImportedReview("anki:1", datetime(2026, 3, 1, 9), Grade(4), 6.0, 3, 2500)
+    history = PackHistory("p", "deck.apkg", {"c": CardHistory(Schedule(), (review,))}, 1, 0)
+    document = json.loads(history_text(history))
+    assert set(document) == set(HistoryFileJson.__annotations__)
+    assert set(document["cards"]["c"]) == set(HistoryCardJson.__annotations__)
+    assert read_history(history_text(history), "h.json") == history

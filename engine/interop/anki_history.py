@@ -30,13 +30,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, timedelta
 from pathlib import PurePath
-from typing import Any
+from typing import Any, TypedDict
 
 from kvdrill.engine.errors import UserError
 from kvdrill.engine.interop.notes import AnkiCard
 from kvdrill.engine.study.clock import study_day
 from kvdrill.engine.study.grades import LABELLED_GRADES, Grade, quality_for_key
-from kvdrill.engine.study.schedule import NEW_CARD_EASINESS_MILLI, Schedule
+from kvdrill.engine.study.schedule import NEW_CARD_EASINESS_MILLI, Schedule, ScheduleJson
 from kvdrill.engine.study.sm2 import MIN_EASINESS_MILLI, PASSING_QUALITY
 
 HISTORY_SUFFIX = ".anki-history.json"
@@ -208,36 +208,58 @@ def anki_history(
 
 # --- the file -----------------------------------------------------------------------------------
 
+# One answer in the file: Anki's id (``anki:<revlog id>``), the time (ISO), the SM-2 quality, the
+# seconds taken, the interval and ease factor (permille, or None) Anki gave after it.
+HistoryReviewJson = tuple[str, str, int, float, int, int | None]
+
+
+class HistoryCardJson(TypedDict):
+    schedule: ScheduleJson
+    reviews: list[HistoryReviewJson]
+
+
+class HistoryFileJson(TypedDict):
+    """``PACK.anki-history.json``, as ``history_text`` writes it and ``read_history`` reads it."""
+
+    format: str
+    version: int
+    pack: str
+    source: str
+    grades: str  # the button -> quality mapping, for a reader of the file
+    left_new: int
+    answers_left_out: int
+    cards: dict[str, HistoryCardJson]
+
 
 def history_text(history: PackHistory) -> str:
     """The history as the JSON text of its file."""
     cards = {
-        key: {
-            "schedule": card.schedule.to_dict(),
-            "reviews": [
-                [
+        key: HistoryCardJson(
+            schedule=card.schedule.to_dict(),
+            reviews=[
+                (
                     review.id,
                     review.reviewed_at.isoformat(),
-                    review.quality,
+                    int(review.quality),
                     review.seconds,
                     review.interval_days,
                     review.easiness_milli,
-                ]
+                )
                 for review in card.reviews
             ],
-        }
+        )
         for key, card in history.cards.items()
     }
-    document = {
-        "format": HISTORY_FORMAT,
-        "version": HISTORY_VERSION,
-        "pack": history.pack,
-        "source": history.source,
-        "grades": GRADE_MAPPING,
-        "left_new": history.left_new,
-        "answers_left_out": history.answers_left_out,
-        "cards": cards,
-    }
+    document = HistoryFileJson(
+        format=HISTORY_FORMAT,
+        version=HISTORY_VERSION,
+        pack=history.pack,
+        source=history.source,
+        grades=GRADE_MAPPING,
+        left_new=history.left_new,
+        answers_left_out=history.answers_left_out,
+        cards=cards,
+    )
     return json.dumps(document, ensure_ascii=False, indent=1) + "\n"
 
 
