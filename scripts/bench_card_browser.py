@@ -1,5 +1,5 @@
 """The card browser on a big collection: the full-screen app (headless, 80x24) from ``c`` on
-home to the table filled, a text search, a state filter with a sort, and a card's page, each
+home to the table filled, the next page of rows at the table's end, a text search, a state filter with a sort, and a card's page, each
 alternated with the home screen's refresh (``r``, the overview of the same database) as the
 anchor; medians and ratios.
 
@@ -58,6 +58,7 @@ async def measure(url: str, runs: int) -> dict[str, list[float]]:
             for name, step in (
                 ("home refresh (anchor)", lambda: press("r")),
                 ("browser: c to every card listed", lambda: press("c")),
+                ("next page: ctrl+end, 500 rows more", lambda: press("ctrl+end")),
                 ('search "card 4"', lambda: search("card 4")),
                 ("state due, by lapses", due_by_lapses),
                 ("card page", lambda: press("enter")),

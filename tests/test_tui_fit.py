@@ -147,3 +147,37 @@ async def test_burying_a_card_says_its_follow_up_goes_too(drill_db: str) -> None
         await pilot.press("b")
         await settle(pilot)
     assert said == ["Buried until tomorrow: KV bytes per token · its follow-up too"]
+
+
+async def test_the_card_browser_pages_every_matching_card_onto_its_table(
+    db_url: str, tmp_path
+) -> None:
+    from textual.widgets import DataTable
+
+    from kvdrill.app.cli import main
+    from kvdrill.app.tui.screens.cards import SHOWN_ROWS
+
+    count = SHOWN_ROWS + 20
+    cards = "".join(
+        f"## Card {n} {{#c{n}}}\n\n### Prompt\n\nWhat is {n}?\n\n### Answer\n\n{n}.\n\n"
+        for n in range(count)
+    )
+    pack = tmp_path / "many.md"
+    pack.write_text(f"---\npack: many\ntitle: Many\nversion: 1\n---\n\n{cards}", encoding="utf-8")
+    assert main(["--db", db_url, "import", str(pack)]) == 0
+    app = make_app(db_url, start="home")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+        table = app.screen.query_one("#cards-table", DataTable)
+        assert table.row_count == SHOWN_ROWS
+        assert f"{count} cards ({SHOWN_ROWS} shown, more at the end)" in text_of(
+            app, "#cards-summary"
+        )
+        table.focus()
+        await pilot.press("ctrl+end")  # to the last row shown: the next page joins
+        await settle(pilot)
+        assert table.row_count == count
+        assert str(table.get_row_at(count - 1)[0]) == f"many/c{count - 1}"
+        assert "shown" not in text_of(app, "#cards-summary")

@@ -1,8 +1,9 @@
 """The card browser: search the prompts, answers and notes; filter by pack, tag, lesson, kind
 and state; sort; open a card's page; suspend, bury, flag, edit or drill the card under the
 cursor. The list comes from the service ``kvdrill cards`` uses (app/services/browser.py), in a
-worker, and the table holds at most ``SHOWN_ROWS`` of the cards that match (the count says how
-many match), so a collection of 100,000 cards lists as fast as a small one paints.
+worker. The table is paged: it holds ``SHOWN_ROWS`` of the cards that match (the count says how
+many match) and takes the next ``SHOWN_ROWS`` on when the cursor reaches its last row, so a
+collection of 100,000 cards paints as fast as a small one and every card can be reached.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from kvdrill.app.tui.screens.card_actions import (
     FLAG_BINDING,
     CardActionsScreen,
 )
-from kvdrill.app.tui.widgets.tables import fill_table
+from kvdrill.app.tui.widgets.tables import add_rows, fill_table
 from kvdrill.engine.errors import printable
 from kvdrill.engine.study.browse import SORT_KEYS, STATES, cut, state_text
 from kvdrill.i18n import N_, _, ngettext
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
 
     from kvdrill.engine.study.browse import BrowsedCard
 
-SHOWN_ROWS = 500  # the table's rows; the search and filters narrow the rest
+SHOWN_ROWS = 500  # the table's rows at first, and each page added at its end
 SEARCH_PAUSE = 0.3  # seconds of no typing before the search runs
 ANY = "*"  # the pick list's "no filter" (no pack, tag, lesson or kind is named "*")
 FILTERS = (N_("state"), N_("pack"), N_("tag"), N_("lesson"), N_("kind"))
@@ -126,6 +127,7 @@ class CardsScreen(CardActionsScreen):
         self.sort: str | None = None
         self.today: date | None = None
         self.cards: list[BrowsedCard] = []
+        self.widths = (0, 0, 0)  # the columns' widths, fixed when the list arrives
         self.choices: dict[str, list[str]] = {}
         self._search_timer: Timer | None = None
 
@@ -177,24 +179,38 @@ class CardsScreen(CardActionsScreen):
         table = self.query_one("#cards-table", DataTable)
         kept = self.highlighted()
         self.today, self.cards = message.today, message.cards
-        self.query_one("#cards-summary", Static).update(Content(self.summary()))
         shown = self.cards[:SHOWN_ROWS]
-        widths = column_widths(shown, self.today, self.size.width)
+        self.widths = column_widths(shown, self.today, self.size.width)
         fill_table(
             table,
             [(_("Card"), "card"), (_("Title"), "title"), (_("State"), "state"), (_("Due"), "due")],
-            [(card_row(card, self.today, widths), card.reference) for card in shown],
+            [(card_row(card, self.today, self.widths), card.reference) for card in shown],
         )
+        self.query_one("#cards-summary", Static).update(Content(self.summary()))
         if kept is not None and kept in table.rows:
             table.move_cursor(row=table.get_row_index(kept), animate=False)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """At the last row shown, the next page of cards joins the table."""
+        table = event.data_table
+        if event.cursor_row < table.row_count - 1 or table.row_count >= len(self.cards):
+            return
+        page = self.cards[table.row_count : table.row_count + SHOWN_ROWS]
+        add_rows(
+            table, [(card_row(card, self.today, self.widths), card.reference) for card in page]
+        )
+        self.query_one("#cards-summary", Static).update(Content(self.summary()))
 
     def summary(self) -> str:
         count = len(self.cards)
         matched = ngettext("{count} card", "{count} cards", count).format(
             count=shown_numbers.count(count)
         )
-        if count > SHOWN_ROWS:
-            matched += " " + _("(first {shown} shown)").format(shown=SHOWN_ROWS)
+        shown = self.query_one("#cards-table", DataTable).row_count
+        if count > shown:
+            matched += " " + _("({shown} shown, more at the end)").format(
+                shown=shown_numbers.count(shown)
+            )
         narrowed = [f"{_(name)} {value}" for name, value in self.filters.items() if value]
         if self.search:
             narrowed.append(_("text “{text}”").format(text=printable(self.search)))

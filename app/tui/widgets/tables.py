@@ -50,6 +50,13 @@ def fill_table(
         table.add_row(*cells, key=key, height=None if tall else 1)
 
 
+def add_rows(table: DataTable, rows: Sequence[tuple[Sequence[Cell], str | None]]) -> None:
+    """Add rows (``(cells, key)``) at the end of ``table``, one line each, shown literally, in
+    the columns ``fill_table`` made."""
+    for cells, key in rows:
+        table.add_row(*(_literal(cell) for cell in cells), key=key, height=1)
+
+
 def _natural_width(
     label: str, rows: Sequence[tuple[Sequence[Text], str | None]], index: int
 ) -> int:
