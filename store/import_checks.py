@@ -11,7 +11,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kvdrill.engine.errors import Located, PackErrors
-from kvdrill.engine.interop.card_ids import GUID_ID_PREFIX, anki_note_of, converted_again
+from kvdrill.engine.interop.card_ids import (
+    GUID_ID_PREFIX,
+    anki_note_of,
+    converted_again,
+    converted_from_anki,
+)
 from kvdrill.i18n import _
 from kvdrill.store.sql import Sql
 
@@ -149,9 +154,9 @@ def _converted_under_another_id(
     """The learner's stored pack that ``pack`` (a pack id not stored yet) is the same Anki deck
     of, converted again to a file of another name: the one sharing the most Anki notes, if it
     passes ``converted_again``. None for a pack with no card converted from an Anki note."""
-    new_keys = [card.key for card in pack.cards]
-    if not any(anki_note_of(key) for key in new_keys):
+    if not converted_from_anki(pack):
         return None
+    new_keys = [card.key for card in pack.cards]
     by_pack: dict[int, list[str]] = {}
     for pack_id, card_key in target.rows(
         "SELECT c.pack_id, c.key FROM cards AS c JOIN packs AS p ON p.id = c.pack_id "

@@ -104,6 +104,27 @@ def test_converting_a_newer_export_updates_the_same_cards(
     assert any("Key and value vectors" in row["answer"] for row in rows)
 
 
+def test_a_folder_holding_both_conversions_of_a_deck_is_refused_not_doubled(
+    tmp_path: Path, db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # kvdrill import decks/ after a newer export was converted to decks/b.md beside a.md: the
+    # unchanged a.md is checked with b.md, and the import says which to keep.
+    decks = tmp_path / "decks"
+    decks.mkdir()
+    assert convert(write(tmp_path / "v1.txt", ANKI_TEXT), decks / "a.md") == 0
+    assert main(["--db", db_url, "import", str(decks)]) == 0
+    newer = ANKI_TEXT + "g3\tWhat is prefill?\tthe prompt's pass\t\n"
+    assert convert(write(tmp_path / "v2.txt", newer), decks / "b.md") == 0
+    capsys.readouterr()
+    assert main(["--db", db_url, "import", str(decks)]) == 1
+    err = capsys.readouterr().err
+    assert f"{decks / 'b.md'}:1: the same Anki deck as {decks / 'a.md'} (pack 'a'), which " in err
+    (decks / "a.md").unlink()
+    assert main(["--db", db_url, "import", str(decks)]) == 0
+    out = capsys.readouterr().out
+    assert "b: 1 added, 0 changed, 0 retired, 2 unchanged" in out and "(pack a)" in out
+
+
 class Terminal(io.StringIO):
     """Lines typed on a terminal: convert asks before it replaces a pack."""
 

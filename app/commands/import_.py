@@ -96,6 +96,7 @@ def run(args) -> int:
     from kvdrill.app.services.interop import HistoryStep, pack_histories
     from kvdrill.app.services.pack_files import paths_from_arguments
     from kvdrill.engine.errors import PackErrors
+    from kvdrill.engine.interop.card_ids import converted_from_anki
 
     paths = paths_from_arguments(args.paths, "nothing imported")
     files, missing = find_pack_files(paths)
@@ -120,8 +121,12 @@ def run(args) -> int:
         if to_read or missing
         else ReadPacks(files, [], [], 0)  # every file stored before: nothing to parse
     )
-    if {pack.meta.pack for pack in read.packs} & {plan.pack_key for plan in unchanged.values()}:
-        # A changed file claims the id of a skipped one: check them all together.
+    if unchanged and (
+        {pack.meta.pack for pack in read.packs} & {plan.pack_key for plan in unchanged.values()}
+        or any(converted_from_anki(pack) for pack in read.packs)
+    ):
+        # A changed file claims the id of a skipped one, or may be an Anki deck converted again
+        # that takes over a skipped one's pack: check them all together.
         unchanged = {}
         read = read_files(files, missing, progress=progress.callback(_("parsing")))
     if read.problems:

@@ -12,6 +12,10 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kvdrill.engine.packs.model import ParsedPack
 
 GUID_ID_PREFIX = "anki-"
 _GUID_DIGEST_CHARS = 16
@@ -42,3 +46,8 @@ def converted_again(stored_keys: Iterable[str], new_keys: Iterable[str]) -> bool
     stored = {note for note in map(anki_note_of, stored_keys) if note}
     new = {note for note in map(anki_note_of, new_keys) if note}
     return bool(stored) and 2 * len(stored & new) >= len(stored)
+
+
+def converted_from_anki(pack: ParsedPack) -> bool:
+    """Whether any card of ``pack`` has an id ``convert`` made from an Anki note's guid."""
+    return any(anki_note_of(card.key) for card in pack.cards)
