@@ -9,6 +9,7 @@ A setting with a column of its own on ``profiles`` is kept there; every other on
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
@@ -75,7 +76,7 @@ def profile_settings(profile: Profile) -> ProfileSettings:
     return stored_settings({name: getattr(profile, name) for name in columns})
 
 
-def _stored_values(changes: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+def _stored_values(changes: Mapping[str, Any], options: dict[str, Any]) -> dict[str, Any]:
     """The column values of ``changes``, with the rest merged into ``options``."""
     columns = {name: value for name, value in changes.items() if _has_column(name)}
     rest = {name: value for name, value in changes.items() if not _has_column(name)}

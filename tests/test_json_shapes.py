@@ -43,3 +43,12 @@ def test_the_anki_history_file_has_the_keys_its_type_names() -> None:
     assert set(document) == set(HistoryFileJson.__annotations__)
     assert set(document["cards"]["c"]) == set(HistoryCardJson.__annotations__)
     assert read_history(history_text(history), "h.json") == history
+
+
+def test_the_settings_json_names_every_setting() -> None:
+    from kvdrill.engine.study.settings import ProfileSettings, SettingsJson
+
+    shown = ProfileSettings(new_per_day=7).to_dict()
+    assert set(shown) == set(SettingsJson.__annotations__)
+    assert set(shown) == {item.name for item in fields(ProfileSettings)}
+    assert shown["new_per_day"] == ProfileSettings(new_per_day=7).value("new_per_day") == 7

@@ -48,17 +48,16 @@ def run(args: argparse.Namespace) -> int:
             settings = services.change_setting_text(args.key, args.value)
     finally:
         services.close()
-    values = settings.to_dict()
     if args.json:
-        print(json.dumps(values, indent=2))
+        print(json.dumps(settings.to_dict(), indent=2))
         return 0
     if args.key is not None:
-        print(f"{args.key} = {values[args.key]}")
+        print(f"{args.key} = {settings.value(args.key)}")
         return 0
     from kvdrill.app.text_table import table_lines
 
     rows = [
-        [name, str(values[name]), "{} ({})".format(*describe_setting(name))]
+        [name, str(settings.value(name)), "{} ({})".format(*describe_setting(name))]
         for name in setting_names()
     ]
     print("\n".join(table_lines(rows)))

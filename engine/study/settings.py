@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from kvdrill.engine.errors import UserError, did_you_mean
 from kvdrill.i18n import N_, _
@@ -86,9 +86,25 @@ def setting(default: Any, meaning: str, **bounds: Any) -> Any:
     return field(default=default, metadata={"setting": Setting(meaning, **bounds)})
 
 
+class SettingsJson(TypedDict):
+    """A profile's settings as ``to_dict`` gives them (``kvdrill settings --json``, the export):
+    one key per field of ``ProfileSettings`` (tests/test_json_shapes.py holds them equal)."""
+
+    new_per_day: int
+    reviews_per_day: int
+    rollover_hour: int
+    answer_seconds: int
+    theme: str
+    language: str
+    scheduler: str
+    desired_retention: float
+    fsrs_parameters: tuple[float, ...] | None
+
+
 @dataclass(frozen=True)
 class ProfileSettings:
-    # Adding a setting is one line here; the store, the CLI and the TUI pick it up.
+    # Adding a setting is one line here and its key in ``SettingsJson``; the store, the CLI
+    # and the TUI pick it up.
     new_per_day: int = setting(DEFAULT_NEW_PER_DAY, N_("new cards per day"), low=0, high=1000)
     reviews_per_day: int = setting(
         DEFAULT_REVIEWS_PER_DAY, N_("reviews per day"), low=0, high=100_000
@@ -114,8 +130,12 @@ class ProfileSettings:
     # ``fsrs`` package's defaults. Kept with the settings, but not one that is typed in.
     fsrs_parameters: tuple[float, ...] | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_dict(self) -> SettingsJson:
+        return cast(SettingsJson, asdict(self))
+
+    def value(self, name: str) -> object:
+        """The setting ``name``'s value (a name from ``setting_names``)."""
+        return getattr(self, name)
 
     @classmethod
     def from_values(cls, values: dict[str, Any]) -> ProfileSettings:

@@ -61,15 +61,15 @@ class SettingsScreen(KvdrillScreen[None]):
 
     def on_settings_loaded(self, message: SettingsLoaded) -> None:
         values = message.settings.to_dict()
-        self.saved = values
+        self.saved = dict(values)
         for name in setting_names():
             field = self.query_one(f"#setting-{name}", Input)
-            field.value = str(values[name])
+            field.value = str(self.saved[name])
             field.disabled = False
         status = _("Type a value and press Enter to save it.")
         if message.changed is not None:
             status = _("Saved: {name} = {value}").format(
-                name=message.changed, value=values[message.changed]
+                name=message.changed, value=self.saved[message.changed]
             )
             if message.changed == "theme":
                 self.app.apply_theme_name(values["theme"])
