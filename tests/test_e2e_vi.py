@@ -32,7 +32,12 @@ def kvdrill(db_url: str, *argv: str, stdin: str = "") -> subprocess.CompletedPro
     )
 
 
-def test_vietnamese_pack_checks_imports_drills_and_shows_in_stats(db_url: str) -> None:
+def test_vietnamese_pack_checks_imports_drills_and_shows_in_stats(db_url: str, collection) -> None:
+    from kvdrill.store.db import open_database
+
+    database = open_database(db_url)  # the first start here: the processes import the pack only
+    collection.import_bundled(database)
+    database.close()
     checked = kvdrill(db_url, "check", str(VI_PACK))
     assert checked.returncode == 0, checked.stdout + checked.stderr
 

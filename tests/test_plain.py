@@ -187,7 +187,10 @@ def test_control_characters_from_a_pack_are_shown_not_sent() -> None:
     assert literal("tab\tand [bold]") == "tab\tand [bold]"
 
 
-def test_a_real_pipe_session_in_a_subprocess(fixture_db: str) -> None:
+def test_a_real_pipe_session_in_a_subprocess(fixture_db: str, collection) -> None:
+    database = open_database(fixture_db)  # the first start here: the process drills at once
+    collection.import_bundled(database)
+    database.close()
     env = dict(os.environ, KVDRILL_NOW="2026-03-10T09:00")
     command = [sys.executable, "-m", "app", "--db", fixture_db, "drill", "--plain"]
     result = subprocess.run(

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from kvdrill.app.cli import main
+from kvdrill.store.db import open_database
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE = "capacity-problems/gen-kv-bytes-per-token"
@@ -98,9 +99,13 @@ def _variant_in_new_process(db_url: str, seed: str) -> dict:
 
 
 def test_the_same_template_and_seed_give_the_same_variant_in_two_processes(
-    db_url: str, tmp_path: Path, capsys
+    db_url: str, tmp_path: Path, capsys, collection
 ) -> None:
     other_db = f"sqlite:///{tmp_path / 'other.db'}"
+    for url in (db_url, other_db):  # the first start here: the processes only draw
+        database = open_database(url)
+        collection.import_bundled(database)
+        database.close()
     first = _variant_in_new_process(db_url, "12345")
     assert _variant_in_new_process(other_db, "12345") == first
     # Another seed gives another problem, not only another seed (no process needed for that).

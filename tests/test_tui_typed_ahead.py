@@ -113,10 +113,16 @@ def tmux(*args: str) -> str:
 
 
 def test_a_burst_sent_to_a_real_tmux_pane_logs_three_reviews(
-    three_recall_db: str, tmp_path: Path
+    three_recall_db: str, tmp_path: Path, collection
 ) -> None:
+    from kvdrill.store.db import open_database
+
     if shutil.which("tmux") is None:
         pytest.skip("tmux is not installed (apt-get install tmux)")
+    # The first start here: the app in the pane has no bundled decks to parse while it drills.
+    database = open_database(three_recall_db)
+    collection.import_bundled(database)
+    database.close()
     session = f"kvdrill-burst-{uuid.uuid4().hex[:8]}"
     env = {
         "KVDRILL_DATA_DIR": str(tmp_path / "data"),
