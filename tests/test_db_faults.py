@@ -2,7 +2,8 @@
 damaged or truncated. Each is one line on stderr and exit status 1, nothing half-written, and
 every answer confirmed before it is kept.
 
-Every case runs the real command in a subprocess. Running as root, permissions are enforced by
+Every case runs the real command in a subprocess, but for the damaged pages' stats, which run
+the command in this process (one of them in a subprocess too). Running as root, permissions are enforced by
 dropping the capability that lets root ignore them (``setpriv``); a full disk is a small
 RLIMIT_FSIZE, the limit a real full disk imposes on the next write.
 """
@@ -305,17 +306,33 @@ def test_a_damaged_page_is_refused_before_anything_is_written(studied, tmp_path:
     assert digest(db) == before
 
 
-@pytest.mark.parametrize("table", ["card_states", "topic_states", "ix_card_states_due"])
-@pytest.mark.parametrize("options", [["stats", "--json"], ["stats"]])
-def test_stats_on_a_damaged_page_is_one_line_and_exit_1(
-    studied, tmp_path: Path, table: str, options: list[str]
-) -> None:
-    db = studied(tmp_path / "damaged")
+def damage_page(db: Path, table: str) -> None:
     page = page_of(db, table)
     with db.open("r+b") as handle:
         handle.seek((page - 1) * 4096 + 8)
         handle.write(bytes(range(256)) * 15)
-    done = kvdrill(db, *options)
+
+
+@pytest.mark.parametrize("table", ["card_states", "topic_states", "ix_card_states_due"])
+@pytest.mark.parametrize("options", [["stats", "--json"], ["stats"]])
+def test_stats_on_a_damaged_page_is_one_line_and_exit_1(
+    studied, tmp_path: Path, table: str, options: list[str], capsys
+) -> None:
+    """In this process (the command's own error handling); the test below runs one case as a
+    real process, down to the exit status the shell sees."""
+    db = studied(tmp_path / "damaged")
+    damage_page(db, table)
+    capsys.readouterr()
+    code = main(["--db", f"sqlite:///{db}", *options])
+    out, err = capsys.readouterr()
+    assert (code, out) == (1, "")
+    assert_one_line(err, " is damaged (")
+
+
+def test_stats_on_a_damaged_page_in_a_process_of_its_own(studied, tmp_path: Path) -> None:
+    db = studied(tmp_path / "damaged")
+    damage_page(db, "card_states")
+    done = kvdrill(db, "stats", "--json")
     assert (done.returncode, done.stdout) == (1, "")
     assert_one_line(done.stderr, " is damaged (")
 
