@@ -32,6 +32,7 @@ from pathlib import Path
 from sqlalchemy.orm import Session
 
 from kvdrill.engine.errors import DatabaseUnusable, UserError
+from kvdrill.i18n import _
 from kvdrill.store.db import Database
 from kvdrill.store.location import HEAD_REVISION
 from kvdrill.store.models import Setting
@@ -81,7 +82,9 @@ def backup_keep(session: Session) -> int:
 def set_backup_keep(session: Session, keep: int) -> None:
     if isinstance(keep, bool) or not isinstance(keep, int) or not 0 <= keep <= MAX_BACKUP_KEEP:
         raise UserError(
-            f"the number of daily backups to keep is a whole number from 0 to {MAX_BACKUP_KEEP}"
+            _("the number of daily backups to keep is a whole number from 0 to {most}").format(
+                most=MAX_BACKUP_KEEP
+            )
         )
     session.merge(Setting(key=BACKUP_KEEP_KEY, value=str(keep)))
 
@@ -106,7 +109,9 @@ def _copy(database: Database, target: Path, verify: bool) -> BackupInfo | None:
     if target.exists() or target.is_symlink():
         raise BackupExists(f"{target} already exists: choose another name, or move it away")
     if not target.parent.is_dir():
-        raise UserError(f"the folder {target.parent} does not exist: create it first")
+        raise UserError(
+            _("the folder {parent} does not exist: create it first").format(parent=target.parent)
+        )
     partial = target.with_name(f".{target.name}.partial-{os.getpid()}")
     try:
         copy = sqlite3.connect(partial)
@@ -120,19 +125,26 @@ def _copy(database: Database, target: Path, verify: bool) -> BackupInfo | None:
             damage = _damage(partial, "integrity_check")
             if damage:
                 raise DatabaseUnusable(
-                    f"the database {database.path or database.url} is damaged "
-                    f"(integrity_check: {damage}); no backup was kept: run kvdrill doctor"
+                    _(
+                        "the database {path} is damaged (integrity_check: {damage}); no backup was kept: run kvdrill doctor"
+                    ).format(path=database.path or database.url, damage=damage)
                 )
             info = check_backup_file(partial, thorough=False)
         _flush(partial)
         os.link(partial, target)  # never over a file that appeared meanwhile
         _flush(target.parent)
     except sqlite3.Error as exc:
-        raise UserError(f"cannot write the backup {target}: {exc}") from None
+        raise UserError(
+            _("cannot write the backup {target}: {error}").format(target=target, error=exc)
+        ) from None
     except FileExistsError:
         raise BackupExists(f"{target} already exists: choose another name") from None
     except OSError as exc:
-        raise UserError(f"cannot write the backup {target}: {exc.strerror or exc}") from None
+        raise UserError(
+            _("cannot write the backup {target}: {strerror}").format(
+                target=target, strerror=exc.strerror or exc
+            )
+        ) from None
     finally:
         for leftover in (partial, Path(f"{partial}-wal"), Path(f"{partial}-shm")):
             leftover.unlink(missing_ok=True)
@@ -157,7 +169,11 @@ def daily_backup(database: Database, today: date) -> Path | None:
     try:
         folder.mkdir(exist_ok=True)
     except OSError as exc:
-        raise UserError(f"cannot create the backup folder {folder}: {exc.strerror}") from None
+        raise UserError(
+            _("cannot create the backup folder {folder}: {strerror}").format(
+                folder=folder, strerror=exc.strerror
+            )
+        ) from None
     # The oldest go first, so a copy that fills the disk was never the reason to keep them.
     prune_daily_backups(database.path, keep - 1)
     try:
@@ -230,13 +246,19 @@ def check_backup_file(path: Path, thorough: bool = True) -> BackupInfo:
     open; ``thorough`` runs the full integrity_check rather than the quick one."""
     try:
         if not stat.S_ISREG(path.stat().st_mode):  # a FIFO or a device would never end
-            raise UserError(f"{path} is not a regular file, so not a kvdrill backup")
+            raise UserError(
+                _("{path} is not a regular file, so not a kvdrill backup").format(path=path)
+            )
         with path.open("rb") as handle:
             header = handle.read(len(SQLITE_HEADER))
     except OSError as exc:
-        raise UserError(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise UserError(
+            _("cannot read {path}: {strerror}").format(path=path, strerror=exc.strerror or exc)
+        ) from None
     if header != SQLITE_HEADER:
-        raise UserError(f"{path} is not a SQLite database, so not a kvdrill backup")
+        raise UserError(
+            _("{path} is not a SQLite database, so not a kvdrill backup").format(path=path)
+        )
     try:
         connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
         try:
@@ -244,7 +266,9 @@ def check_backup_file(path: Path, thorough: bool = True) -> BackupInfo:
         finally:
             connection.close()
     except sqlite3.Error as exc:
-        raise UserError(f"{path} cannot be read as a database: {exc}") from None
+        raise UserError(
+            _("{path} cannot be read as a database: {error}").format(path=path, error=exc)
+        ) from None
 
 
 def _damage(path: Path, pragma: str) -> str | None:
@@ -265,31 +289,41 @@ def _inspect(connection: sqlite3.Connection, path: Path, thorough: bool) -> Back
     pragma = "integrity_check" if thorough else "quick_check"
     damage = _first_problem(connection, pragma)
     if damage:
-        raise UserError(f"{path} is damaged ({pragma}: {damage}); it cannot be used")
+        raise UserError(
+            _("{path} is damaged ({pragma}: {damage}); it cannot be used").format(
+                path=path, pragma=pragma, damage=damage
+            )
+        )
     tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
     if not _KVDRILL_TABLES <= tables:
-        raise UserError(f"{path} is a SQLite database, but not a kvdrill one")
+        raise UserError(_("{path} is a SQLite database, but not a kvdrill one").format(path=path))
     revisions = [
         str(row[0]) for row in connection.execute("SELECT version_num FROM alembic_version")
     ]
     if len(revisions) != 1:
-        raise UserError(f"{path} is not a kvdrill backup: it holds no schema revision")
+        raise UserError(
+            _("{path} is not a kvdrill backup: it holds no schema revision").format(path=path)
+        )
     revision = revisions[0]
     if revision.isdigit() and int(revision) > int(HEAD_REVISION):
         raise UserError(
-            f"{path} was written by a newer kvdrill (schema revision {revision}); "
-            "upgrade kvdrill to use it"
+            _(
+                "{path} was written by a newer kvdrill (schema revision {revision}); upgrade kvdrill to use it"
+            ).format(path=path, revision=revision)
         )
     expected = expected_schema(revision)
     if expected is None:
         raise UserError(
-            f"{path} is not a kvdrill backup: no kvdrill has a schema revision {revision[:40]!r}"
+            _("{path} is not a kvdrill backup: no kvdrill has a schema revision {revision}").format(
+                path=path, revision=repr(revision[:40])
+            )
         )
     difference = _schema_difference(schema_of(connection), expected)
     if difference:
         raise UserError(
-            f"the schema of {path} is not one kvdrill wrote for revision {revision} "
-            f"({difference}); it was not restored"
+            _(
+                "the schema of {path} is not one kvdrill wrote for revision {revision} ({difference}); it was not restored"
+            ).format(path=path, revision=revision, difference=difference)
         )
 
     def count(table: str) -> int:
@@ -382,12 +416,18 @@ def restore_backup(database: Database, source: Path, safety_copy: Path) -> Backu
     saving the current contents to ``safety_copy``. An older schema is upgraded when the
     database is next opened."""
     if database.path is not None and source.resolve() == database.path.resolve():
-        raise UserError(f"{source} is the database itself, not a backup of it")
+        raise UserError(
+            _("{source} is the database itself, not a backup of it").format(source=source)
+        )
     info = check_backup_file(source, thorough=True)
     try:
         safety_copy.parent.mkdir(exist_ok=True)
     except OSError as exc:
-        raise UserError(f"cannot create {safety_copy.parent}: {exc.strerror}") from None
+        raise UserError(
+            _("cannot create {parent}: {strerror}").format(
+                parent=safety_copy.parent, strerror=exc.strerror
+            )
+        ) from None
     _copy(database, safety_copy, verify=False)  # kept even if damaged: it is what there was
     try:
         backup = sqlite3.connect(f"{source.resolve().as_uri()}?mode=ro", uri=True)
@@ -398,7 +438,8 @@ def restore_backup(database: Database, source: Path, safety_copy: Path) -> Backu
             backup.close()
     except sqlite3.Error as exc:
         raise UserError(
-            f"restoring {source} failed ({exc}); the database is as it was, and its "
-            f"contents are also in {safety_copy}"
+            _(
+                "restoring {source} failed ({error}); the database is as it was, and its contents are also in {safety_copy}"
+            ).format(source=source, error=exc, safety_copy=safety_copy)
         ) from None
     return info

@@ -21,6 +21,7 @@ from kvdrill.engine.study.queue import (
     read_today_log,
     with_seen_parents,
 )
+from kvdrill.i18n import _
 from kvdrill.store.models import CardState, CardTopic, Pack, Profile
 from kvdrill.store.queries_sql import (
     TODAY_LOG_SQL,
@@ -62,7 +63,9 @@ def check_filters(
     exists."""
     if pack is not None and session.scalar(select(Pack.id).where(Pack.key == pack)) is None:
         known = ", ".join(pack_keys(session)) or "none imported yet"
-        raise UserError(f"there is no pack '{pack}' (packs: {known})")
+        raise UserError(
+            _("there is no pack '{pack}' (packs: {known})").format(pack=pack, known=known)
+        )
     if tag is not None:
         found = session.scalar(
             select(CardTopic.card_id)
@@ -70,10 +73,14 @@ def check_filters(
             .limit(1)
         )
         if found is None:
-            raise UserError(f"no card has the tag '{tag}'")
+            raise UserError(_("no card has the tag '{tag}'").format(tag=tag))
     if lesson is not None and session.scalar(cards_of_lesson(lesson).limit(1)) is None:
         known = ", ".join(lesson_values(session)) or "no card names a lesson"
-        raise UserError(f"no card draws on lesson '{lesson.strip()}' (lessons: {known})")
+        raise UserError(
+            _("no card draws on lesson '{lesson}' (lessons: {known})").format(
+                lesson=lesson.strip(), known=known
+            )
+        )
 
 
 def queue_cards(

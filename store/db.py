@@ -28,6 +28,7 @@ from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, Oper
 
 from kvdrill.engine.capacity.units import shorten
 from kvdrill.engine.errors import DatabaseUnusable, UserError
+from kvdrill.i18n import _
 from kvdrill.store.guard import Guard, describe
 from kvdrill.store.location import HEAD_REVISION, mask_password, sqlite_file
 from kvdrill.store.sql import Params, Row, Sql, SqliteFile, SqliteSql, retrying
@@ -206,8 +207,9 @@ def open_database(
         sa_url = make_url(resolved)
     except ArgumentError:
         raise UserError(
-            f"{mask_password(shorten(resolved, 200))!r}{source} is not a database URL "
-            "(try sqlite:///path/to/file.db)"
+            _("{resolved}{source} is not a database URL (try sqlite:///path/to/file.db)").format(
+                resolved=repr(mask_password(shorten(resolved, 200))), source=source
+            )
         ) from None
     path = sqlite_file(resolved)
     options: dict[str, Any] = {}
@@ -221,7 +223,9 @@ def open_database(
     except ImportError as exc:
         if sa_url.get_backend_name() == "postgresql":
             raise UserError(
-                f"a PostgreSQL database needs its driver ({exc}): pip install 'kvdrill[postgres]'"
+                _(
+                    "a PostgreSQL database needs its driver ({error}): pip install 'kvdrill[postgres]'"
+                ).format(error=exc)
             ) from None
         raise UserError(
             mask_password(f"cannot use database URL {resolved!r}{source}: {exc}")
@@ -257,10 +261,12 @@ def open_database(
         where = str(path) if path is not None else resolved
         reason = getattr(exc, "orig", None) or exc
         if "not a database" in str(reason):
-            raise UserError(f"{where} is not a SQLite database") from None
+            raise UserError(_("{where} is not a SQLite database").format(where=where)) from None
         if "malformed" in str(reason):
             raise DatabaseUnusable(
-                f"the database {where} is damaged ({reason}); nothing was written to it"
+                _("the database {where} is damaged ({reason}); nothing was written to it").format(
+                    where=where, reason=reason
+                )
             ) from None
         raise UserError(
             mask_password(f"cannot open the database {where}: {describe(reason)}")

@@ -16,6 +16,7 @@ from kvdrill.engine.errors import UserError
 from kvdrill.engine.interop.anki_history import PastAnswer
 from kvdrill.engine.packs.model import CardKind, Choice, KeyNumber, PackMeta, ParsedCard, Status
 from kvdrill.engine.study.schedule import Schedule
+from kvdrill.i18n import _
 from kvdrill.store.models import Card, CardFlag, CardState, Note, Pack, ReviewLog
 from kvdrill.store.profiles import get_profile, profile_settings
 
@@ -33,7 +34,11 @@ def _live_packs(session: Session, pack_keys: list[str]) -> list[Pack]:
     unknown = [key for key in pack_keys if key not in by_key]
     if unknown:
         known = ", ".join(sorted(by_key)) or "none; run kvdrill import first"
-        raise UserError(f"no pack {unknown[0]!r} in the database (packs: {known})")
+        raise UserError(
+            _("no pack {unknown} in the database (packs: {known})").format(
+                unknown=repr(unknown[0]), known=known
+            )
+        )
     return [by_key[key] for key in dict.fromkeys(pack_keys)]
 
 
@@ -86,7 +91,11 @@ def _plain(value: Any) -> Any:
 def _profile_id(session: Session, profile: str) -> int:
     row = get_profile(session, profile)
     if row is None:
-        raise UserError(f"no profile {profile!r}: nothing studied under that name yet")
+        raise UserError(
+            _("no profile {profile}: nothing studied under that name yet").format(
+                profile=repr(profile)
+            )
+        )
     return row.id
 
 
@@ -246,7 +255,11 @@ def profile_rows(session: Session, profile: str) -> list[dict[str, Any]]:
     """The profile itself: its name, when it was made, and every setting."""
     row = get_profile(session, profile)
     if row is None:
-        raise UserError(f"no profile {profile!r}: nothing studied under that name yet")
+        raise UserError(
+            _("no profile {profile}: nothing studied under that name yet").format(
+                profile=repr(profile)
+            )
+        )
     return [
         {
             "name": row.name,

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kvdrill.engine.errors import DatabaseUnusable, UserError
+from kvdrill.i18n import _
 from kvdrill.store.sql import is_locked
 
 if TYPE_CHECKING:  # SQLAlchemy stays unloaded for store/sqlite_import.py, which has no engine
@@ -72,8 +73,9 @@ def check_on_open(connection: sqlite3.Connection, path: Path) -> None:
     ]
     if found != ["ok"]:
         raise DatabaseUnusable(
-            f"the database {path} is damaged (SQLite's quick check: {found[0]}); nothing was "
-            "written to it: restore a backup"
+            _(
+                "the database {path} is damaged (SQLite's quick check: {found}); nothing was written to it: restore a backup"
+            ).format(path=path, found=found[0])
         )
 
 
@@ -146,19 +148,22 @@ class Guard:
         except FileNotFoundError:
             _detach_log(raw)
             raise DatabaseUnusable(
-                f"the database {self.path} was deleted or moved while kvdrill was running; "
-                "this change was not saved, and nothing more will be"
+                _(
+                    "the database {path} was deleted or moved while kvdrill was running; this change was not saved, and nothing more will be"
+                ).format(path=self.path)
             ) from None
         except OSError as exc:
             raise DatabaseUnusable(
-                f"the database {self.path} cannot be reached ({exc.strerror}); "
-                "this change was not saved"
+                _(
+                    "the database {path} cannot be reached ({strerror}); this change was not saved"
+                ).format(path=self.path, strerror=exc.strerror)
             ) from None
         if (info.st_dev, info.st_ino) != self.seen:
             _detach_log(raw)
             raise DatabaseUnusable(
-                f"the database {self.path} was replaced by another file while kvdrill was "
-                "running; this change was not saved, and nothing more will be"
+                _(
+                    "the database {path} was replaced by another file while kvdrill was running; this change was not saved, and nothing more will be"
+                ).format(path=self.path)
             )
         problem = self.log_problem()
         if problem:
@@ -229,11 +234,14 @@ class Guard:
             # A constraint refused this change (a race with another process, say): the
             # database itself is fine, so the session may go on.
             raise UserError(
-                f"the database {self.where} refused a change ({original}); it was not saved"
+                _("the database {where} refused a change ({original}); it was not saved").format(
+                    where=self.where, original=original
+                )
             ) from None
         raise DatabaseUnusable(
-            f"cannot use the database {self.where}: {describe(original)}; "
-            "the change in progress was not saved"
+            _(
+                "cannot use the database {where}: {reason}; the change in progress was not saved"
+            ).format(where=self.where, reason=describe(original))
         ) from None
 
 

@@ -48,7 +48,9 @@ def bundled_id_problem(pack: ParsedPack) -> Located:
     return Located(
         pack.path,
         1,
-        f"pack id '{pack.meta.pack}' belongs to a bundled pack; give your pack its own id",
+        _("pack id '{pack}' belongs to a bundled pack; give your pack its own id").format(
+            pack=pack.meta.pack
+        ),
     )
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from kvdrill.engine.errors import UserError
+from kvdrill.i18n import _
 
 # The newest migration in store/migrations/versions. tests/test_db.py fails if it falls behind.
 HEAD_REVISION = "0013"
@@ -51,5 +52,7 @@ def _expand_home(path: Path, what: str) -> Path:
         return path.expanduser()
     except RuntimeError:  # ~nosuchuser
         raise UserError(
-            f"{what} {str(path)[:80]!r} starts with a ~user that has no home directory"
+            _("{what} {path} starts with a ~user that has no home directory").format(
+                what=what, path=repr(str(path)[:80])
+            )
         ) from None

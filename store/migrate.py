@@ -14,6 +14,7 @@ from sqlalchemy import Engine, inspect, text
 from sqlalchemy.engine import Connection
 
 from kvdrill.engine.errors import UserError
+from kvdrill.i18n import _
 from kvdrill.store.location import HEAD_REVISION, mask_password
 from kvdrill.store.sql import REVISION_SQL
 
@@ -78,8 +79,9 @@ def migrate(engine: Engine, path: Path | None) -> None:
                 if problems:
                     connection.rollback()
                     raise UserError(
-                        f"upgrading the database {path} broke {len(problems)} references; "
-                        "nothing was changed"
+                        _(
+                            "upgrading the database {path} broke {count} references; nothing was changed"
+                        ).format(path=path, count=len(problems))
                     )
         connection.commit()
         if sqlite:

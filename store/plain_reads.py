@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from kvdrill.engine.capacity.units import shorten
 from kvdrill.engine.errors import UserError
 from kvdrill.engine.study.settings import COURSE_LANGUAGE, ProfileSettings
+from kvdrill.i18n import _
 from kvdrill.store.location import sqlite_file
 from kvdrill.store.queries_sql import (
     PROFILE_SQL,
@@ -35,8 +36,9 @@ PROFILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 def check_profile_name(name: str) -> str:
     if not PROFILE_NAME.fullmatch(name):
         raise UserError(
-            f"{shorten(name, 70)!r} is not a usable profile name: "
-            "use up to 64 letters, digits, '.', '_' or '-'"
+            _(
+                "{name} is not a usable profile name: use up to 64 letters, digits, '.', '_' or '-'"
+            ).format(name=repr(shorten(name, 70)))
         )
     return name
 

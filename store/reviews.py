@@ -31,6 +31,7 @@ from kvdrill.engine.study.grades import Grade
 from kvdrill.engine.study.rules import Answered, answer_schedule
 from kvdrill.engine.study.schedule import Schedule
 from kvdrill.engine.study.settings import DEFAULT_DESIRED_RETENTION
+from kvdrill.i18n import _
 from kvdrill.store.db import Database, session_sql
 from kvdrill.store.models import Card, CardState, Pack
 from kvdrill.store.queries_sql import SCHEDULE_COLUMNS, stored_json, stored_schedule
@@ -346,7 +347,7 @@ def suspended_cards(session: Session, profile_id: int) -> list[tuple[str, str]]:
 def find_card(session: Session, reference: str) -> Card:
     """The card named ``pack/card`` (a follow-up: ``pack/card/follow-up``; an edition's
     ``pack``: its original's card); a UserError if none."""
-    pack_key, _, card_key = reference.strip().partition("/")
+    pack_key, _slash, card_key = reference.strip().partition("/")
     # An edition's card is its original's card (the one with the schedule).
     original = session.scalar(select(Pack.edition_of).where(Pack.key == pack_key))
     card = session.scalars(
@@ -361,6 +362,8 @@ def find_card(session: Session, reference: str) -> Card:
                 select(Pack.key, Card.key).join(Pack, Pack.id == Card.pack_id)
             )
         ]
-        hint = did_you_mean(reference.strip(), known) or " (write it as pack-id/card-id)"
-        raise UserError(f"there is no card '{reference}'{hint}")
+        hint = did_you_mean(reference.strip(), known) or _(" (write it as pack-id/card-id)")
+        raise UserError(
+            _("there is no card '{reference}'{hint}").format(reference=reference, hint=hint)
+        )
     return card

@@ -18,6 +18,7 @@ import tempfile
 from pathlib import Path
 
 from kvdrill.engine.errors import UserError
+from kvdrill.i18n import _
 from kvdrill.store.guard import check_on_open
 from kvdrill.store.location import HEAD_REVISION
 from kvdrill.store.sql import SqliteSql, schema_revision
@@ -48,7 +49,7 @@ def prepare_sqlite_file(path: Path, create_folder: bool) -> None:
     missing one (and, if ``create_folder``, its folder)."""
     try:
         if path.is_dir():
-            raise UserError(f"{path} is a directory, not a database file")
+            raise UserError(_("{path} is a directory, not a database file").format(path=path))
         if path.exists():
             with path.open("rb") as handle:
                 header = handle.read(len(SQLITE_HEADER))
@@ -56,34 +57,44 @@ def prepare_sqlite_file(path: Path, create_folder: bool) -> None:
                 # kvdrill never leaves an empty file behind (see create_sqlite_file): this one
                 # was truncated or made by something else, and taking it as new hides the loss.
                 raise UserError(
-                    f"the database {path} is an empty file (0 bytes), not a kvdrill database: "
-                    "restore a backup, or delete the file to start afresh"
+                    _(
+                        "the database {path} is an empty file (0 bytes), not a kvdrill database: restore a backup, or delete the file to start afresh"
+                    ).format(path=path)
                 )
             if header != SQLITE_HEADER:
-                raise UserError(f"{path} is not a SQLite database")
+                raise UserError(_("{path} is not a SQLite database").format(path=path))
             return
         if path.parent.exists() and not path.parent.is_dir():
-            raise UserError(f"{path.parent} is not a folder, so it cannot hold the database")
+            raise UserError(
+                _("{parent} is not a folder, so it cannot hold the database").format(
+                    parent=path.parent
+                )
+            )
         logs = (Path(f"{path}-wal"), Path(f"{path}-journal"))
         orphans = [log for log in logs if log.exists() and log.stat().st_size > 0]
         if orphans:
             # SQLite would replay this log into a new file of the same name, mixing two
             # databases: the file it belongs to was deleted or moved.
             raise UserError(
-                f"{orphans[0]} is left from a database {path} that was deleted or moved: put "
-                f"the database back, or delete {orphans[0].name} (and {path.name}-shm) to "
-                "start afresh"
+                _(
+                    "{orphans} is left from a database {path} that was deleted or moved: put the database back, or delete {name} (and {database}-shm) to start afresh"
+                ).format(orphans=orphans[0], path=path, name=orphans[0].name, database=path.name)
             )
         if not path.parent.exists():
             if not create_folder:
                 raise UserError(
-                    f"the folder {path.parent} does not exist: create it first, or check "
-                    "the database path for a typo"
+                    _(
+                        "the folder {parent} does not exist: create it first, or check the database path for a typo"
+                    ).format(parent=path.parent)
                 )
             path.parent.mkdir(parents=True, exist_ok=True)
         create_sqlite_file(path)
     except OSError as exc:
-        raise UserError(f"cannot use the database file {path}: {exc.strerror or exc}") from None
+        raise UserError(
+            _("cannot use the database file {path}: {strerror}").format(
+                path=path, strerror=exc.strerror or exc
+            )
+        ) from None
 
 
 def create_schema(connection: sqlite3.Connection) -> None:

@@ -121,3 +121,12 @@ def test_a_commands_own_messages_are_vietnamese(capsys, vietnamese_locale) -> No
     assert code == 1 and "không đi cùng --list" in err, err
     code, _, err = run(capsys, "calc")
     assert code == 1 and "hãy nêu một QUANTITY cần tính" in err, err
+
+
+@pytest.mark.store
+def test_the_stores_errors_are_vietnamese(capsys, vietnamese_locale, tmp_path) -> None:
+    url = f"sqlite:///{tmp_path / 'kvdrill.db'}"
+    code, _, err = run(capsys, "--db", url, "cards", "no/card")
+    assert code == 1 and err.startswith("kvdrill: không có thẻ 'no/card'"), err
+    code, _, err = run(capsys, "--db", url, "drill", "--plain", "--pack", "nosuch")
+    assert code == 1 and err.startswith("kvdrill: không có bộ thẻ 'nosuch'"), err

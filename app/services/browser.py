@@ -98,7 +98,11 @@ def act_on_card(
     from kvdrill.store.profiles import get_or_create_profile
 
     if action not in ACTIONS:
-        raise UserError(f"'{action}' is not a card action: use one of {', '.join(ACTIONS)}")
+        raise UserError(
+            _("'{action}' is not a card action: use one of {actions}").format(
+                action=action, actions=", ".join(ACTIONS)
+            )
+        )
     with database.session() as session:
         begin_write(session)
         profile = get_or_create_profile(session, profile_name, now)

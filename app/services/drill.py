@@ -58,6 +58,7 @@ from kvdrill.engine.study.schedule import Schedule
 from kvdrill.engine.study.seeds import presentation_seed
 from kvdrill.engine.study.settings import COURSE_LANGUAGE, DEFAULT_DESIRED_RETENTION
 from kvdrill.engine.study.sm2 import PASSING_QUALITY
+from kvdrill.i18n import _
 from kvdrill.store import reviews
 from kvdrill.store.card_rows import card_view, problem_spec
 from kvdrill.store.cards import card_view_row, due_by
@@ -163,7 +164,11 @@ def _check_count(name: str, value: int | None, least: int = 0) -> None:
     if value is not None and (
         isinstance(value, bool) or not isinstance(value, int) or value < least
     ):
-        raise UserError(f"{name} must be a whole number {least} or more, got {value!r}")
+        raise UserError(
+            _("{name} must be a whole number {least} or more, got {value}").format(
+                name=name, least=least, value=repr(value)
+            )
+        )
 
 
 class DrillSession:
@@ -232,7 +237,7 @@ class DrillSession:
         if card is not None:
             pack, cram = card.strip().partition("/")[0], True
         if cram and ahead is not None:
-            raise UserError("--cram and --ahead do not go together: cram moves no schedule")
+            raise UserError(_("--cram and --ahead do not go together: cram moves no schedule"))
         _check_count("--ahead", ahead, least=1)
         _check_count("--new", new_limit)
         _check_count("--limit", limit, least=1)  # --new 0, not --limit 0, skips new cards

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from kvdrill.app.services import environment
 from kvdrill.engine.errors import UserError
+from kvdrill.i18n import _
 
 if TYPE_CHECKING:
     from kvdrill.store.due_counts import DueCount
@@ -25,7 +26,11 @@ def due_count(database_url: str | None, profile_name: str) -> DueCount:
     path = sqlite_file(url)
     if path is not None:
         if not path.is_file():
-            raise UserError(f"there is no kvdrill database at {path} yet: run kvdrill to create it")
+            raise UserError(
+                _("there is no kvdrill database at {path} yet: run kvdrill to create it").format(
+                    path=path
+                )
+            )
         count = count_in_file(path, profile_name, now)
         if count is not None:
             return count

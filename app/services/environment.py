@@ -54,8 +54,9 @@ def data_dir() -> Path:
             return Path(override).expanduser()
         except RuntimeError:  # ~nosuchuser
             raise UserError(
-                f"${DATA_DIR_VARIABLE} {override[:80]!r} starts with a ~user that has no home "
-                "directory"
+                _("${variable} {override} starts with a ~user that has no home directory").format(
+                    variable=DATA_DIR_VARIABLE, override=repr(override[:80])
+                )
             ) from None
     import platformdirs
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kvdrill.engine.errors import Located, PackErrors, UserError
+from kvdrill.i18n import _
 
 if TYPE_CHECKING:
     from kvdrill.store.db import Database
@@ -437,7 +438,11 @@ def scan(database: Database, path_text: str) -> ImportScan:
     """Parse the packs under ``path_text`` and plan their import; writes nothing."""
     path = Path(path_text).expanduser()
     if not path.exists():
-        raise UserError(f"{path} does not exist: type the path of a pack file or a directory")
+        raise UserError(
+            _("{path} does not exist: type the path of a pack file or a directory").format(
+                path=path
+            )
+        )
     try:
         packs = load_packs([path])
         plan = plan_packs(database, packs)

@@ -23,6 +23,7 @@ from typing import Any
 from kvdrill.app.services import environment
 from kvdrill.engine.errors import PackErrors, UserError
 from kvdrill.engine.interop.notes import ConvertError, ForeignDeck
+from kvdrill.i18n import _
 
 # Text files bigger than this are refused before reading: a pack holds 4 MB at most anyway.
 MAX_TEXT_INPUT_BYTES = 64 * 1024 * 1024
@@ -100,20 +101,32 @@ def convert(
 
     pack_id = pack_id if pack_id is not None else slugify(output.stem)
     if problem := id_problem(pack_id, "pack id"):
-        raise UserError(f"{problem} (choose one with --pack-id)")
+        raise UserError(_("{problem} (choose one with --pack-id)").format(problem=problem))
     if output.exists() and output.resolve() == source.resolve():
-        raise UserError(f"{output} is the file being converted; write the pack elsewhere")
+        raise UserError(
+            _("{output} is the file being converted; write the pack elsewhere").format(
+                output=output
+            )
+        )
     if not output.parent.is_dir():
-        raise UserError(f"cannot write {output}: no directory {output.parent}")
+        raise UserError(
+            _("cannot write {output}: no directory {parent}").format(
+                output=output, parent=output.parent
+            )
+        )
     if output.exists() and not force:
         raise UserError(
-            f"{output} exists; converting would replace it. Give --force to replace it "
-            "(a newer export of the same deck keeps the card ids, so importing it keeps "
-            "your history), or write the pack elsewhere"
+            _(
+                "{output} exists; converting would replace it. Give --force to replace it (a newer export of the same deck keeps the card ids, so importing it keeps your history), or write the pack elsewhere"
+            ).format(output=output)
         )
     media_folder = output.with_name(media_folder_name(output))
     if media_folder.exists() and not media_folder.is_dir():
-        raise UserError(f"{media_folder} is a file; the pack's images go in a folder of that name")
+        raise UserError(
+            _("{media_folder} is a file; the pack's images go in a folder of that name").format(
+                media_folder=media_folder
+            )
+        )
     deck = read_foreign_deck(source)
     try:
         converted = build_pack_text(
@@ -125,8 +138,9 @@ def convert(
         pack = parse_pack_text(converted.text, str(output))
     except PackErrors as exc:
         raise UserError(
-            f"the converted pack does not pass kvdrill check, so nothing was written: "
-            f"{exc.problems[0]}"
+            _(
+                "the converted pack does not pass kvdrill check, so nothing was written: {problems}"
+            ).format(problems=exc.problems[0])
         ) from None
     history = anki_history(
         pack_id,
@@ -147,7 +161,11 @@ def convert(
         write_atomically(output, converted.text.encode("utf-8"))
         images.put_in_place()
     except OSError as exc:
-        raise UserError(f"cannot write {output}: {exc.strerror or exc}") from None
+        raise UserError(
+            _("cannot write {output}: {strerror}").format(
+                output=output, strerror=exc.strerror or exc
+            )
+        ) from None
     finally:
         images.clean_up()
     return ConvertResult(
@@ -213,7 +231,11 @@ def pack_histories(files: list[Path]) -> dict[Path, Any]:
         try:
             text = sidecar.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            raise UserError(f"{sidecar}:1: cannot read the history file: {exc}") from None
+            raise UserError(
+                _("{sidecar}:1: cannot read the history file: {error}").format(
+                    sidecar=sidecar, error=exc
+                )
+            ) from None
         found[file] = read_history(text, str(sidecar))
     return found
 
@@ -324,9 +346,17 @@ def export_apkg(
     from kvdrill.store.profiles import get_profile
 
     if not output.parent.is_dir():
-        raise UserError(f"cannot write {output}: no directory {output.parent}")
+        raise UserError(
+            _("cannot write {output}: no directory {parent}").format(
+                output=output, parent=output.parent
+            )
+        )
     if output.exists() and not output.is_file():  # a device or a pipe is never replaced
-        raise UserError(f"{output} is not a regular file: export writes a file of its own")
+        raise UserError(
+            _("{output} is not a regular file: export writes a file of its own").format(
+                output=output
+            )
+        )
     now = environment.now()
     database = _open(db)
     try:
@@ -340,7 +370,7 @@ def export_apkg(
     finally:
         database.close()
     if not packs:
-        raise UserError("no packs to export; run kvdrill import first")
+        raise UserError(_("no packs to export; run kvdrill import first"))
     # The collection is created today (at the profile's rollover): Anki counts review dues
     # in days from its creation day, and moves them to its own calendar on import.
     day_zero = study_day(now, rollover)
@@ -371,7 +401,11 @@ def export_apkg(
     try:
         write_anki_package(output, notes, NOTE_TYPES, int(created.timestamp()), media)
     except OSError as exc:
-        raise UserError(f"cannot write {output}: {exc.strerror or exc}") from None
+        raise UserError(
+            _("cannot write {output}: {strerror}").format(
+                output=output, strerror=exc.strerror or exc
+            )
+        ) from None
     return ApkgResult(
         output=output,
         packs=len(packs),
@@ -432,7 +466,11 @@ def export_data(db: str | None, profile: str, fmt: str, directory: Path) -> Data
     )
 
     if directory.exists() and not directory.is_dir():
-        raise UserError(f"{directory} is a file; export writes a directory of files")
+        raise UserError(
+            _("{directory} is a file; export writes a directory of files").format(
+                directory=directory
+            )
+        )
     database = _open(db)
     try:
         with database.session() as session:
@@ -457,7 +495,11 @@ def export_data(db: str | None, profile: str, fmt: str, directory: Path) -> Data
     except OSError as exc:
         for folder in created:  # what this export made goes with it: no half-written folder
             shutil.rmtree(folder, ignore_errors=True)
-        raise UserError(f"cannot write to {directory}: {exc.strerror or exc}") from None
+        raise UserError(
+            _("cannot write to {directory}: {strerror}").format(
+                directory=directory, strerror=exc.strerror or exc
+            )
+        ) from None
     return DataResult(
         files=list(contents),
         cards=len(tables["cards"][0]),

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from kvdrill.app.services import environment
 from kvdrill.engine.errors import UserError
 from kvdrill.engine.wording import plural
+from kvdrill.i18n import _
 
 if TYPE_CHECKING:
     from kvdrill.store.db import Database
@@ -31,7 +32,7 @@ def open_for_maintenance(cli_url: str | None, check: bool = True) -> Database:
     )
     if database.path is None:
         database.close()
-        raise UserError("an in-memory or server database has no file to back up or restore")
+        raise UserError(_("an in-memory or server database has no file to back up or restore"))
     return database
 
 
@@ -65,7 +66,7 @@ def backup(cli_url: str | None, path: str | None, keep: int | None) -> list[str]
     from kvdrill.store.db import begin_write
 
     if path is not None and not path.strip():
-        raise UserError("an empty PATH was given (an unset shell variable?); nothing written")
+        raise UserError(_("an empty PATH was given (an unset shell variable?); nothing written"))
     database = open_for_maintenance(cli_url)
     lines = []
     try:
@@ -99,7 +100,7 @@ def restore(cli_url: str | None, path: str, keep_as: str | None = None) -> list[
     from kvdrill.store.backup import backup_folder, restore_backup
 
     if not path.strip() or (keep_as is not None and not keep_as.strip()):
-        raise UserError("an empty PATH was given (an unset shell variable?); nothing restored")
+        raise UserError(_("an empty PATH was given (an unset shell variable?); nothing restored"))
     # Not quick-checked on open: restoring is the way out of a damaged database.
     database = open_for_maintenance(cli_url, check=False)
     try:

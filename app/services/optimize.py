@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from kvdrill.engine.errors import UserError
 from kvdrill.engine.study.fsrs_fit import MIN_TRAINING_REVIEWS, Fit
+from kvdrill.i18n import _
 
 if TYPE_CHECKING:
     from kvdrill.store.db import Database
@@ -39,8 +40,10 @@ def keep_fit(database: Database, profile_name: str, now: datetime, fit: Fit) -> 
         raise UserError(too_short(fit))
     if not fit.improves:
         raise UserError(
-            "the fitted parameters predict your log no better than the ones you use now, "
-            "so they were not kept"
+            _(
+                "the fitted parameters predict your log no better than the ones you use now, "
+                "so they were not kept"
+            )
         )
     with database.session() as session:
         begin_write(session)

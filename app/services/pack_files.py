@@ -25,6 +25,7 @@ from kvdrill.engine.packs.source import (
     refusal,
     too_big_message,
 )
+from kvdrill.i18n import _
 
 
 @dataclass
@@ -100,7 +101,11 @@ def paths_from_arguments(arguments: list[str], outcome: str) -> list[Path]:
     import (or rewrite, with ``check --add-ids``) every pack under it.
     """
     if any(not argument.strip() for argument in arguments):
-        raise UserError(f"an empty PATH was given (an unset shell variable?); {outcome}")
+        raise UserError(
+            _("an empty PATH was given (an unset shell variable?); {outcome}").format(
+                outcome=outcome
+            )
+        )
     return [Path(argument) for argument in arguments]
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from kvdrill.engine.errors import UserError, did_you_mean
+from kvdrill.i18n import _
 
 if TYPE_CHECKING:
     from kvdrill.engine.problems.types import Variant, Verdict
@@ -55,10 +56,16 @@ def find_template(read: Reader, template_id: str, profile_name: str) -> ProblemT
         return matches[0]
     if len(matches) > 1:
         names = ", ".join(t.id for t in matches)
-        raise UserError(f"'{wanted}' names more than one template ({names}): give pack/card")
+        raise UserError(
+            _("'{wanted}' names more than one template ({names}): give pack/card").format(
+                wanted=wanted, names=names
+            )
+        )
     known = [t.id for t in templates] + [t.id.partition("/")[2] for t in templates]
     hint = did_you_mean(wanted, known) or " (kvdrill problem --list shows them)"
-    raise UserError(f"there is no problem template '{wanted}'{hint}")
+    raise UserError(
+        _("there is no problem template '{wanted}'{hint}").format(wanted=wanted, hint=hint)
+    )
 
 
 def draw(template: ProblemTemplate, seed: int | None) -> Variant:
@@ -68,11 +75,17 @@ def draw(template: ProblemTemplate, seed: int | None) -> Variant:
     if seed is None:
         seed = secrets.randbelow(SEED_RANGE)
     if not 0 <= seed < SEED_RANGE:
-        raise UserError(f"--seed takes a whole number from 0 to {SEED_RANGE - 1}")
+        raise UserError(
+            _("--seed takes a whole number from 0 to {most}").format(most=SEED_RANGE - 1)
+        )
     try:
         return make_variant(template.spec, template.id, seed)
     except ValueError as exc:
-        raise UserError(f"{template.id}: cannot draw a variant with seed {seed}: {exc}") from None
+        raise UserError(
+            _("{id}: cannot draw a variant with seed {seed}: {error}").format(
+                id=template.id, seed=seed, error=exc
+            )
+        ) from None
 
 
 def check(variant: Variant, typed: str) -> Verdict:
