@@ -19,7 +19,10 @@ class KeysFooter(Footer):
         self.keys_shown: list[Shown] | None = None  # as composed last, in order
 
     async def recompose(self) -> None:
-        # Textual calls this after the refresh that follows a change of the bindings.
+        # Textual calls this after the refresh that follows a change of the bindings; by then
+        # the screen may have closed (a key typed ahead left it), as Widget.recompose allows.
+        if not self.is_attached or self._pruning:
+            return
         keys = self.keys_to_show()
         if keys is not None and keys == self.keys_shown:
             return
