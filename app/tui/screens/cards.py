@@ -193,6 +193,8 @@ class CardsScreen(CardActionsScreen):
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         """At the last row shown, the next page of cards joins the table."""
         table = event.data_table
+        if self.today is None:
+            return  # no cards listed yet
         if event.cursor_row < table.row_count - 1 or table.row_count >= len(self.cards):
             return
         page = self.cards[table.row_count : table.row_count + SHOWN_ROWS]
