@@ -274,9 +274,12 @@ def render_text(report: StatsReport, max_topics: int = 15, practise: str | None 
             reviews=reviews_count(report.total_reviews), streak=days_count(report.streak_days)
         ),
         "",
-        _(
-            "Weakest topics (weak score 0-1, higher is weaker; '-' until {count} recent reviews):"
-        ).format(count=MIN_REVIEWS),
+        *wrapped(
+            _(
+                "Weakest topics (weak score 0-1, higher is weaker; '-' until {count} recent "
+                "reviews):"
+            ).format(count=MIN_REVIEWS)
+        ),
     ]
     topics = shown_topics(report.topics)
     rows = [topic_row(t, report.topics) for t in topics[:max_topics]]

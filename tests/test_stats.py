@@ -384,6 +384,7 @@ def test_the_text_report_in_vietnamese_reads_vietnamese_numbers(
     report = build_report(session, build_scenario(session), TODAY, 30)
     many = report.model_copy(update={"total_reviews": 12345})
     text = render_text(many)
+    assert all(len(line) <= 80 for line in text.splitlines()), text
     assert "Tổng cộng 12.345 lần ôn; chuỗi 6 ngày." in text
     assert "Chủ đề yếu nhất" in text and "Lỗi sai:" in text and "Đến hạn mỗi ngày" in text
     scores = [t.score for t in report.topics if t.score is not None]

@@ -61,6 +61,6 @@ def run(args: argparse.Namespace) -> int:
         for name in setting_names()
     ]
     print("\n".join(table_lines(rows)))
-    fitted = "fitted to your log" if settings.fsrs_parameters else "the defaults"
+    fitted = _("fitted to your log") if settings.fsrs_parameters else _("the defaults")
     print(_("FSRS parameters: {fitted} (kvdrill optimize fits them)").format(fitted=fitted))
     return 0
