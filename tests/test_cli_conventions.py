@@ -126,7 +126,7 @@ def test_drill_suspended_json(db_url: str, capsys) -> None:
     assert run(capsys, "--db", db_url, "import", str(SM2_PACK))[0] == 0
     code, out, _ = run(capsys, "--db", db_url, "drill", "--suspended", "--json")
     assert code == 0 and json.loads(out) == []
-    from kvdrill.store.db import open_database
+    from kvdrill.store.db import open_database, session_sql
     from kvdrill.store.profiles import get_or_create_profile
     from kvdrill.store.reviews import find_card, set_suspended
 
@@ -135,9 +135,8 @@ def test_drill_suspended_json(db_url: str, capsys) -> None:
 
     with database.session() as session:
         profile = get_or_create_profile(session, "default", datetime(2026, 3, 10))
-        set_suspended(
-            session, profile.id, find_card(session, "sm2-fixture/alpha").id, suspended=True
-        )
+        card_id = find_card(session, "sm2-fixture/alpha").id
+        set_suspended(session_sql(session), profile.id, card_id, suspended=True)
     database.close()
     code, out, _ = run(capsys, "--db", db_url, "drill", "--suspended", "--json")
     assert json.loads(out) == [{"card": "sm2-fixture/alpha", "title": "First recall card"}]
