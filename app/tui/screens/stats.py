@@ -62,10 +62,10 @@ SORT_KEYS = {
 
 
 # What an 80-column screen leaves the table's cells: each column's padding (a column either
-# side), the body's padding and the scrollbar. The topic column takes what the other nine leave
-# (18 in English, less where the headers are longer words); a longer topic wraps in its row.
+# side), the body's padding, its scrollbar and the table's own (a long table scrolls). The
+# topic column takes what the other nine leave; a longer topic wraps in its row.
 SCREEN_WIDTH = 80
-TABLE_EDGES = 3
+TABLE_EDGES = 6
 MIN_TOPIC_WIDTH = 10
 MISTAKE_WIDTH = 54
 
