@@ -204,3 +204,49 @@ def test_a_vietnamese_learner_reads_the_edition_and_claim_errors_in_vietnamese(
     assert "claim kv_bytes_per_token: thẻ ghi 64 KiB, engine tính ra 128 KiB" in problems
     for english in ("figures differ", "marks other choices", "the card states", "computes"):
         assert english not in problems, english
+
+
+def test_two_editions_in_one_language_are_refused_each_naming_the_other(
+    tmp_path: Path, capsys
+) -> None:
+    from kvdrill.app.cli import main
+
+    (tmp_path / "kv-basics.md").write_text(ORIGINAL, encoding="utf-8")
+    (tmp_path / "kv-basics-vi.md").write_text(EDITION, encoding="utf-8")
+    assert _check(tmp_path, EDITION) == []  # one edition alone: clean
+    second = EDITION.replace("pack: kv-basics-vi", "pack: kv-basics-vi2")
+    first_file, second_file = tmp_path / "kv-basics-vi.md", tmp_path / "kv-basics-vi2.md"
+    expected = [
+        f'{first_file}:6: kv-basics has another "vi" edition, kv-basics-vi2 in {second_file}:6: '
+        "keep one edition per language",
+        f'{second_file}:6: kv-basics has another "vi" edition, kv-basics-vi in {first_file}:6: '
+        "keep one edition per language",
+    ]
+    (tmp_path / "kv-basics-vi2.md").write_text(second, encoding="utf-8")
+    assert sorted(str(p) for p in read_packs([tmp_path]).problems) == expected
+    assert main(["check", str(tmp_path)]) == 1
+    out = capsys.readouterr()
+    assert expected[0] in out.out + out.err
+    database = tmp_path / "kv.db"
+    assert main(["--db", f"sqlite:///{database}", "import", str(tmp_path)]) == 1
+    out = capsys.readouterr()
+    assert expected[1] in out.out + out.err
+    # an edition in another language of the same original is no rival
+    (tmp_path / "kv-basics-vi2.md").write_text(
+        second.replace("lang: vi", "lang: fr"), encoding="utf-8"
+    )
+    assert not any("another" in str(p) for p in read_packs([tmp_path]).problems)
+
+
+def test_a_vietnamese_learner_reads_the_rival_edition_error_in_vietnamese(
+    tmp_path: Path, vietnamese
+) -> None:
+    (tmp_path / "kv-basics-vi2.md").write_text(
+        EDITION.replace("pack: kv-basics-vi", "pack: kv-basics-vi2"), encoding="utf-8"
+    )
+    first = f"{tmp_path / 'kv-basics-vi.md'}:"
+    problems = [p for p in _check(tmp_path, EDITION) if p.startswith(first)]
+    assert problems == [
+        f'{tmp_path / "kv-basics-vi.md"}:6: kv-basics đã có một bản dịch "vi" khác, kv-basics-vi2 '
+        f"ở {tmp_path / 'kv-basics-vi2.md'}:6: mỗi ngôn ngữ chỉ giữ một bản dịch"
+    ]

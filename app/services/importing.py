@@ -103,14 +103,16 @@ def edition_checks(packs: list[Any], decks: Path = BUNDLED_DECKS) -> list[Locate
     """Every problem of the editions among ``packs`` (engine/packs/editions.py), each compared
     with its original: one of ``packs``, else the bundled pack of that id."""
     from kvdrill.app.services.pack_files import front_matter_line
-    from kvdrill.engine.packs.editions import edition_problems
+    from kvdrill.engine.packs.editions import edition_problems, rival_editions
 
     by_key = {pack.meta.pack: pack for pack in packs}
-    problems: list[Located] = []
-    for pack in packs:
-        if pack.meta.edition_of is None:
-            continue
-        line = front_matter_line(pack, "edition_of")
+    editions = [
+        (pack, front_matter_line(pack, "edition_of"))
+        for pack in packs
+        if pack.meta.edition_of is not None
+    ]
+    problems = rival_editions(editions)
+    for pack, line in editions:
         original = by_key.get(pack.meta.edition_of) or _bundled_pack(pack.meta.edition_of, decks)
         if original is None:
             problems.append(

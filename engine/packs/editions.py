@@ -108,6 +108,37 @@ def edition_problems(
     return problems
 
 
+def rival_editions(editions: list[tuple[ParsedPack, int]]) -> list[Located]:
+    """Each of ``editions`` (an edition with the line of its ``edition_of:`` key) that shares
+    its original and its language with another: a course has one edition per language, so
+    each is reported at its ``edition_of:`` line, naming the other's file."""
+    by_course: dict[tuple[str | None, str], list[tuple[ParsedPack, int]]] = {}
+    for pack, line in editions:
+        by_course.setdefault((pack.meta.edition_of, pack.meta.lang), []).append((pack, line))
+    problems: list[Located] = []
+    for (original, language), rivals in by_course.items():
+        for pack, line in rivals:
+            for other, other_line in rivals:
+                if other is pack:
+                    continue
+                problems.append(
+                    Located(
+                        pack.path,
+                        line,
+                        _(
+                            '{original} has another "{language}" edition, {other} in {place}: '
+                            "keep one edition per language"
+                        ).format(
+                            original=original,
+                            language=language,
+                            other=other.meta.pack,
+                            place=f"{other.path}:{other_line}",
+                        ),
+                    )
+                )
+    return problems
+
+
 def _card_differences(
     card: ParsedCard, original: ParsedCard, pack: ParsedPack
 ) -> Iterable[tuple[int, str]]:
