@@ -10,7 +10,8 @@ from kvdrill.engine.errors import Located
 from kvdrill.engine.packs.checks import extra_checks
 from kvdrill.engine.packs.model import ParsedCard
 from kvdrill.engine.problems.generator import validate_problem
-from kvdrill.engine.problems.templates import ProblemSpecError, compile_problem
+from kvdrill.engine.problems.template_types import ProblemSpecError
+from kvdrill.engine.problems.templates import compile_problem
 
 ROOT = Path(__file__).resolve().parent.parent
 

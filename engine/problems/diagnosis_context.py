@@ -19,7 +19,7 @@ from kvdrill.engine.capacity.units import format_number
 from kvdrill.engine.problems.display import Draw, display_unit, show
 from kvdrill.engine.problems.drawing import evaluate_custom, solve_custom, solve_or_nan
 from kvdrill.engine.problems.quantities import unit_factor
-from kvdrill.engine.problems.templates import Problem
+from kvdrill.engine.problems.template_types import Problem
 from kvdrill.engine.problems.worked import (
     catalog_expr,
     earlier_steps,

@@ -14,7 +14,7 @@ from typing import Any
 from kvdrill.engine.capacity.formulas import SYMBOLS
 from kvdrill.engine.capacity.units import format_number, format_quantity
 from kvdrill.engine.problems.quantities import pint_unit, unit_dimension, unit_factor
-from kvdrill.engine.problems.templates import DrawingError, Problem
+from kvdrill.engine.problems.template_types import DrawingError, Problem
 from kvdrill.i18n import _
 
 DISPLAY_FIGURES = 4  # significant figures of numbers shown in a prompt

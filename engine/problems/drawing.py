@@ -27,7 +27,7 @@ from kvdrill.engine.capacity.units import MAX_MAGNITUDE
 from kvdrill.engine.errors import UserError
 from kvdrill.engine.problems.display import Draw, as_shown
 from kvdrill.engine.problems.quantities import Quantity, unit_factor
-from kvdrill.engine.problems.templates import DrawingError, Problem
+from kvdrill.engine.problems.template_types import DrawingError, Problem
 from kvdrill.i18n import _
 
 # Built-in constraints: no variant asks about a deployment vLLM would refuse to start.

@@ -8,7 +8,7 @@ or gives an answer that is not a positive finite number a learner could type, is
 
 Values are in base units (bytes, seconds, counts) throughout, as in engine/capacity/formulas.py; the
 expected value is converted to the asked unit at the end. Templates are compiled once and
-cached; formulas are compiled (lambdify) once by engine/capacity/formulas.py or engine/problems/templates.py.
+cached; formulas are compiled (lambdify) once by engine/capacity/formulas.py or engine/problems/template_formula.py.
 
 The pieces: drawing.py computes one draw (inputs, answer, constraints), display.py shows its
 values, worked.py writes the worked solution, diagnosis_context.py what the checker reads.
@@ -41,14 +41,9 @@ from kvdrill.engine.problems.drawing import (
 from kvdrill.engine.problems.exactness import INDISTINGUISHABLE, refusing_known_mistakes
 from kvdrill.engine.problems.placeholders import fill_placeholders
 from kvdrill.engine.problems.quantities import unit_factor
-from kvdrill.engine.problems.templates import (
-    MAX_ATTEMPTS,
-    VALIDATION_SEEDS,
-    DrawingError,
-    Problem,
-    ProblemSpecError,
-    compile_problem,
-)
+from kvdrill.engine.problems.template_fields import MAX_ATTEMPTS, VALIDATION_SEEDS
+from kvdrill.engine.problems.template_types import DrawingError, Problem, ProblemSpecError
+from kvdrill.engine.problems.templates import compile_problem
 from kvdrill.engine.problems.types import Variant
 from kvdrill.engine.problems.worked import (
     catalog_expr,

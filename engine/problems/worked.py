@@ -21,7 +21,7 @@ from kvdrill.engine.capacity.formulas import (
 from kvdrill.engine.capacity.units import format_quantity
 from kvdrill.engine.problems.display import Draw, show
 from kvdrill.engine.problems.quantities import unit_factor
-from kvdrill.engine.problems.templates import Problem
+from kvdrill.engine.problems.template_types import Problem
 from kvdrill.i18n import _
 
 # --- worked solution -------------------------------------------------------------------------
