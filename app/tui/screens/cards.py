@@ -198,6 +198,7 @@ class CardsScreen(CardActionsScreen):
         if event.cursor_row < table.row_count - 1 or table.row_count >= len(self.cards):
             return
         page = self.cards[table.row_count : table.row_count + SHOWN_ROWS]
+        assert self.today is not None  # set with the cards
         add_rows(
             table, [(card_row(card, self.today, self.widths), card.reference) for card in page]
         )
