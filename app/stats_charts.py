@@ -23,7 +23,9 @@ def chart_lines(charts: ChartData) -> list[str]:
     lines += columns([day.reviews for day in days], _whole)
     lines.append(_day_axis(days))
     lines += ["", _("Minutes per day, last {count} days").format(count=len(days))]
-    lines += columns([day.minutes for day in days], _whole)
+    minutes = [day.minutes for day in days]
+    # Under ten minutes at most, whole minutes would label the scale "0" top and bottom.
+    lines += columns(minutes, _whole if max([*minutes, 0]) >= 10 else _tenths)
     lines.append(_day_axis(days))
     weeks = [week for week in charts.retention if week.retention is not None]
     lines += ["", _("Retention by week (first answers graded 3 or more)")]
@@ -69,6 +71,10 @@ def _day_axis(days) -> str:
 
 def _whole(value: float) -> str:
     return shown_numbers.decimal(value, 0)
+
+
+def _tenths(value: float) -> str:
+    return shown_numbers.decimal(value, 1)
 
 
 def _percent(value: float) -> str:

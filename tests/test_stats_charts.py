@@ -11,7 +11,8 @@ from stats_helpers import open_stats
 from tui_helpers import make_app, settle, text_of
 
 from kvdrill.app.cli import main
-from kvdrill.engine.study.charts import CHART_DAYS, day_activity, interval_buckets
+from kvdrill.app.stats_charts import chart_lines
+from kvdrill.engine.study.charts import CHART_DAYS, ChartData, day_activity, interval_buckets
 
 
 @pytest.mark.unit
@@ -21,6 +22,16 @@ def test_intervals_fall_in_their_buckets_and_idle_days_count_zero() -> None:
     today = date(2026, 3, 10)
     days = day_activity([(today, 4, 120.0)], today)
     assert len(days) == CHART_DAYS and days[-1].minutes == 2.0 and days[0].reviews == 0
+
+
+@pytest.mark.unit
+def test_a_day_of_under_a_minute_gets_a_scale_that_is_not_zero() -> None:
+    today = date(2026, 3, 10)
+    days = day_activity([(today, 6, 24.0)], today)  # six answers in 24 seconds
+    lines = chart_lines(ChartData(days=days, retention=[], intervals=[]))
+    minutes = lines.index("Minutes per day, last 30 days")
+    top, bottom = lines[minutes + 1], lines[minutes + 5]
+    assert top.split()[0] == "0.4" and bottom.split()[0] == "0.0"
 
 
 @pytest.mark.store
