@@ -140,3 +140,25 @@ def test_listing_and_showing_create_no_profile(db, db_url: str, capsys, monkeypa
     assert cards(capsys, monkeypatch, db_url, DAY1, "sm2-fixture/alpha", "--profile", "ana")[0] == 0
     with db.session() as session:
         assert session.scalar(select(func.count()).select_from(Profile)) == 0
+
+
+def test_the_list_speaks_the_profiles_language(db, db_url: str, capsys, monkeypatch) -> None:
+    """``language vi``: the list's header and states in Vietnamese, its references as typed;
+    ``language en`` again: English again."""
+    from kvdrill.app.services.language import use_language
+
+    try:
+        assert main(["--db", db_url, "settings", "language", "vi"]) == 0
+        capsys.readouterr()
+        code, out, _ = cards(capsys, monkeypatch, db_url, DAY1)
+        lines = out.splitlines()
+        assert code == 0 and lines[0].split() == ["THẺ", "TIÊU", "ĐỀ", "TRẠNG", "THÁI", "HẠN"]
+        assert "sm2-fixture/alpha" in out and " mới " in out and lines[-1] == "7 thẻ"
+        assert " new " not in out and all(len(line) <= 80 for line in lines)
+        assert main(["--db", db_url, "settings", "language", "en"]) == 0
+        capsys.readouterr()
+        code, out, _ = cards(capsys, monkeypatch, db_url, DAY1)
+        assert out.splitlines()[0].split() == ["CARD", "TITLE", "STATE", "DUE"]
+        assert " new " in out and out.splitlines()[-1] == "7 cards"
+    finally:
+        use_language("en")

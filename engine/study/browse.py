@@ -119,7 +119,7 @@ def listing(cards: list[BrowsedCard], today: date, width: int = 80) -> list[str]
         )
         for card in cards
     ]
-    header = ("CARD", "TITLE", "STATE", "DUE")
+    header = (_("CARD"), _("TITLE"), _("STATE"), _("DUE"))
     reference_width = min(REFERENCE_COLUMN, max(len(row[0]) for row in [header, *rows]))
     state_width = min(16, max(len(row[2]) for row in [header, *rows]))
     title_width = max(8, width - reference_width - state_width - 10 - 3)
