@@ -573,3 +573,71 @@ def test_a_pack_rewritten_during_the_read_is_refused_not_half_imported(
         writer.wait()
     print(f"\nreads during rewrites: {outcomes}")
     assert outcomes.get("refused: changed while read", 0) > 0, outcomes
+
+
+HOSTILE_SYNTAX = """---
+pack: Bad Pack
+title: x
+version: 1
+colour: red
+---
+
+## A card {#dup}
+
+### Prompt
+p
+
+### Answer
+a
+
+## Another {#dup}
+
+### Prompt
+
+### Choises
+- [x] a
+"""
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        (
+            "en",
+            [
+                ':2: pack id "Bad Pack" is not valid: use lowercase letters',
+                ":5: unknown front-matter key `colour`; the keys are pack, title, version",
+                ':16: duplicate card id "dup" (first used on line 8)',
+                ':20: unknown section "### Choises"; did you mean ### Choices?',
+                ":18: ### Prompt is empty",
+            ],
+        ),
+        (
+            "vi",
+            [
+                ':2: id pack "Bad Pack" không hợp lệ: hãy dùng chữ thường',
+                ":5: khóa front matter `colour` không tồn tại; các khóa là pack, title, version",
+                ':16: id thẻ "dup" bị trùng (dùng lần đầu ở dòng 8)',
+                ':20: mục "### Choises" không tồn tại; có phải ý bạn là ### Choices?',
+                ":18: ### Prompt đang trống",
+            ],
+        ),
+    ],
+)
+def test_a_hostile_packs_syntax_errors_reach_the_learner_in_their_language(
+    tmp_path, capsys, monkeypatch, language: str, expected: list[str]
+) -> None:
+    from kvdrill.app.cli import main
+    from kvdrill.app.services.language import use_language
+
+    pack = tmp_path / "bad.md"
+    pack.write_text(HOSTILE_SYNTAX, encoding="utf-8")
+    monkeypatch.setenv("LANGUAGE", language)
+    try:
+        assert main(["--db", f"sqlite:///{tmp_path / 'kv.db'}", "check", str(pack)]) == 1
+    finally:
+        use_language("en")
+    output = capsys.readouterr()
+    lines = (output.out + output.err).splitlines()
+    for fragment in expected:  # each error as `file:line: message`, in the learner's language
+        assert any(line.startswith(f"{pack}{fragment}") for line in lines), (fragment, lines)

@@ -48,6 +48,9 @@ TRANSLATED_FILES = [
     "engine/problems/answers.py",
     "engine/problems/mistakes.py",
     "engine/packs/claims.py",
+    "engine/packs/headings.py",
+    "engine/packs/parser.py",
+    "engine/packs/reader.py",
     "engine/capacity/compute.py",
     "engine/capacity/forward.py",
     "engine/capacity/formulas.py",
@@ -77,6 +80,9 @@ SINKS = {
     "UnknownMistake",
     "NothingToPractise",
     "ClaimError",
+    "error",  # a pack reader's `file:line: message`
+    "Located",
+    "append",  # a message collected for a pack error (a card heading's problems)
 }
 
 

@@ -288,3 +288,27 @@ def test_an_answer_just_within_the_reader_s_limit_is_fine() -> None:
         )
         == []
     )
+
+
+@pytest.mark.parametrize(
+    ("language", "missing", "wrong_type"),
+    [
+        ("en", "missing required field 'unit'", "must be text"),
+        ("vi", "thiếu trường bắt buộc 'unit'", "phải là văn bản"),
+    ],
+)
+def test_pydantics_field_errors_read_in_the_learners_words_and_language(
+    language: str, missing: str, wrong_type: str
+) -> None:
+    from kvdrill.app.services.language import use_language
+
+    use_language(language)
+    try:
+        with pytest.raises(ProblemSpecError) as caught:
+            compile_problem({"ask": ["kv_bytes_per_token"]})
+    finally:
+        use_language("en")
+    assert {(issue.field, issue.message) for issue in caught.value.issues} == {
+        ("ask", wrong_type),
+        ("unit", missing),
+    }

@@ -7,16 +7,20 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
+from kvdrill.i18n import N_
+
+# What each key's value must be (marked: the reader translates it where it reports it).
 FRONT_MATTER_TYPES = {
-    "pack": "must be text (the pack id)",
-    "title": "must be text",
-    "version": "must be a number or text",
-    "lang": "must be a language tag such as en or vi",
-    "lessons": "must be a list of lesson numbers",
-    "tags": "must be a list of tags",
-    "description": "must be text",
-    "edition_of": "must be text (the id of the pack this one translates)",
+    "pack": N_("must be text (the pack id)"),
+    "title": N_("must be text"),
+    "version": N_("must be a number or text"),
+    "lang": N_("must be a language tag such as en or vi"),
+    "lessons": N_("must be a list of lesson numbers"),
+    "tags": N_("must be a list of tags"),
+    "description": N_("must be text"),
+    "edition_of": N_("must be text (the id of the pack this one translates)"),
 }
+WRONG_TYPE = N_("has the wrong type")
 FRONT_MATTER_KEYS = tuple(FRONT_MATTER_TYPES)
 
 

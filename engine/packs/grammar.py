@@ -13,6 +13,8 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
+from kvdrill.i18n import N_, _
+
 # Section names as written (case, spaces and hyphens ignored) -> canonical name.
 SECTIONS = {
     "prompt": "Prompt",
@@ -36,11 +38,12 @@ REQUIRED = {
     "problem": ("Problem",),
 }
 LIST_SECTIONS = ("Key numbers", "Choices", "Related")
-KIND_NAMES = {"recall": "recall", "choice": "multiple-choice", "problem": "problem"}
+# Marked: the parser translates them where it reports them.
+KIND_NAMES = {"recall": N_("recall"), "choice": N_("multiple-choice"), "problem": N_("problem")}
 KIND_REASONS = {
-    "recall": "it has no ### Choices or ### Problem",
-    "choice": "it has ### Choices",
-    "problem": "it has a ```problem block",
+    "recall": N_("it has no ### Choices or ### Problem"),
+    "choice": N_("it has ### Choices"),
+    "problem": N_("it has a ```problem block"),
 }
 FIELDS = ("Lessons", "Tags")
 
@@ -75,5 +78,5 @@ def suggest(word: str, options: Iterable[str], style: str, lead: str) -> str:
     """'did you mean X?' for a near miss, else the list of what is allowed."""
     options = list(options)
     if close := close_options(word, options):
-        return f"did you mean {style.format(close[0])}?"
+        return _("did you mean {option}?").format(option=style.format(close[0]))
     return f"{lead} " + ", ".join(options)

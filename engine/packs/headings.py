@@ -10,6 +10,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from kvdrill.engine.errors import printable
+from kvdrill.i18n import _
 
 ID_PATTERN = r"[a-z0-9][a-z0-9._-]*"
 MAX_ID_CHARS = 64
@@ -42,15 +43,19 @@ def shorten(text: str, limit: int = 40) -> str:
     return printable(text if len(text) <= limit else text[: limit - 3].rstrip() + "...")
 
 
-def id_problem(card_id: str, what: str = "card id") -> str | None:
-    """Why ``card_id`` is not a valid id, or None."""
+def id_problem(card_id: str, what: str | None = None) -> str | None:
+    """Why ``card_id`` is not a valid id (``what`` names the id, translated: a card id by
+    default), or None."""
+    what = what or _("card id")
     if len(card_id) > MAX_ID_CHARS:
-        return f"{what} is {len(card_id)} characters long; keep it to {MAX_ID_CHARS}"
-    if not _ID_RE.match(card_id):
-        return (
-            f'{what} "{shorten(card_id)}" is not valid: use lowercase letters, digits, '
-            "'.', '_' and '-', starting with a letter or digit"
+        return _("{what} is {length} characters long; keep it to {most}").format(
+            what=what, length=len(card_id), most=MAX_ID_CHARS
         )
+    if not _ID_RE.match(card_id):
+        return _(
+            '{what} "{id}" is not valid: use lowercase letters, digits, '
+            "'.', '_' and '-', starting with a letter or digit"
+        ).format(what=what, id=shorten(card_id))
     return None
 
 
@@ -62,17 +67,25 @@ def normalize_tag(tag: str) -> str:
 def tag_problem(tag: str) -> str | None:
     """Why ``tag`` (without its '#') is not a valid tag, or None."""
     if len(tag) > MAX_ID_CHARS:
-        return f"tag is {len(tag)} characters long; keep it to {MAX_ID_CHARS}"
+        return _("tag is {length} characters long; keep it to {most}").format(
+            length=len(tag), most=MAX_ID_CHARS
+        )
     if not _TAG_RE.match(tag):
-        return f'tag "{shorten(tag)}" is not valid: use letters, digits, ".", "_" and "-"'
+        return _('tag "{tag}" is not valid: use letters, digits, ".", "_" and "-"').format(
+            tag=shorten(tag)
+        )
     return None
 
 
 def _title_problems(title: str) -> list[str]:
     if not title:
-        return ["card heading has no title"]
+        return [_("card heading has no title")]
     if len(title) > MAX_TITLE_CHARS:
-        return [f"card title is {len(title)} characters long; keep it to {MAX_TITLE_CHARS}"]
+        return [
+            _("card title is {length} characters long; keep it to {most}").format(
+                length=len(title), most=MAX_TITLE_CHARS
+            )
+        ]
     return []
 
 
@@ -107,7 +120,11 @@ def parse_card_heading(content: str) -> CardHeading:
     for word in content[span.end() :].split():
         if word in STATUS_WORDS:
             if status is not None:
-                problems.append(f"card heading has two status words ({status} and {word})")
+                problems.append(
+                    _("card heading has two status words ({status} and {word})").format(
+                        status=status, word=word
+                    )
+                )
             status = word
         elif word[0] == "#":
             tag = normalize_tag(word)
@@ -117,8 +134,10 @@ def parse_card_heading(content: str) -> CardHeading:
                 tags.append(tag)
         else:
             problems.append(
-                f'unexpected "{shorten(word)}" after the card id: '
-                "only solid, priority and #tags may follow it"
+                _(
+                    'unexpected "{word}" after the card id: '
+                    "only solid, priority and #tags may follow it"
+                ).format(word=shorten(word))
             )
     title_end = len(before.rstrip())
     return CardHeading(title, card_id, status, tuple(tags), title_end, tuple(problems))

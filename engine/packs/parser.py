@@ -36,6 +36,7 @@ from kvdrill.engine.packs.plain_pack import parse_plain_pack
 from kvdrill.engine.packs.reader import PackReader
 from kvdrill.engine.packs.source import check_pack_text, decode_pack_bytes
 from kvdrill.gc_pause import collector_paused
+from kvdrill.i18n import _
 
 
 @dataclass
@@ -71,12 +72,14 @@ class PackParser(PackReader):
         blocks = outline_blocks(self.text)
         if not blocks or blocks[0].kind != "front_matter":
             if self.lines[0].startswith("---"):
-                self.error(0, "front matter opened here is never closed: end it with a line ---")
+                self.error(0, _("front matter opened here is never closed: end it with a line ---"))
             else:
                 self.error(
                     0,
-                    "no front matter: a pack starts with a line ---, then pack:, title: and "
-                    "version: lines, then a line ---",
+                    _(
+                        "no front matter: a pack starts with a line ---, then pack:, title: and "
+                        "version: lines, then a line ---"
+                    ),
                 )
             raise PackErrors(self.errors)
         meta = self.front_matter(blocks[0])
@@ -97,7 +100,12 @@ class PackParser(PackReader):
         raw_cards = self.split_cards(body[first_card:])
         cards = self.build_cards(raw_cards)
         if not raw_cards:
-            self.error(0, "pack has no cards: add one under a heading `## Title {#card-id}`")
+            self.error(
+                0,
+                _("pack has no cards: add one under a heading `## Title {card_id}`").format(
+                    card_id="{#card-id}"
+                ),
+            )
         if self.errors or meta is None:
             raise PackFileErrors(
                 self.capped_errors(), self.sound_cards(raw_cards), self.key_numbers_read
@@ -118,17 +126,22 @@ class PackParser(PackReader):
                 )
                 if not closed:
                     self.error(
-                        block.start, f"code block opened here with {block.markup} is never closed"
+                        block.start,
+                        _("code block opened here with {fence} is never closed").format(
+                            fence=block.markup
+                        ),
                     )
             elif block.kind == "html" and "<!--" in block.content and "-->" not in block.content:
-                self.error(block.start, "HTML comment <!-- opened here is never closed with -->")
+                self.error(block.start, _("HTML comment <!-- opened here is never closed with -->"))
 
     def check_heading_style(self, block: Block) -> None:
         if block.kind == "heading" and block.setext and block.level == 2:
             self.error(
                 block.end - 1,  # the --- line
-                "text followed by a line of --- makes a heading; put a blank line before --- or "
-                "write a card as `## Title {#card-id}`",
+                _(
+                    "text followed by a line of --- makes a heading; put a blank line before --- "
+                    "or write a card as `## Title {card_id}`"
+                ).format(card_id="{#card-id}"),
             )
 
     # -- cards -------------------------------------------------------------------------------
@@ -141,8 +154,10 @@ class PackParser(PackReader):
                 if len(cards) == MAX_CARDS_PER_PACK:
                     self.error(
                         block.start,
-                        f"pack has more than {MAX_CARDS_PER_PACK} cards (this is card "
-                        f"{MAX_CARDS_PER_PACK + 1}); split it into smaller packs",
+                        _(
+                            "pack has more than {most} cards (this is card {number}); split it "
+                            "into smaller packs"
+                        ).format(most=MAX_CARDS_PER_PACK, number=MAX_CARDS_PER_PACK + 1),
                     )
                     break
                 if cards:
@@ -158,12 +173,14 @@ class PackParser(PackReader):
                     card.misspelled.update(close_options(block.content, SECTIONS.values()))
                     self.error(
                         block.start,
-                        f'unknown section "### {shorten(block.content)}"; '
-                        + suggest(
-                            block.content,
-                            dict.fromkeys(SECTIONS.values()),
-                            "### {}",
-                            "sections are",
+                        _('unknown section "### {section}"; {hint}').format(
+                            section=shorten(block.content),
+                            hint=suggest(
+                                block.content,
+                                dict.fromkeys(SECTIONS.values()),
+                                "### {}",
+                                _("sections are"),
+                            ),
                         ),
                     )
                     name = "?"
@@ -171,8 +188,10 @@ class PackParser(PackReader):
                     first = next(s for s in card.sections if s.name == name)
                     self.error(
                         block.start,
-                        f"section ### {name} appears twice in this card "
-                        f"(first on line {first.line + 1})",
+                        _(
+                            "section ### {section} appears twice in this card (first on line "
+                            "{line})"
+                        ).format(section=name, line=first.line + 1),
                     )
                     name = "?"
                 if card.sections:
@@ -181,7 +200,7 @@ class PackParser(PackReader):
             elif block.kind == "heading" and block.level == 1:
                 self.error(
                     block.start,
-                    "a # heading inside a card: cards start with ## and their sections with ###",
+                    _("a # heading inside a card: cards start with ## and their sections with ###"),
                 )
             elif card.sections:
                 card.sections[-1].blocks.append(block)
@@ -219,7 +238,9 @@ class PackParser(PackReader):
             if card_id in ids:
                 self.error(
                     raw.line,
-                    f'duplicate card id "{card_id}" (first used on line {ids[card_id] + 1})',
+                    _('duplicate card id "{id}" (first used on line {line})').format(
+                        id=card_id, line=ids[card_id] + 1
+                    ),
                 )
             else:
                 ids[card_id] = raw.line
@@ -236,14 +257,17 @@ class PackParser(PackReader):
         if heading.card_id is None and heading.title:
             self.error(
                 raw.line,
-                f'card "{shorten(heading.title)}" has no id {{#...}}; '
-                f"run kvdrill check --add-ids {self.path}",
+                _('card "{title}" has no id {id}; run kvdrill check --add-ids {path}').format(
+                    title=shorten(heading.title), id="{#...}", path=self.path
+                ),
             )
         lessons, tags = self.card_fields(raw)
         sections = {s.name: s for s in raw.sections if s.name != "?"}
 
         if "Choices" in sections and "Problem" in sections:
-            self.error(sections["Problem"].line, "a card has ### Choices or ### Problem, not both")
+            self.error(
+                sections["Problem"].line, _("a card has ### Choices or ### Problem, not both")
+            )
         # A misspelled ### Choises still says what kind of card the author meant.
         meant = sections.keys() | raw.misspelled
         kind = "choice" if "Choices" in meant else "problem" if "Problem" in meant else None
@@ -263,20 +287,26 @@ class PackParser(PackReader):
                 section.name == "?" and "Problem" in raw.misspelled
             ):
                 self.error(
-                    block.start, "a ```problem block belongs in the card's ### Problem section"
+                    block.start, _("a ```problem block belongs in the card's ### Problem section")
                 )
         for name, section in sections.items():
             if name not in ALLOWED[kind]:
                 self.error(
                     section.line,
-                    f"### {name} does not belong on a {KIND_NAMES[kind]} "
-                    "card (" + KIND_REASONS[kind] + ")",
+                    _("### {section} does not belong on a {kind} card ({reason})").format(
+                        section=name, kind=_(KIND_NAMES[kind]), reason=_(KIND_REASONS[kind])
+                    ),
                 )
         for name in REQUIRED[kind]:
             if name in raw.misspelled:
                 continue  # reported as the misspelled heading, with its suggestion
             if name not in sections and not (name == "Problem" and problem_fences):
-                self.error(raw.line, f"{KIND_NAMES[kind]} card has no ### {name} section")
+                self.error(
+                    raw.line,
+                    _("{kind} card has no ### {section} section").format(
+                        kind=_(KIND_NAMES[kind]), section=name
+                    ),
+                )
 
         card: dict[str, Any] = {
             "key": heading.card_id or "",
@@ -292,7 +322,7 @@ class PackParser(PackReader):
             if name in ("Prompt", "Answer", "Tip", "Explanation"):
                 text = self.source(section.line + 1, section.end)
                 if not text:
-                    self.error(section.line, f"### {name} is empty")
+                    self.error(section.line, _("### {section} is empty").format(section=name))
                 card[name.lower()] = text
             elif name == "Key numbers":
                 card["key_numbers"] = self.key_numbers(section)
@@ -333,8 +363,10 @@ class PackParser(PackReader):
             if not match:
                 self.error(
                     line,
-                    "under a card heading, before its first ### section, only "
-                    "field lines (Lessons: ..., Tags: ...) may appear",
+                    _(
+                        "under a card heading, before its first ### section, only "
+                        "field lines (Lessons: ..., Tags: ...) may appear"
+                    ),
                 )
                 break
             name = match.group(1).strip().capitalize()
@@ -342,12 +374,19 @@ class PackParser(PackReader):
             if name not in FIELDS:
                 self.error(
                     line,
-                    f'unknown field "{shorten(match.group(1))}:"; '
-                    + suggest(match.group(1), FIELDS, "{}:", "fields are"),
+                    _('unknown field "{field}:"; {hint}').format(
+                        field=shorten(match.group(1)),
+                        hint=suggest(match.group(1), FIELDS, "{}:", _("fields are")),
+                    ),
                 )
                 continue
             if name in seen:
-                self.error(line, f"field {name}: appears twice (first on line {seen[name] + 1})")
+                self.error(
+                    line,
+                    _("field {field}: appears twice (first on line {line})").format(
+                        field=name, line=seen[name] + 1
+                    ),
+                )
                 continue
             seen[name] = line
             if name == "Lessons":

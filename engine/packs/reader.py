@@ -20,6 +20,7 @@ from kvdrill.engine.packs.card_view import MAX_CHOICES, MIN_CHOICES
 from kvdrill.engine.packs.front_matter import (
     FRONT_MATTER_KEYS,
     FRONT_MATTER_TYPES,
+    WRONG_TYPE,
     front_matter_model,
     plain_front_matter,
 )
@@ -35,6 +36,7 @@ from kvdrill.engine.packs.headings import id_problem, normalize_tag, shorten, ta
 from kvdrill.engine.packs.model import Choice, KeyNumber, PackMeta, ParsedCard, Related
 from kvdrill.engine.packs.yaml_blocks import YamlProblem, load_yaml, read_plain_yaml
 from kvdrill.engine.records import unchecked
+from kvdrill.i18n import _
 
 MAX_ERRORS_PER_FILE = 100
 MAX_LESSON_RANGE = 100
@@ -72,7 +74,11 @@ class PackReader:
         rest = errors[MAX_ERRORS_PER_FILE]
         hidden = len(errors) - MAX_ERRORS_PER_FILE
         return errors[:MAX_ERRORS_PER_FILE] + [
-            Located(self.path, rest.line, f"... and {hidden} more errors in this file")
+            Located(
+                self.path,
+                rest.line,
+                _("... and {count} more errors in this file").format(count=hidden),
+            )
         ]
 
     def error(self, line: int, message: str) -> None:
@@ -113,12 +119,18 @@ class PackReader:
         try:
             loaded = loaded or load_yaml(block.content)
         except YamlProblem as problem:
-            self.error(offset + problem.line, f"front matter: {problem.message}")
+            self.error(
+                offset + problem.line,
+                _("front matter: {problem}").format(problem=problem.message),
+            )
             return None
         if not isinstance(loaded.value, dict):
             self.error(
                 block.start,
-                "front matter must be `key: value` lines with at least pack:, title: and version:",
+                _(
+                    "front matter must be `key: value` lines with at least pack:, title: and "
+                    "version:"
+                ),
             )
             return None
 
@@ -134,20 +146,22 @@ class PackReader:
         # Check the meaning of every value whose type was right, even if another key failed.
         values = {k: v for k, v in loaded.value.items() if k not in reported}
         errors_before = len(self.errors)
-        if isinstance(pack := values.get("pack"), str) and (bad := id_problem(pack, "pack id")):
+        if isinstance(pack := values.get("pack"), str) and (bad := id_problem(pack, _("pack id"))):
             self.error(line_of("pack"), bad)
         if isinstance(title := values.get("title"), str) and not title.strip():
-            self.error(line_of("title"), "front-matter `title` is empty")
+            self.error(line_of("title"), _("front-matter `title` is empty"))
         if isinstance(lang := values.get("lang"), str) and not _LANG_RE.match(lang):
             self.error(
                 line_of("lang"),
-                f'lang "{shorten(lang)}" is not a language tag such as en, vi or en-GB',
+                _('lang "{lang}" is not a language tag such as en, vi or en-GB').format(
+                    lang=shorten(lang)
+                ),
             )
         if isinstance(original := values.get("edition_of"), str):
-            if bad := id_problem(original, "edition_of pack id"):
+            if bad := id_problem(original, _("edition_of pack id")):
                 self.error(line_of("edition_of"), bad)
             elif original == values.get("pack"):
-                self.error(line_of("edition_of"), "a pack cannot be an edition of itself")
+                self.error(line_of("edition_of"), _("a pack cannot be an edition of itself"))
         lessons = self.lessons(values.get("lessons", []), line_of("lessons"))
         tags = self.tags(values.get("tags", []), line_of("tags"))
         if not typed or len(self.errors) > errors_before or lessons is None or tags is None:
@@ -185,17 +199,24 @@ class PackReader:
                     continue  # one message per key, not one per branch of a union
                 reported.add(key)
                 if err["type"] == "missing":
-                    self.error(start, f"front matter has no `{key}:` (it is required)")
+                    self.error(
+                        start, _("front matter has no `{key}:` (it is required)").format(key=key)
+                    )
                 elif err["type"] == "extra_forbidden":
                     self.error(
                         line_of(key),
-                        f"unknown front-matter key `{key}`; "
-                        + suggest(str(key), FRONT_MATTER_KEYS, "`{}`", "the keys are"),
+                        _("unknown front-matter key `{key}`; {hint}").format(
+                            key=key,
+                            hint=suggest(str(key), FRONT_MATTER_KEYS, "`{}`", _("the keys are")),
+                        ),
                     )
                 else:
                     self.error(
                         line_of(key),
-                        f"front-matter `{key}`: {FRONT_MATTER_TYPES.get(str(key), 'has the wrong type')}",
+                        _("front-matter `{key}`: {reason}").format(
+                            key=key,
+                            reason=_(FRONT_MATTER_TYPES.get(str(key), WRONG_TYPE)),
+                        ),
                     )
             return False
 
@@ -217,12 +238,18 @@ class PackReader:
             elif match := _LESSON_RANGE_RE.match(word):
                 low, high = int(match.group(1)), int(match.group(2))
                 if low > high or high - low > MAX_LESSON_RANGE:
-                    self.error(line, f'lesson range "{word}" is backwards or too wide')
+                    self.error(
+                        line,
+                        _('lesson range "{range}" is backwards or too wide').format(range=word),
+                    )
                     return None
                 result.extend(f"{n:02d}" for n in range(low, high + 1))
             else:
                 self.error(
-                    line, f'lesson "{shorten(word)}" is not a lesson number or a range like 03-05'
+                    line,
+                    _('lesson "{lesson}" is not a lesson number or a range like 03-05').format(
+                        lesson=shorten(word)
+                    ),
                 )
                 return None
         return dedupe(result)
@@ -273,15 +300,17 @@ class PackReader:
             else:
                 self.error(
                     block.start,
-                    f"### {section.name} holds only a list of {what}, each item starting with - ",
+                    _(
+                        "### {section} holds only a list of {what}, each item starting with - "
+                    ).format(section=section.name, what=what),
                 )
         if not section.blocks:
-            self.error(section.line, f"### {section.name} is empty")
+            self.error(section.line, _("### {section} is empty").format(section=section.name))
         return items
 
     def key_numbers(self, section: Section) -> list[KeyNumber]:
         result: list[KeyNumber] = []
-        for start, end in self.list_items(section, "figures"):
+        for start, end in self.list_items(section, _("figures")):
             text = self.item_text(start, end)
             claim: str | None = None
             line = start
@@ -291,23 +320,27 @@ class PackReader:
                 line = start + text[: match.start(1)].count("\n")
                 text = text[: match.start()].rstrip()
                 if not claim:
-                    self.error(line, "empty claim: write `claim: QUANTITY name=value ... = VALUE`")
+                    self.error(
+                        line, _("empty claim: write `claim: QUANTITY name=value ... = VALUE`")
+                    )
             elif "`" in text and "`claim:" in text.replace("` claim:", "`claim:"):
-                self.error(start, "a claim must come last in its key-numbers item")
+                self.error(start, _("a claim must come last in its key-numbers item"))
             if not text:
-                self.error(start, "key-numbers item is empty")
+                self.error(start, _("key-numbers item is empty"))
             result.append(unchecked(KeyNumber, {"text": text, "claim": claim, "line": line + 1}))
         self.key_numbers_read.extend(result)
         return result
 
     def choices(self, section: Section) -> list[Choice]:
-        items = self.list_items(section, "choices")
+        items = self.list_items(section, _("choices"))
         lists = [b for b in section.blocks if b.kind == "list"]
         if len(lists) > 1:
             self.error(
                 lists[1].start,
-                "### Choices holds one list; changing the bullet "
-                "character or numbering starts a second one",
+                _(
+                    "### Choices holds one list; changing the bullet character or numbering "
+                    "starts a second one"
+                ),
             )
         result: list[Choice] = []
         for start, end in items:
@@ -316,27 +349,31 @@ class PackReader:
             if not box:
                 self.error(
                     start,
-                    "choice has no [ ] or [x] box: write `- [x] ...` for a correct "
-                    "choice and `- [ ] ...` for a wrong one",
+                    _(
+                        "choice has no [ ] or [x] box: write `- [x] ...` for a correct "
+                        "choice and `- [ ] ...` for a wrong one"
+                    ),
                 )
                 continue
             text = text[box.end() :].strip()
             if not text:
-                self.error(start, "choice is empty")
+                self.error(start, _("choice is empty"))
             result.append(unchecked(Choice, {"text": text, "correct": box.group(1) != " "}))
         count = sum(len(b.items) for b in lists)
         if lists and not MIN_CHOICES <= count <= MAX_CHOICES:
             self.error(
                 section.line,
-                f"### Choices has {count} choices; write {MIN_CHOICES} to {MAX_CHOICES}",
+                _("### Choices has {count} choices; write {least} to {most}").format(
+                    count=count, least=MIN_CHOICES, most=MAX_CHOICES
+                ),
             )
         if result and not any(c.correct for c in result):
-            self.error(section.line, "no choice is marked correct: mark it `- [x] ...`")
+            self.error(section.line, _("no choice is marked correct: mark it `- [x] ...`"))
         return result
 
     def related(self, section: Section, ids: dict[str, int]) -> list[Related]:
         result: list[Related] = []
-        for start, end in self.list_items(section, "related prompts"):
+        for start, end in self.list_items(section, _("related prompts")):
             text = self.item_text(start, end)
             card: str | None = None
             if match := _LINK_RE.search(text):
@@ -345,16 +382,17 @@ class PackReader:
                 if card not in ids:
                     self.error(
                         start,
-                        f"related item links to {{#{shorten(card)}}}, but this pack has no "
-                        "card with that id"
+                        _(
+                            "related item links to {card}, but this pack has no card with that id"
+                        ).format(card=f"{{#{shorten(card)}}}")
                         + (
-                            f"; did you mean {{#{close[0]}}}?"
+                            _("; did you mean {card}?").format(card=f"{{#{close[0]}}}")
                             if (close := close_options(card, ids))
                             else ""
                         ),
                     )
             if not text:
-                self.error(start, "related item has no prompt")
+                self.error(start, _("related item has no prompt"))
             result.append(unchecked(Related, {"prompt": text, "card": card}))
         return result
 
@@ -364,20 +402,26 @@ class PackReader:
             b for b in section.blocks if b.kind == "fence" and b.info.split()[:1] == ["problem"]
         ]
         if not fences:
-            self.error(section.line, "### Problem has no ```problem block")
+            self.error(section.line, _("### Problem has no ```problem block"))
             return None, None, {}
         # One error for whatever else is there: how Markdown splits it into blocks is no help.
         if other := next((b for b in section.blocks if b is not fences[0]), None):
-            what = "a second ```problem block" if other in fences else "anything else"
-            self.error(other.start, f"### Problem holds one ```problem block and not {what}")
+            if other in fences:
+                said = _("### Problem holds one ```problem block and not a second ```problem block")
+            else:
+                said = _("### Problem holds one ```problem block and not anything else")
+            self.error(other.start, said)
         block = fences[0]
         try:
             loaded = load_yaml(block.content)
         except YamlProblem as problem:
-            self.error(block.start + 1 + problem.line, f"problem block: {problem.message}")
+            self.error(
+                block.start + 1 + problem.line,
+                _("problem block: {problem}").format(problem=problem.message),
+            )
             return None, block.start + 1, {}
         if not isinstance(loaded.value, dict) or not loaded.value:
-            self.error(block.start, "problem block must be YAML `field: value` lines")
+            self.error(block.start, _("problem block must be YAML `field: value` lines"))
             return None, block.start + 1, {}
         fence_line = block.start + 1
         # The YAML starts on the line after the fence; key_lines count from 0 within it.
@@ -401,7 +445,7 @@ class PackReader:
         ):
             self.error(
                 section.line,
-                "### Follow-up starts with a paragraph `Q: the question`, then `A: its answer`",
+                _("### Follow-up starts with a paragraph `Q: the question`, then `A: its answer`"),
             )
             return None
         answer_line = next(
@@ -413,14 +457,14 @@ class PackReader:
             None,
         )
         if answer_line is None:
-            self.error(section.line, "### Follow-up has a Q: but no A: line with its answer")
+            self.error(section.line, _("### Follow-up has a Q: but no A: line with its answer"))
             return None
         question = self.source(first.start, answer_line).lstrip().removeprefix("Q:").strip()
         answer = self.source(answer_line, section.end).lstrip().removeprefix("A:").strip()
         if not question:
-            self.error(first.start, "follow-up question after Q: is empty")
+            self.error(first.start, _("follow-up question after Q: is empty"))
         if not answer:
-            self.error(answer_line, "follow-up answer after A: is empty")
+            self.error(answer_line, _("follow-up answer after A: is empty"))
         if not (question and answer and parent["key"]):
             return None
         return ParsedCard(

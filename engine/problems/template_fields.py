@@ -4,11 +4,13 @@ templates"; engine/problems/templates.py compiles a checked block into a ``Probl
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from kvdrill.engine.problems.quantities import Scalar
+from kvdrill.i18n import N_, _
 
 MAX_AXIS_CHOICES = 100_000  # values one range may span
 MAX_PROMPT_CHARS = 4000
@@ -63,3 +65,30 @@ class ProblemSpec(_Strict):
     prompt: str = ""  # empty: a prompt listing the inputs is written for each variant
     unit: str
     tolerance: float | str | None = None
+
+
+# pydantic's error types a wrong template meets most, in our words (the rest keep pydantic's).
+_TYPE_SENTENCES = {
+    "string_type": N_("must be text"),
+    "int_type": N_("must be a whole number"),
+    "int_parsing": N_("must be a whole number"),
+    "int_from_float": N_("must be a whole number"),
+    "float_type": N_("must be a number"),
+    "float_parsing": N_("must be a number"),
+    "bool_type": N_("must be true or false"),
+    "list_type": N_("must be a list"),
+    "dict_type": N_("must be a mapping of `field: value` lines"),
+    "model_type": N_("must be a mapping of `field: value` lines"),
+}
+
+
+def field_message(error: Mapping[str, Any]) -> str:
+    """One of pydantic's validation errors (``ValidationError.errors()``) as the learner's
+    sentence: a missing field, an unknown one, a wrong type in kvdrill's words and language."""
+    field = repr(".".join(str(part) for part in error["loc"]))
+    if error["type"] == "missing":
+        return _("missing required field {field}").format(field=field)
+    if error["type"] == "extra_forbidden":
+        return _("unknown field {field}").format(field=field)
+    sentence = _TYPE_SENTENCES.get(error["type"])
+    return _(sentence) if sentence else str(error["msg"])

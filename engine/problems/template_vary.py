@@ -15,7 +15,12 @@ from kvdrill.engine.capacity.formulas import SYMBOLS, inputs_from, missing_input
 from kvdrill.engine.errors import UserError
 from kvdrill.engine.problems.quantities import Quantity, Scalar, catalog_symbol, read_value
 from kvdrill.engine.problems.selectors import select_dtypes, select_gpus, select_models
-from kvdrill.engine.problems.template_fields import CATALOG_AXES, MAX_AXIS_CHOICES, RangeSpec
+from kvdrill.engine.problems.template_fields import (
+    CATALOG_AXES,
+    MAX_AXIS_CHOICES,
+    RangeSpec,
+    field_message,
+)
 from kvdrill.engine.problems.template_types import Axis, CustomFormula, IssueSink
 from kvdrill.i18n import _
 
@@ -184,7 +189,10 @@ def _one_line(exc: Exception, where: str) -> str:
             return _("{where}: unknown field {field} (a range has from, to, step)").format(
                 where=where, field=repr(location)
             )
-        return f"{where}: {location}: {first['msg']}" if location else f"{where}: {first['msg']}"
+        message = field_message(first)  # a missing field's message names it
+        if location and first["type"] != "missing":
+            return f"{where}: {location}: {message}"
+        return f"{where}: {message}"
     text = str(exc)
     return text if text.startswith(where) else f"{where}: {text}"
 

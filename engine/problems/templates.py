@@ -32,6 +32,7 @@ from kvdrill.engine.problems.template_fields import (
     MAX_TOLERANCE,
     PackFormula,
     ProblemSpec,
+    field_message,
 )
 from kvdrill.engine.problems.template_formula import custom_formula
 from kvdrill.engine.problems.template_prompt import prompt_placeholders
@@ -58,14 +59,8 @@ class _Compiler:
                 location = [str(p) for p in error["loc"]]
                 where = location[0] if location else "problem"
                 detail = ".".join(location[1:])
-                message = error["msg"]
-                if error["type"] == "extra_forbidden":
-                    message = _("unknown field {field}").format(field=repr(".".join(location)))
-                elif error["type"] == "missing":
-                    message = _("missing required field {field}").format(
-                        field=repr(".".join(location))
-                    )
-                elif detail:
+                message = field_message(error)
+                if detail and error["type"] not in ("extra_forbidden", "missing"):
                     message = f"{detail}: {message}"
                 self.issue(where, message)
             raise ProblemSpecError(_dedupe(self.issues)) from None
