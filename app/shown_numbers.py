@@ -22,6 +22,18 @@ def decimal(value: float, digits: int = 2) -> str:
     return _decimal(value, pattern, f"{value:,.{digits}f}")
 
 
+def short(value: float) -> str:
+    """``value`` in its shortest form (Python's ``:g``: ``1.555``, ``80``), with the language's
+    decimal mark: ``1,555`` in Vietnamese. For a datasheet figure beside its unit."""
+    english = f"{value:g}"
+    language = i18n.language()
+    if language == i18n.DEFAULT_LANGUAGE:
+        return english
+    from babel.numbers import get_decimal_symbol
+
+    return english.replace(".", get_decimal_symbol(language))
+
+
 def percent(fraction: float, digits: int = 0) -> str:
     """``fraction`` (0.5) as a percentage (``50%``), with ``digits`` decimals."""
     language = i18n.language()

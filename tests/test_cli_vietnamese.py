@@ -130,3 +130,35 @@ def test_the_stores_errors_are_vietnamese(capsys, vietnamese_locale, tmp_path) -
     assert code == 1 and err.startswith("kvdrill: không có thẻ 'no/card'"), err
     code, _, err = run(capsys, "--db", url, "drill", "--plain", "--pack", "nosuch")
     assert code == 1 and err.startswith("kvdrill: không có bộ thẻ 'nosuch'"), err
+
+
+@pytest.fixture
+def vietnamese_profile(capsys, tmp_path):
+    """A temp database whose profile says ``language vi`` (the locale stays English)."""
+    url = f"sqlite:///{tmp_path / 'kvdrill.db'}"
+    assert run(capsys, "--db", url, "settings", "language", "vi")[0] == 0
+    yield url
+    use_language("en")
+
+
+@pytest.mark.store
+def test_the_model_and_gpu_catalogs_are_vietnamese(capsys, vietnamese_profile) -> None:
+    """Headings, notes and the footnote in Vietnamese, a datasheet figure with a decimal comma
+    (``1,555 TB/s``: a Vietnamese reader takes ``1.555`` for one thousand five hundred), ids
+    and units as typed; an English profile keeps the English tables."""
+    code, out, _ = run(capsys, "--db", vietnamese_profile, "gpus")
+    lines = out.splitlines()
+    assert code == 0 and lines[0].split()[:4] == ["mã", "tên", "bộ", "nhớ"], lines[0]
+    assert "a100-40gb" in out and "1,555 TB/s" in out and "CUDA thấy 39,49 GiB" in out
+    assert "còn gọi là a100-40" in out and "Bộ nhớ tính bằng GB thập phân" in out
+    assert all(len(line) <= 80 for line in lines)
+    code, out, _ = run(capsys, "--db", vietnamese_profile, "models")
+    assert code == 0 and out.split()[:3] == ["mã", "layer", "head/kv"] and "tham số" in out
+    assert "46,7 B" in out and "12,9 B hoạt động; MoE 8 expert, 2 hoạt động" in out
+    for english in ("memory", "bandwidth", "CUDA sees", "aka ", "active", "experts"):
+        assert english not in out
+    assert all(len(line) <= 80 for line in out.splitlines())
+    assert run(capsys, "--db", vietnamese_profile, "settings", "language", "en")[0] == 0
+    code, out, _ = run(capsys, "--db", vietnamese_profile, "gpus")
+    assert out.split()[:4] == ["id", "name", "memory", "bandwidth"] and "1.555 TB/s" in out
+    assert "CUDA sees 39.49 GiB; aka a100-40" in out

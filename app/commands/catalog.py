@@ -6,6 +6,7 @@ import argparse
 import json
 from dataclasses import asdict
 
+from kvdrill.app.shown_numbers import short
 from kvdrill.i18n import _
 
 
@@ -36,24 +37,41 @@ def _table(header: list[str], rows: list[list[str]], notes: list[str]) -> str:
 def _model_notes(spec) -> str:
     notes = []
     if spec.published_active_params_b:
-        notes.append(f"{spec.published_active_params_b:g} B active")
+        notes.append(_("{params} B active").format(params=short(spec.published_active_params_b)))
     if spec.moe:
         moe = spec.moe
-        shared = f" + {moe.shared_experts} shared" if moe.shared_experts else ""
+        shared = (
+            _(" + {count} shared").format(count=moe.shared_experts) if moe.shared_experts else ""
+        )
+        dense = (
+            _(", {count} dense layers").format(count=moe.dense_layers) if moe.dense_layers else ""
+        )
         notes.append(
-            f"MoE {moe.experts} experts{shared}, {moe.active_experts} active, "
-            f"expert MLP {moe.expert_intermediate}"
-            + (f", {moe.dense_layers} dense layers" if moe.dense_layers else "")
+            _("MoE {experts} experts{shared}, {active} active, expert MLP {mlp}{dense}").format(
+                experts=moe.experts,
+                shared=shared,
+                active=moe.active_experts,
+                mlp=moe.expert_intermediate,
+                dense=dense,
+            )
         )
     if spec.mla:
-        notes.append(f"MLA latent {spec.mla.kv_lora_rank} + rope {spec.mla.rope_dim}")
+        notes.append(
+            _("MLA latent {rank} + rope {rope}").format(
+                rank=spec.mla.kv_lora_rank, rope=spec.mla.rope_dim
+            )
+        )
     if spec.sliding_window:
         window = spec.sliding_window
-        notes.append(f"sliding window {window.window} on {window.sliding_layers} layers")
+        notes.append(
+            _("sliding window {window} on {count} layers").format(
+                window=window.window, count=window.sliding_layers
+            )
+        )
     if spec.tied_embeddings:
-        notes.append("tied embeddings")
+        notes.append(_("tied embeddings"))
     if spec.aliases:
-        notes.append("aka " + ", ".join(spec.aliases))
+        notes.append(_("aka {aliases}").format(aliases=", ".join(spec.aliases)))
     return "; ".join(notes)
 
 
@@ -68,7 +86,16 @@ def run_models(args: argparse.Namespace) -> int:
         ]
         print(json.dumps(payload, indent=2))
         return 0
-    header = ["id", "layers", "heads/kv", "head_dim", "hidden", "MLP", "vocab", "params"]
+    header = [
+        _("id"),
+        _("layers"),
+        _("heads/kv"),
+        "head_dim",
+        _("hidden"),
+        "MLP",
+        _("vocab"),
+        _("params"),
+    ]
     rows = [
         [
             spec.id,
@@ -78,7 +105,7 @@ def run_models(args: argparse.Namespace) -> int:
             str(spec.hidden),
             str(spec.intermediate),
             str(spec.vocab),
-            f"{spec.published_params_b:g} B",
+            f"{short(spec.published_params_b)} B",
         ]
         for spec in entries
     ]
@@ -101,15 +128,15 @@ def run_gpus(args: argparse.Namespace) -> int:
         ]
         print(json.dumps(payload, indent=2))
         return 0
-    header = ["id", "name", "memory", "bandwidth", "BF16 TFLOP/s", "FP8 TFLOP/s"]
+    header = [_("id"), _("name"), _("memory"), _("bandwidth"), "BF16 TFLOP/s", "FP8 TFLOP/s"]
     rows = [
         [
             card.id,
             card.name,
-            f"{card.memory_gb:g} GB",
-            f"{card.bandwidth_tbps:g} TB/s",
-            f"{card.bf16_tflops:g}",
-            f"{card.fp8_tflops:g}" if card.fp8_tflops else "no",
+            f"{short(card.memory_gb)} GB",
+            f"{short(card.bandwidth_tbps)} TB/s",
+            short(card.bf16_tflops),
+            short(card.fp8_tflops) if card.fp8_tflops else _("no"),
         ]
         for card in entries
     ]
@@ -118,9 +145,9 @@ def run_gpus(args: argparse.Namespace) -> int:
             n
             for n in (
                 card.memory_note.rstrip("."),
-                "FP4 too" if card.fp4 else "",
-                f"CUDA sees {card.visible_memory_gib:g} GiB",
-                "aka " + ", ".join(card.aliases) if card.aliases else "",
+                _("FP4 too") if card.fp4 else "",
+                _("CUDA sees {memory} GiB").format(memory=short(card.visible_memory_gib)),
+                _("aka {aliases}").format(aliases=", ".join(card.aliases)) if card.aliases else "",
             )
             if n
         )
@@ -132,9 +159,11 @@ def run_gpus(args: argparse.Namespace) -> int:
     print(
         "\n".join(
             wrapped(
-                "Memory in decimal GB (80 GB = 80e9 bytes), bandwidth in decimal TB/s and dense "
-                "TFLOP/s (no sparsity), as on datasheets; pools start from what CUDA sees where "
-                "a vLLM log shows it (kvdrill gpus --json: source)."
+                _(
+                    "Memory in decimal GB (80 GB = 80e9 bytes), bandwidth in decimal TB/s and "
+                    "dense TFLOP/s (no sparsity), as on datasheets; pools start from what CUDA "
+                    "sees where a vLLM log shows it (kvdrill gpus --json: source)."
+                )
             )
         )
     )
