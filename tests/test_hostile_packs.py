@@ -641,3 +641,33 @@ def test_a_hostile_packs_syntax_errors_reach_the_learner_in_their_language(
     lines = (output.out + output.err).splitlines()
     for fragment in expected:  # each error as `file:line: message`, in the learner's language
         assert any(line.startswith(f"{pack}{fragment}") for line in lines), (fragment, lines)
+
+
+@pytest.mark.parametrize(
+    ("data", "english", "vietnamese"),
+    [
+        (b"\xff\xfe-\x00", "file is UTF-16; save it as UTF-8", "tệp được mã hóa UTF-16"),
+        (
+            b"---\npack: a\ntitle: &x t\nversion: 1\n---\n",
+            "YAML anchors and aliases (& and *) are not allowed in a pack",
+            "pack không được dùng anchor và alias của YAML",
+        ),
+    ],
+)
+def test_an_unreadable_pack_file_is_refused_in_the_learners_language(
+    tmp_path, data: bytes, english: str, vietnamese: str
+) -> None:
+    from kvdrill.app.services.importing import read_packs
+    from kvdrill.app.services.language import use_language
+
+    pack = tmp_path / "odd.md"
+    pack.write_bytes(data)
+    problems = {"en": "", "vi": ""}
+    try:
+        for language in problems:
+            use_language(language)
+            problems[language] = " ".join(str(p) for p in read_packs([pack]).problems)
+    finally:
+        use_language("en")
+    assert english in problems["en"] and english not in problems["vi"], problems
+    assert vietnamese in problems["vi"], problems

@@ -51,6 +51,8 @@ TRANSLATED_FILES = [
     "engine/packs/headings.py",
     "engine/packs/parser.py",
     "engine/packs/reader.py",
+    "engine/packs/source.py",
+    "engine/packs/yaml_blocks.py",
     "engine/capacity/compute.py",
     "engine/capacity/forward.py",
     "engine/capacity/formulas.py",
@@ -83,6 +85,8 @@ SINKS = {
     "error",  # a pack reader's `file:line: message`
     "Located",
     "append",  # a message collected for a pack error (a card heading's problems)
+    "refusal",
+    "YamlProblem",
 }
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from kvdrill.engine.errors import Located, PackErrors
+from kvdrill.i18n import _
 
 _MIB = 1024 * 1024
 MAX_PACK_BYTES = 4 * _MIB
@@ -26,20 +27,23 @@ def refusal(path: str, line: int, message: str) -> PackErrors:
 
 
 def too_big_message(size: int) -> str:
-    return (
-        f"file is {size / _MIB:.1f} MB; a pack may be at most {MAX_PACK_BYTES // _MIB} MB, "
-        "so split it into smaller packs"
-    )
+    return _(
+        "file is {size} MB; a pack may be at most {most} MB, so split it into smaller packs"
+    ).format(size=f"{size / _MIB:.1f}", most=MAX_PACK_BYTES // _MIB)
 
 
 def decode_pack_bytes(data: bytes, path: str) -> str:
     """The text of a pack file, or one clear ``PackErrors`` line: empty, binary or not UTF-8."""
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise refusal(path, 1, "file is UTF-16; save it as UTF-8")
+        raise refusal(path, 1, _("file is UTF-16; save it as UTF-8"))
     nul = data.find(b"\x00")
     if nul >= 0:
         line = data.count(b"\n", 0, nul) + 1
-        raise refusal(path, line, f"binary file (NUL byte at offset {nul}); a pack is UTF-8 text")
+        raise refusal(
+            path,
+            line,
+            _("binary file (NUL byte at offset {offset}); a pack is UTF-8 text").format(offset=nul),
+        )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -48,8 +52,10 @@ def decode_pack_bytes(data: bytes, path: str) -> str:
         raise refusal(
             path,
             line,
-            f"not valid UTF-8: byte 0x{data[exc.start]:02x} at offset {exc.start} "
-            f"(column {column}); save the file as UTF-8",
+            _(
+                "not valid UTF-8: byte {byte} at offset {offset} (column {column}); save the "
+                "file as UTF-8"
+            ).format(byte=f"0x{data[exc.start]:02x}", offset=exc.start, column=column),
         ) from None
     return text
 
@@ -57,11 +63,15 @@ def decode_pack_bytes(data: bytes, path: str) -> str:
 def check_pack_text(text: str, path: str) -> None:
     """Refuse text no pack can be: empty, binary, with control characters, or too big."""
     if not text.lstrip("\ufeff").strip():
-        raise refusal(path, 1, "empty file: a pack starts with --- front matter, then its cards")
+        raise refusal(path, 1, _("empty file: a pack starts with --- front matter, then its cards"))
     nul = text.find("\x00")
     if nul >= 0:
         line = text.count("\n", 0, nul) + 1
-        raise refusal(path, line, f"binary file (NUL character at offset {nul}); a pack is text")
+        raise refusal(
+            path,
+            line,
+            _("binary file (NUL character at offset {offset}); a pack is text").format(offset=nul),
+        )
     maybe_control = not text.isascii() or text.encode("ascii").translate(None, _ALLOWED_ASCII)
     if maybe_control and (control := _CONTROL_RE.search(text)):
         line = text.count("\n", 0, control.start()) + 1
@@ -69,14 +79,16 @@ def check_pack_text(text: str, path: str) -> None:
         raise refusal(
             path,
             line,
-            f"control character U+{ord(control.group()):04X} at column {column}; a pack is "
-            "plain text (tabs and line breaks are the only control characters allowed)",
+            _(
+                "control character {character} at column {column}; a pack is plain text (tabs "
+                "and line breaks are the only control characters allowed)"
+            ).format(character=f"U+{ord(control.group()):04X}", column=column),
         )
     try:
         size = len(text.encode("utf-8"))
     except UnicodeEncodeError as exc:
         line = text.count("\n", 0, exc.start) + 1
-        raise refusal(path, line, "text is not valid Unicode (a lone surrogate)") from None
+        raise refusal(path, line, _("text is not valid Unicode (a lone surrogate)")) from None
     if size > MAX_PACK_BYTES:
         raise refusal(path, 1, too_big_message(size))
     returns = text.count("\r")  # counted alone: no "\r\n" to look for in most packs
@@ -85,8 +97,10 @@ def check_pack_text(text: str, path: str) -> None:
         raise refusal(
             path,
             MAX_PACK_LINES + 1,
-            f"file has {lines:,} lines; a pack may have at most {MAX_PACK_LINES:,}, "
-            "so split it into smaller packs",
+            _(
+                "file has {lines} lines; a pack may have at most {most}, so split it into "
+                "smaller packs"
+            ).format(lines=f"{lines:,}", most=f"{MAX_PACK_LINES:,}"),
         )
 
 

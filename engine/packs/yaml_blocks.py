@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from kvdrill.i18n import _
+
 MAX_YAML_CHARS = 64 * 1024
 MAX_YAML_DEPTH = 20
 
@@ -48,15 +50,20 @@ def _pack_loader() -> Any:
             line = event.start_mark.line if event.start_mark else 0
             if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
                 raise YamlProblem(
-                    line, "YAML anchors and aliases (& and *) are not allowed in a pack"
+                    line, _("YAML anchors and aliases (& and *) are not allowed in a pack")
                 )
             if (tag := getattr(event, "tag", None)) is not None:
                 shown = tag.replace("tag:yaml.org,2002:", "!!", 1)
-                raise YamlProblem(line, f"YAML tags such as {shown} are not allowed in a pack")
+                raise YamlProblem(
+                    line, _("YAML tags such as {tag} are not allowed in a pack").format(tag=shown)
+                )
             self._depth += 1
             try:
                 if self._depth > MAX_YAML_DEPTH:
-                    raise YamlProblem(line, f"YAML nested more than {MAX_YAML_DEPTH} levels deep")
+                    raise YamlProblem(
+                        line,
+                        _("YAML nested more than {most} levels deep").format(most=MAX_YAML_DEPTH),
+                    )
                 return super().compose_node(parent, index)
             finally:
                 self._depth -= 1
@@ -86,9 +93,14 @@ def _check_keys(node: Any) -> None:
             seen: set[str] = set()
             for key, value in current.value:
                 if not isinstance(key, yaml.ScalarNode) or key.tag != _STR:
-                    raise YamlProblem(key.start_mark.line, "YAML mapping keys must be plain text")
+                    raise YamlProblem(
+                        key.start_mark.line, _("YAML mapping keys must be plain text")
+                    )
                 if key.value in seen:
-                    raise YamlProblem(key.start_mark.line, f"YAML key `{key.value}` appears twice")
+                    raise YamlProblem(
+                        key.start_mark.line,
+                        _("YAML key `{key}` appears twice").format(key=key.value),
+                    )
                 seen.add(key.value)
                 stack.append(value)
         elif isinstance(current, yaml.SequenceNode):
@@ -100,7 +112,9 @@ def load_yaml(text: str) -> LoadedYaml:
     import yaml
 
     if len(text) > MAX_YAML_CHARS:
-        raise YamlProblem(0, f"YAML block is over {MAX_YAML_CHARS // 1024} KiB; keep it short")
+        raise YamlProblem(
+            0, _("YAML block is over {most} KiB; keep it short").format(most=MAX_YAML_CHARS // 1024)
+        )
     loader = None
     try:
         loader = _pack_loader()(text)
@@ -112,20 +126,25 @@ def load_yaml(text: str) -> LoadedYaml:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "unreadable"
-        raise YamlProblem(mark.line if mark else 0, f"invalid YAML: {problem}") from None
+        raise YamlProblem(
+            mark.line if mark else 0, _("invalid YAML: {problem}").format(problem=problem)
+        ) from None
     except yaml.reader.ReaderError as exc:
         line = text.count("\n", 0, max(exc.position, 0))
         raise YamlProblem(
-            line, f"invalid YAML: character U+{exc.character:04X} is not allowed"
+            line,
+            _("invalid YAML: character {character} is not allowed").format(
+                character=f"U+{exc.character:04X}"
+            ),
         ) from None
     except yaml.YAMLError as exc:
-        raise YamlProblem(0, f"invalid YAML: {exc}") from None
+        raise YamlProblem(0, _("invalid YAML: {problem}").format(problem=exc)) from None
     finally:
         if loader is not None:
             loader.dispose()
     key_lines: dict[str, int] = {}
     if isinstance(node, yaml.MappingNode):
-        for key, _ in node.value:
+        for key, _value in node.value:
             key_lines.setdefault(key.value, key.start_mark.line)
     return LoadedYaml(value, key_lines)
 
