@@ -61,12 +61,6 @@ class BackupInfo:
     cards: int
     answers: int
 
-    def summary(self) -> str:
-        return (
-            f"{self.path}: {self.answers:,} answers, {self.cards:,} cards, "
-            f"{self.profiles} profile{'s' if self.profiles != 1 else ''}"
-        )
-
 
 # --- the setting -------------------------------------------------------------------------------
 

@@ -36,6 +36,7 @@ from kvdrill.engine.study.rules import replay
 from kvdrill.engine.study.schedule import NEW_CARD_EASINESS_MILLI
 from kvdrill.engine.study.sm2 import MIN_EASINESS_MILLI, easiness_change_milli
 from kvdrill.engine.wording import plural
+from kvdrill.i18n import _
 from kvdrill.store import reviews, rollups
 from kvdrill.store.db import Database, begin_write, session_sql
 from kvdrill.store.models import Profile, ReviewLog
@@ -141,46 +142,58 @@ class DoctorReport:
         )
 
     def lines(self) -> list[str]:
-        out = [f"Database: {self.database}"]
+        out = [_("Database: {path}").format(path=self.database)]
         if self.integrity != ["ok"]:
-            out.append("Integrity: the file is damaged; nothing was repaired (writing into it")
-            out.append("could spread the damage). SQLite's integrity_check says:")
+            out.append(_("Integrity: the file is damaged; nothing was repaired (writing into it"))
+            out.append(_("could spread the damage). SQLite's integrity_check says:"))
             out += [f"  {line}" for line in self.integrity]
             out.append(self._restore_advice())
             return out
-        out.append("Integrity: ok (every page checked)")
+        out.append(_("Integrity: ok (every page checked)"))
         if self.backup:
-            out.append(f"Before repairing, a checked copy was written to {self.backup}")
+            out.append(
+                _("Before repairing, a checked copy was written to {path}").format(path=self.backup)
+            )
         recreated = sum(self.recreated.values())
         orphans = sum(self.orphans.values())
         out.append(
-            f"Rows pointed at that were gone: {recreated}"
-            + (f" ({_per_table(self.recreated)}), recreated" if recreated else "")
+            _("Rows pointed at that were gone: {count}").format(count=recreated)
+            + (
+                _(" ({tables}), recreated").format(tables=_per_table(self.recreated))
+                if recreated
+                else ""
+            )
         )
         out.append(
-            f"Derived rows pointing at nothing: {orphans}"
-            + (f" ({_per_table(self.orphans)}), removed" if orphans else "")
+            _("Derived rows pointing at nothing: {count}").format(count=orphans)
+            + (_(" ({tables}), removed").format(tables=_per_table(self.orphans)) if orphans else "")
         )
         out.append(
-            f"Card states missing beside their review log: {self.states_rebuilt}"
-            + (", rebuilt from the log" if self.states_rebuilt else "")
+            _("Card states missing beside their review log: {count}").format(
+                count=self.states_rebuilt
+            )
+            + (_(", rebuilt from the log") if self.states_rebuilt else "")
         )
         out.append(
-            "Stats rollups: " + ("had drifted, recomputed" if self.rollups_rebuilt else "ok")
+            _("Stats rollups: had drifted, recomputed")
+            if self.rollups_rebuilt
+            else _("Stats rollups: ok")
         )
         if self.unexplained:
-            out.append("Cannot explain, so left as they are (not written by kvdrill's rules):")
+            out.append(_("Cannot explain, so left as they are (not written by kvdrill's rules):"))
             out += [f"  {finding}" for finding in self.unexplained]
             out.append(self._restore_advice())
-            out.append("Repaired the rest." if self.repaired else "Nothing else to repair.")
+            out.append(_("Repaired the rest.") if self.repaired else _("Nothing else to repair."))
         else:
-            out.append("Repaired." if self.repaired else "Nothing to repair.")
+            out.append(_("Repaired.") if self.repaired else _("Nothing to repair."))
         return out
 
     def _restore_advice(self) -> str:
         if self.newest_backup:
-            return f"The newest backup that passes the full check: kvdrill restore {self.newest_backup}"
-        return "No backup that passes the full check was found beside it to restore."
+            return _("The newest backup that passes the full check: kvdrill restore {path}").format(
+                path=self.newest_backup
+            )
+        return _("No backup that passes the full check was found beside it to restore.")
 
     def to_json(self) -> DoctorReportJson:
         return DoctorReportJson(
@@ -200,7 +213,9 @@ class DoctorReport:
 
 
 def _per_table(counts: dict[str, int]) -> str:
-    return ", ".join(f"{n} in {table}" for table, n in sorted(counts.items()))
+    return ", ".join(
+        _("{count} in {table}").format(count=n, table=table) for table, n in sorted(counts.items())
+    )
 
 
 def examine(

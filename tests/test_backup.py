@@ -413,3 +413,40 @@ def test_once_todays_copy_finds_damage_no_commit_goes_through(
         ).fetchone() == (0,)
     finally:
         connection.close()
+
+
+def test_backup_restore_and_doctor_speak_the_profiles_language(
+    collection, database: Database, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch
+) -> None:
+    """``language vi``: the report lines in Vietnamese, paths and the restore command as typed."""
+    from kvdrill.app.services.language import use_language
+
+    monkeypatch.setenv("KVDRILL_NOW", "2026-03-10T09:00")
+    db = database.path
+    assert db is not None
+    try:
+        assert cli(capsys, db, "settings", "language", "vi")[0] == 0
+        code, out, _ = cli(capsys, db, "backup", str(tmp_path / "mine.db"))
+        assert code == 0 and out == (
+            f"Đã sao lưu vào {tmp_path / 'mine.db'}: 0 câu trả lời, 30 thẻ, 1 hồ sơ.\n"
+        )
+        code, out, _ = cli(capsys, db, "backup", "--keep", "3")
+        assert (code, out) == (0, "Giữ 3 bản sao lưu hằng ngày mới nhất.\n")
+        code, out, _ = cli(capsys, db, "restore", str(tmp_path / "mine.db"))
+        assert code == 0 and out.startswith(f"Đã khôi phục {tmp_path / 'mine.db'}: ")
+        assert "Dữ liệu trước đó được giữ lại ở " in out
+        code, out, _ = cli(capsys, db, "doctor")
+        assert code == 0 and out.splitlines()[1:] == [
+            "Toàn vẹn: ổn (đã kiểm tra mọi trang)",
+            "Hàng được tham chiếu nhưng đã mất: 0",
+            "Hàng dẫn xuất không trỏ tới đâu: 0",
+            "Trạng thái thẻ thiếu dù có nhật ký ôn tập: 0",
+            "Bảng tổng hợp thống kê: ổn",
+            "Không có gì cần sửa.",
+        ]
+        assert out.startswith("Cơ sở dữ liệu: ")
+        assert cli(capsys, db, "settings", "language", "en")[0] == 0
+        code, out, _ = cli(capsys, db, "doctor")
+        assert "Integrity: ok (every page checked)" in out and "Nothing to repair." in out
+    finally:
+        use_language("en")

@@ -33,8 +33,10 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from kvdrill.app.commands.backup import backup_contents
     from kvdrill.app.services.maintenance import restore
 
-    for line in restore(args.db, args.path, args.keep_as):
-        print(line)
+    info, kept = restore(args.db, args.path, args.keep_as)
+    print(_("Restored {contents}.").format(contents=backup_contents(info)))
+    print(_("What was there before is kept in {path}.").format(path=kept))
     return 0

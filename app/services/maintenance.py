@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 from kvdrill.app.services import environment
 from kvdrill.engine.errors import UserError
-from kvdrill.engine.wording import plural
-from kvdrill.i18n import _
+from kvdrill.i18n import _, ngettext
 
 if TYPE_CHECKING:
+    from kvdrill.store.backup import BackupInfo as BackupInfo  # re-exported to the commands
     from kvdrill.store.db import Database
 
 
@@ -54,9 +54,12 @@ def daily_backup(database: Database, now: datetime) -> str | None:
     return None
 
 
-def backup(cli_url: str | None, path: str | None, keep: int | None) -> list[str]:
+def backup(
+    cli_url: str | None, path: str | None, keep: int | None
+) -> tuple[list[str], BackupInfo | None]:
     """``kvdrill backup``: a copy now (to ``path``, else backups/ beside the database), and/or
-    the number of daily backups to keep; the lines to print."""
+    the number of daily backups to keep; the lines to print about the keeping, and the copy
+    written (None when only ``keep`` was given)."""
     from kvdrill.store.backup import (
         backup_folder,
         prune_daily_backups,
@@ -77,11 +80,21 @@ def backup(cli_url: str | None, path: str | None, keep: int | None) -> list[str]
                 set_backup_keep(session, keep)
             removed = prune_daily_backups(database.path, keep)
             lines.append(
-                f"Keeping the newest {keep} daily backups"
-                + (f" (removed {plural(removed, 'older one')})." if removed else ".")
+                ngettext(
+                    "Keeping the newest {count} daily backup",
+                    "Keeping the newest {count} daily backups",
+                    keep,
+                ).format(count=keep)
+                + (
+                    ngettext(
+                        " (removed {count} older one).", " (removed {count} older ones).", removed
+                    ).format(count=removed)
+                    if removed
+                    else "."
+                )
             )
             if path is None:
-                return lines
+                return lines, None
         if path is not None:
             target = Path(path).expanduser()
         else:
@@ -91,12 +104,13 @@ def backup(cli_url: str | None, path: str | None, keep: int | None) -> list[str]
         info = write_backup(database, target)
     finally:
         database.close()
-    return [*lines, f"Backed up to {info.summary()}."]
+    return lines, info
 
 
-def restore(cli_url: str | None, path: str, keep_as: str | None = None) -> list[str]:
+def restore(cli_url: str | None, path: str, keep_as: str | None = None) -> tuple[BackupInfo, Path]:
     """``kvdrill restore``: check ``path``, keep the current database (in ``keep_as``, else a
-    new name in backups/), copy the backup in."""
+    new name in backups/), copy the backup in. What was restored, and where the database that
+    was there is kept."""
     from kvdrill.store.backup import backup_folder, restore_backup
 
     if not path.strip() or (keep_as is not None and not keep_as.strip()):
@@ -116,7 +130,7 @@ def restore(cli_url: str | None, path: str, keep_as: str | None = None) -> list[
         database.close()
     # An older backup is brought up to date now, not on the next start.
     open_for_maintenance(cli_url).close()
-    return [f"Restored {info.summary()}.", f"What was there before is kept in {safety}."]
+    return info, safety
 
 
 def doctor(cli_url: str | None) -> Any:
