@@ -35,8 +35,7 @@ from kvdrill.engine.study.grades import Grade
 from kvdrill.engine.study.rules import replay
 from kvdrill.engine.study.schedule import NEW_CARD_EASINESS_MILLI
 from kvdrill.engine.study.sm2 import MIN_EASINESS_MILLI, easiness_change_milli
-from kvdrill.engine.wording import plural
-from kvdrill.i18n import _
+from kvdrill.i18n import N_, _, ngettext
 from kvdrill.store import reviews, rollups
 from kvdrill.store.db import Database, begin_write, session_sql
 from kvdrill.store.models import Profile, ReviewLog
@@ -295,7 +294,12 @@ def _unexplained(connection: Connection) -> tuple[list[str], set[tuple[int, int]
     def log_rows(sql: str, what: str) -> None:
         ids = [row[0] for row in connection.exec_driver_sql(sql)]
         if ids:
-            findings.append(f"{plural(len(ids), 'review-log row')} {what} (ids {_examples(ids)})")
+            rows = ngettext("{count} review-log row", "{count} review-log rows", len(ids))
+            findings.append(
+                _("{rows} {what} (ids {ids})").format(
+                    rows=rows.format(count=len(ids)), what=_(what), ids=_examples(ids)
+                )
+            )
             placeholders = ", ".join(str(int(i)) for i in ids)
             doubtful.update(
                 tuple(row)
@@ -304,14 +308,19 @@ def _unexplained(connection: Connection) -> tuple[list[str], set[tuple[int, int]
                 )
             )
 
-    log_rows(_BAD_QUALITY, "with a quality outside 0-5")
-    log_rows(_BAD_TIME, "without a readable time or study day")
-    log_rows(_BAD_PREV_STATE, "whose saved previous state (prev_state) is not a JSON object")
+    log_rows(_BAD_QUALITY, N_("with a quality outside 0-5"))
+    log_rows(_BAD_TIME, N_("without a readable time or study day"))
+    log_rows(_BAD_PREV_STATE, N_("whose saved previous state (prev_state) is not a JSON object"))
     mismatched = [tuple(row) for row in connection.execute(text(_STATE_LOG_MISMATCH))]
     if mismatched:
         findings.append(
-            f"{plural(len(mismatched), 'card state')} counting other answers than their review log holds "
-            f"(log rows deleted or wiped, or the state edited; cards {_examples(mismatched)})"
+            ngettext(
+                "{count} card state counting other answers than its review log holds (log rows "
+                "deleted or wiped, or the state edited; cards {cards})",
+                "{count} card states counting other answers than their review log holds (log "
+                "rows deleted or wiped, or the state edited; cards {cards})",
+                len(mismatched),
+            ).format(count=len(mismatched), cards=_examples(mismatched))
         )
     easiness, interval, due = [], [], []
     for profile_id, card_id, reps, milli, days, answers, due_gap, fsrs in connection.execute(
@@ -327,13 +336,16 @@ def _unexplained(connection: Connection) -> tuple[list[str], set[tuple[int, int]
         elif due_gap is not None and abs(due_gap - days) > 1:
             due.append(key)
     for keys, what in (
-        (easiness, "an easiness no run of its answers reaches"),
-        (interval, "an interval no run of its answers reaches"),
-        (due, "a due day that is not the last review plus the interval"),
+        (easiness, N_("an easiness no run of its answers reaches")),
+        (interval, N_("an interval no run of its answers reaches")),
+        (due, N_("a due day that is not the last review plus the interval")),
     ):
         if keys:
+            states = ngettext("{count} card state", "{count} card states", len(keys))
             findings.append(
-                f"{plural(len(keys), 'card state')} with {what} (cards {_examples(keys)})"
+                _("{states} with {what} (cards {cards})").format(
+                    states=states.format(count=len(keys)), what=_(what), cards=_examples(keys)
+                )
             )
     doubtful.update(mismatched + easiness + interval + due)
     return findings, doubtful

@@ -199,3 +199,21 @@ def test_the_newest_backup_that_passes_is_named_not_a_damaged_newer_one(
     code, out = doctor(studied, capsys)
     assert code == 1
     assert f"kvdrill restore {good}" in out and str(newer) not in out
+
+
+def test_what_kvdrill_cannot_have_written_is_reported_in_vietnamese(
+    studied: Path, capsys, vietnamese
+) -> None:
+    """The profile says ``language vi``: the findings and the advice in Vietnamese."""
+    assert main(["--db", f"sqlite:///{studied}", "settings", "language", "vi"]) == 0
+    capsys.readouterr()
+    edit(studied, "UPDATE review_log SET quality = 9 WHERE id = 1")
+    edit(studied, "UPDATE card_states SET easiness_milli = 9999000 WHERE rowid = 1")
+    code, out = doctor(studied, capsys)
+    assert code == 1
+    assert "Không giải thích được nên để nguyên" in out
+    assert "1 hàng nhật ký ôn tập có quality ngoài khoảng 0-5 (id 1)" in out
+    assert "1 trạng thái thẻ có độ dễ mà không chuỗi câu trả lời nào" in out
+    assert "Bản sao lưu mới nhất qua được kiểm tra đầy đủ: kvdrill restore " in out
+    for english in ("Cannot explain", "review-log row", "card state", "newest backup"):
+        assert english not in out

@@ -56,6 +56,10 @@ TRANSLATED_FILES = [
     "engine/capacity/compute.py",
     "engine/capacity/forward.py",
     "engine/capacity/formulas.py",
+    "app/commands/backup.py",
+    "app/commands/catalog.py",
+    "app/commands/restore.py",
+    "store/doctor.py",
 ]
 # Calls whose string arguments reach the screen or the terminal.
 SINKS = {
