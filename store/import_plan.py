@@ -48,12 +48,18 @@ class PackPlan:
 
     def summary(self) -> str:
         """``pack-key: N added, N changed, N retired, N unchanged`` (and revived, if any)."""
-        line = (
-            f"{self.pack_key}: {len(self.added)} added, {len(self.changed)} changed, "
-            f"{len(self.retired)} retired, {len(self.unchanged)} unchanged"
+        line = _(
+            "{pack}: {added} added, {changed} changed, {retired} retired, {unchanged} unchanged"
+        )
+        line = line.format(
+            pack=self.pack_key,
+            added=len(self.added),
+            changed=len(self.changed),
+            retired=len(self.retired),
+            unchanged=len(self.unchanged),
         )
         if self.revived:
-            line += f", {len(self.revived)} revived"
+            line += _(", {count} revived").format(count=len(self.revived))
         return line
 
     @property

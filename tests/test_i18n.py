@@ -60,6 +60,7 @@ TRANSLATED_FILES = [
     "app/commands/catalog.py",
     "app/commands/restore.py",
     "store/doctor.py",
+    "store/import_plan.py",
 ]
 # Calls whose string arguments reach the screen or the terminal.
 SINKS = {

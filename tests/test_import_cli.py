@@ -484,3 +484,28 @@ def test_a_pack_claiming_another_files_id_is_refused_unless_replace(
     assert run("--db", db_url, "import", "--replace", str(second)) == 0
     assert live_cards(db_url, "mine") == ["three"]
     assert "1 added, 0 changed, 2 retired" in capsys.readouterr().out
+
+
+def test_import_speaks_the_profiles_language(
+    pack_dir: Path, db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``language vi``: one Vietnamese line per pack, its id as typed; a dry run says so too."""
+    from kvdrill.app.services.language import use_language
+
+    try:
+        assert run("--db", db_url, "settings", "language", "vi") == 0
+        capsys.readouterr()
+        assert run("--db", db_url, "import", "--dry-run", str(pack_dir)) == 0
+        assert capsys.readouterr().out.splitlines() == [
+            "alpha: thêm 2, đổi 0, bỏ 0, giữ nguyên 0",
+            "beta: thêm 1, đổi 0, bỏ 0, giữ nguyên 0",
+            "chạy thử: không ghi gì",
+        ]
+        assert run("--db", db_url, "settings", "language", "en") == 0
+        capsys.readouterr()
+        assert run("--db", db_url, "import", str(pack_dir)) == 0
+        assert capsys.readouterr().out.splitlines()[0] == (
+            "alpha: 2 added, 0 changed, 0 retired, 0 unchanged"
+        )
+    finally:
+        use_language("en")
