@@ -25,7 +25,7 @@ from sqlalchemy.orm import Session
 
 from kvdrill.engine.interop.anki_history import CardHistory, PackHistory, logged_answers
 from kvdrill.engine.study.schedule import Schedule
-from kvdrill.engine.wording import plural
+from kvdrill.i18n import _, ngettext
 from kvdrill.store import reviews
 from kvdrill.store.db import session_sql
 from kvdrill.store.models import Card, CardState, Pack, ReviewLog
@@ -90,25 +90,50 @@ class HistoryPlan:
         )
 
     def summary(self) -> str:
+        answers = ngettext("{count} answer", "{count} answers", self.added)
+        cards = ngettext("{count} card", "{count} cards", self.cards)
         parts = [
-            f"{self.pack}: Anki history: {plural(self.added, 'answer')} added to "
-            f"{plural(self.cards, 'card')}",
+            _("{pack}: Anki history: {answers} added to {cards}").format(
+                pack=self.pack,
+                answers=answers.format(count=self.added),
+                cards=cards.format(count=self.cards),
+            )
         ]
         if self.known:
-            parts.append(f"{self.known} imported before")
+            parts.append(_("{count} imported before").format(count=self.known))
         if self.kept:
-            parts.append(f"{plural(self.kept, 'card')} kept as studied in kvdrill since")
-        if self.replaced:
-            parts.append(f"{plural(len(self.replaced), 'kvdrill schedule')} replaced")
-        if self.left_new:
-            starts = "starts" if self.left_new == 1 else "start"
             parts.append(
-                f"{plural(self.left_new, 'card')} new or learning in Anki {starts} new "
-                f"({plural(self.answers_left_out, 'answer')} not carried over)"
+                ngettext(
+                    "{count} card kept as studied in kvdrill since",
+                    "{count} cards kept as studied in kvdrill since",
+                    self.kept,
+                ).format(count=self.kept)
+            )
+        if self.replaced:
+            parts.append(
+                ngettext(
+                    "{count} kvdrill schedule replaced",
+                    "{count} kvdrill schedules replaced",
+                    len(self.replaced),
+                ).format(count=len(self.replaced))
+            )
+        if self.left_new:
+            left_out = ngettext("{count} answer", "{count} answers", self.answers_left_out)
+            parts.append(
+                ngettext(
+                    "{count} card new or learning in Anki starts new ({answers} not carried over)",
+                    "{count} cards new or learning in Anki start new ({answers} not carried over)",
+                    self.left_new,
+                ).format(count=self.left_new, answers=left_out.format(count=self.answers_left_out))
             )
         elif self.answers_left_out:
-            rows = plural(self.answers_left_out, "row")
-            parts.append(f"{rows} without an answer not carried over")
+            parts.append(
+                ngettext(
+                    "{count} row without an answer not carried over",
+                    "{count} rows without an answer not carried over",
+                    self.answers_left_out,
+                ).format(count=self.answers_left_out)
+            )
         return "; ".join(parts)
 
 

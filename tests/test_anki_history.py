@@ -813,3 +813,20 @@ async def test_the_drill_screen_shows_an_image_as_a_line_with_its_path_and_opens
         assert f"[image: roofline plot: {chart.with_name('plot.png')}]" in reveal
     assert opened == [chart.resolve().as_uri()]
     assert linked_image(media_link(str(pack), chart)) is not None
+
+
+def test_the_anki_history_line_speaks_the_profiles_language(
+    exported: Exported, tmp_path: Path, db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from kvdrill.app.services.language import use_language
+
+    try:
+        assert main(["--db", db_url, "settings", "language", "vi"]) == 0
+        capsys.readouterr()
+        out = _convert_and_import(exported.first, tmp_path / "inference.md", db_url, capsys)
+        scheduled = sum(1 for card in exported.cards.values() if card.type in (2, 3))
+        assert "inference: lịch sử Anki: đã thêm " in out and f"vào {scheduled} thẻ" in out
+        assert "1 thẻ còn mới hoặc đang học trong Anki bắt đầu lại là thẻ mới (1 câu trả lời" in out
+        assert "Anki history" not in out and "added" not in out
+    finally:
+        use_language("en")

@@ -59,6 +59,7 @@ TRANSLATED_FILES = [
     "app/commands/backup.py",
     "app/commands/catalog.py",
     "app/commands/restore.py",
+    "store/anki_history.py",
     "store/doctor.py",
     "store/import_plan.py",
 ]
