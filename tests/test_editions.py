@@ -250,3 +250,10 @@ def test_a_vietnamese_learner_reads_the_rival_edition_error_in_vietnamese(
         f'{tmp_path / "kv-basics-vi.md"}:6: kv-basics đã có một bản dịch "vi" khác, kv-basics-vi2 '
         f"ở {tmp_path / 'kv-basics-vi2.md'}:6: mỗi ngôn ngữ chỉ giữ một bản dịch"
     ]
+
+
+def test_an_edition_of_an_unknown_pack_says_so_in_vietnamese(tmp_path: Path, vietnamese) -> None:
+    problems = _check(tmp_path, EDITION.replace("edition_of: kv-basics", "edition_of: kv-basic"))
+    assert any(":6: edition_of: không có pack kv-basic trong các pack" in p for p in problems), (
+        problems
+    )

@@ -119,8 +119,10 @@ def edition_checks(packs: list[Any], decks: Path = BUNDLED_DECKS) -> list[Locate
                 Located(
                     pack.path,
                     line,
-                    f"edition_of: there is no pack {pack.meta.edition_of} among the packs "
-                    "given or the bundled decks; give its file too",
+                    _(
+                        "edition_of: there is no pack {pack} among the packs given or the "
+                        "bundled decks; give its file too"
+                    ).format(pack=pack.meta.edition_of),
                 )
             )
             continue
