@@ -160,5 +160,19 @@ def test_the_list_speaks_the_profiles_language(db, db_url: str, capsys, monkeypa
         code, out, _ = cards(capsys, monkeypatch, db_url, DAY1)
         assert out.splitlines()[0].split() == ["CARD", "TITLE", "STATE", "DUE"]
         assert " new " in out and out.splitlines()[-1] == "7 cards"
+        assert "is not a card state (did you mean 'new'?)" in refused_state(capsys, db_url)
+        assert main(["--db", db_url, "settings", "language", "vi"]) == 0
+        capsys.readouterr()
+        err = refused_state(capsys, db_url)
+        assert "'dew' không phải trạng thái thẻ (ý bạn là 'new'?)" in err
+        assert "hãy dùng một trong suspended, buried, new, due" in err
     finally:
         use_language("en")
+
+
+def refused_state(capsys, db_url: str) -> str:
+    """What ``cards --state dew`` says on stderr (argparse exits with status 2)."""
+    with pytest.raises(SystemExit) as exit:
+        main(["--db", db_url, "cards", "--state", "dew"])
+    assert exit.value.code == 2
+    return capsys.readouterr().err

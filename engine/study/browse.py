@@ -67,19 +67,22 @@ class BrowsedCard(NamedTuple):
 
 
 def check_state(text: str) -> str:
-    return _one_of(text, STATES, "a card state")
+    return _one_of(text, STATES, N_("'{text}' is not a card state{hint}: use one of {choices}"))
 
 
 def check_sort(text: str) -> str:
-    return _one_of(text, tuple(SORT_KEYS), "a sort key")
+    return _one_of(
+        text, tuple(SORT_KEYS), N_("'{text}' is not a sort key{hint}: use one of {choices}")
+    )
 
 
-def _one_of(text: str, choices: tuple[str, ...], noun: str) -> str:
-    """``text`` (any case) when it is one of ``choices``, else a UserError naming them."""
+def _one_of(text: str, choices: tuple[str, ...], refusal: str) -> str:
+    """``text`` (any case) when it is one of ``choices``, else a UserError naming them (the
+    words themselves stay English: they are what the option takes)."""
     word = text.strip().lower()
     if word not in choices:
         hint = did_you_mean(word, list(choices)) or ""
-        raise UserError(f"'{text}' is not {noun}{hint}: use one of {', '.join(choices)}")
+        raise UserError(_(refusal).format(text=text, hint=hint, choices=", ".join(choices)))
     return word
 
 
