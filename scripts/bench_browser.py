@@ -1,5 +1,5 @@
-"""``kvdrill serve`` in headless Chromium (Selenium) beside the same app in a tmux pane, in one
-run.
+"""``kvdrill serve`` in headless Chromium (Selenium) beside the same app in a tmux pane, and the
+bare Textual app served and in tmux as their floor, in one run.
 
     .venv/bin/python scripts/bench_browser.py [--runs 3] [--cards 12]
 
@@ -11,6 +11,13 @@ Rows (the README's benchmark table):
   cards, from just before Selenium sends the key to the page's terminal showing the key's
   effect (the reveal's heading, the next count of cards left), beside the same key sent to
   the drill in tmux, key by key; target median at most 2x tmux.
+
+The floor under both rows: scripts/bare_textual_app.py served by the same textual-serve server
+(app/web_server.py's ``KvdrillServer``, as ``kvdrill serve`` builds it) and opened in the same
+Chromium, alternated with kvdrill's page opens and keys, and in tmux beside it (the bare app
+repaints its line on every key). Rows: kvdrill in the browser vs the bare app in the browser
+(what kvdrill adds), and the bare app in the browser vs in tmux (what the browser path itself
+costs, whatever the app).
 
 The page draws the app with xterm.js; its screen is read as tests/test_serve_browser.py reads
 it (a script before the page's own keeps the Terminal). The server listens on loopback only
@@ -31,7 +38,16 @@ import time
 from pathlib import Path
 
 from bench_table import load, milliseconds, print_header, print_row
-from bench_tmux import HOME_READY, KVDRILL, REVEALED, Pane, percentile, recall_pack
+from bench_tmux import (
+    BARE_APP,
+    BARE_READY,
+    HOME_READY,
+    KVDRILL,
+    REVEALED,
+    Pane,
+    percentile,
+    recall_pack,
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
@@ -42,6 +58,14 @@ from test_serve_browser import CATCH_TERMINAL, CHROMEDRIVER, CHROMIUM, SCREEN_TE
 HOST = "127.0.0.1"
 FIRST_TITLE = "A key benchmark"
 OPEN_RATIO, KEY_RATIO = 2.0, 2.0
+# The bare app served as ``kvdrill serve`` serves kvdrill: the same server class, bound the same
+# way, one app process per tab.
+SERVE_BARE = """
+import shlex, sys
+from kvdrill.app.web_server import KvdrillServer, bind
+*command, host, port = sys.argv[1:]
+KvdrillServer(shlex.join(command), bind(host, int(port)), f"http://{host}:{port}", 8).serve()
+"""
 
 
 def free_port() -> int:
@@ -50,14 +74,14 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def chromium(folder: Path):
+def chromium(folder: Path, profile: str):
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
-                     "--window-size=1280,900", f"--user-data-dir={folder / 'chromium'}"):  # fmt: skip
+                     "--window-size=1280,900", f"--user-data-dir={folder / profile}"):  # fmt: skip
         options.add_argument(argument)
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     driver.set_page_load_timeout(120)
@@ -72,11 +96,11 @@ class Page:
     def screen(self) -> str:
         return self.driver.execute_script(SCREEN_TEXT) or ""
 
-    def open(self) -> float:
-        """Seconds from asking for the page to its home screen's key line."""
+    def open(self, ready: str = HOME_READY) -> float:
+        """Seconds from asking for the page to ``ready`` (the home screen's key line)."""
         started = time.perf_counter()
         self.driver.get(self.address)
-        self.wait_for(HOME_READY)
+        self.wait_for(ready)
         return time.perf_counter() - started
 
     def wait_for(self, text: str, timeout: float = 120) -> None:
@@ -107,6 +131,39 @@ def cards_left(screen: str) -> int:
     return int(found.group(1))
 
 
+def start_server(argv: list[str], env: dict[str, str]) -> tuple[subprocess.Popen, str]:
+    """A server started with ``argv`` plus its host and port, and its address once it listens."""
+    port = free_port()
+    server = subprocess.Popen(
+        [*argv, HOST, str(port)] if argv[1] == "-c" else [*argv, "--host", HOST, "--port", str(port)],
+        env=os.environ | env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.STDOUT, start_new_session=True,
+    )  # fmt: skip
+    return server, f"http://{HOST}:{port}/"
+
+
+def wait_listening(address: str) -> None:
+    port = int(address.rstrip("/").rsplit(":", 1)[1])
+    while socket.socket().connect_ex((HOST, port)) != 0:
+        time.sleep(0.05)
+
+
+def ratio_row(
+    row: str, mine: list[float], theirs: list[float], anchor: str, limit: float, keys: bool
+) -> None:
+    """One row: medians (seconds) of ``mine`` against ``theirs``; keys also show p95 and max."""
+
+    def shown(values: list[float]) -> str:
+        if not keys:
+            return milliseconds(statistics.median(values))
+        ms = [value * 1e3 for value in values]
+        return f"{statistics.median(ms):.0f} / {percentile(ms, 0.95):.0f} / {max(ms):.0f} ms"
+
+    ratio = statistics.median(mine) / statistics.median(theirs)
+    target = f"median <= {limit}x" if keys else f"<= {limit}x"
+    print_row(row, shown(mine), f"{anchor} {shown(theirs)}", ratio, target, ratio <= limit)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3, help="page opens and launches, alternated")
@@ -124,35 +181,41 @@ def main() -> int:
         # Enough new cards for the drill.
         subprocess.run([*KVDRILL, "settings", "new_per_day", str(args.cards)],
                        env=os.environ | env, check=True, capture_output=True)  # fmt: skip
-        port = free_port()
-        server = subprocess.Popen(
-            [*KVDRILL, "serve", "--host", HOST, "--port", str(port)],
-            env=os.environ | env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.STDOUT, start_new_session=True,
-        )  # fmt: skip
-        driver = None
+        server, address = start_server([*KVDRILL, "serve"], env)
+        bare_server, bare_address = start_server([sys.executable, "-c", SERVE_BARE, *BARE_APP], env)
+        drivers = []
         try:
-            while socket.socket().connect_ex((HOST, port)) != 0:
-                time.sleep(0.05)
-            driver = chromium(folder)
-            page = Page(driver, f"http://{HOST}:{port}/")
-            print(f"kvdrill serve in headless Chromium beside tmux at 80x24; {load()}")
-            page.open()  # warm-up, not counted: the bundled decks' first import
-            warm = Pane(KVDRILL, env, folder)
-            warm.wait_for(HOME_READY)
-            warm.close()
-            opens: dict[str, list[float]] = {"browser": [], "terminal": []}
+            wait_listening(address)
+            wait_listening(bare_address)
+            # One Chromium per page, so both stay open and in front through the key rows.
+            drivers.append(chromium(folder, "chromium"))
+            drivers.append(chromium(folder, "chromium-bare"))
+            page, bare_page = Page(drivers[0], address), Page(drivers[1], bare_address)
+            print(f"kvdrill serve and the bare app served, in headless Chromium beside tmux at 80x24; {load()}")  # fmt: skip
+            # Warm-ups, not counted: the bundled decks' first import, bytecode caches.
+            page.open()
+            bare_page.open(BARE_READY)
+            for argv, ready in ((KVDRILL, HOME_READY), (BARE_APP, BARE_READY)):
+                warm = Pane(argv, env, folder)
+                warm.wait_for(ready)
+                warm.close()
+            opens: dict[str, list[float]] = {side: [] for side in ("browser", "terminal", "bare browser", "bare terminal")}  # fmt: skip
             for _ in range(args.runs):
                 opens["browser"].append(page.open())
                 pane = Pane(KVDRILL, env, folder)
                 opens["terminal"].append(pane.wait_for(HOME_READY))
                 pane.close()
+                opens["bare browser"].append(bare_page.open(BARE_READY))
+                pane = Pane(BARE_APP, env, folder)
+                opens["bare terminal"].append(pane.wait_for(BARE_READY))
+                pane.close()
 
             # Both drills started the same way, from the home screen (Enter on the first pack,
             # the generated one), before either answers: the same recall cards in the same
-            # order on both sides.
+            # order on both sides. The bare app takes the same keys, each repainting its line.
             pane = Pane(KVDRILL, env, folder)
-            keys: dict[str, list[float]] = {"browser": [], "tmux": []}
+            bare_pane = Pane(BARE_APP, env, folder)
+            keys: dict[str, list[float]] = {side: [] for side in ("browser", "tmux", "bare browser", "bare tmux")}  # fmt: skip
             try:
                 page.open()
                 page.wait_for(FIRST_TITLE)
@@ -162,38 +225,40 @@ def main() -> int:
                 pane.wait_for(FIRST_TITLE)
                 pane.key_to_change("Enter", "left")
                 pane.wait_for("left")
+                bare_page.open(BARE_READY)
+                bare_pane.wait_for(BARE_READY)
                 left = cards_left(page.screen())
                 for _ in range(args.cards // 2 - 1):  # both sessions stay open to the end
                     left -= 1
-                    keys["browser"].append(page.key_to_change(" ", REVEALED))
-                    keys["tmux"].append(pane.key_to_change("Space", REVEALED))
-                    keys["browser"].append(page.key_to_change("4", rf"(?<!\d){left} left"))
-                    keys["tmux"].append(pane.key_to_change("4", f"{left} left"))
+                    for sent, pressed, name, on_page, in_pane in (
+                        (" ", "Space", "space", REVEALED, REVEALED),
+                        ("4", "4", "4", rf"(?<!\d){left} left", f"{left} left"),
+                    ):
+                        bare_effect = f"(key {name!r} at"
+                        keys["browser"].append(page.key_to_change(sent, on_page))
+                        keys["tmux"].append(pane.key_to_change(pressed, in_pane))
+                        keys["bare browser"].append(
+                            bare_page.key_to_change(sent, re.escape(bare_effect))
+                        )
+                        keys["bare tmux"].append(bare_pane.key_to_change(pressed, bare_effect))
             finally:
                 pane.close()
+                bare_pane.close()
         finally:
-            if driver is not None:
+            for driver in drivers:
                 driver.quit()
             stop_server(server)
+            stop_server(bare_server)
 
     print_header()
-    mine, theirs = (statistics.median(opens[side]) for side in ("browser", "terminal"))
-    print_row(
-        f"`kvdrill serve`: page open -> first screen interactive ({args.runs} runs)",
-        milliseconds(mine), f"terminal start {milliseconds(theirs)}", mine / theirs,
-        f"<= {OPEN_RATIO}x", mine / theirs <= OPEN_RATIO,
-    )  # fmt: skip
-    ms = {side: [value * 1e3 for value in values] for side, values in keys.items()}
-    shown = {
-        side: f"{statistics.median(v):.0f} / {percentile(v, 0.95):.0f} / {max(v):.0f} ms"
-        for side, v in ms.items()
-    }
-    ratio = statistics.median(ms["browser"]) / statistics.median(ms["tmux"])
-    print_row(
-        f"key -> next card painted in the browser, median / p95 / max ({len(ms['browser'])} keys)",
-        shown["browser"], f"tmux {shown['tmux']}", ratio, f"median <= {KEY_RATIO}x tmux",
-        ratio <= KEY_RATIO,
-    )  # fmt: skip
+    opened = f"page open -> first screen ({args.runs} runs)"
+    ratio_row(f"`kvdrill serve`: {opened}", opens["browser"], opens["terminal"], "terminal start", OPEN_RATIO, keys=False)  # fmt: skip
+    ratio_row(f"what kvdrill adds: {opened}, vs the bare app served", opens["browser"], opens["bare browser"], "bare app served", OPEN_RATIO, keys=False)  # fmt: skip
+    ratio_row(f"the floor: the bare app's {opened}, vs its terminal start", opens["bare browser"], opens["bare terminal"], "bare app in tmux", OPEN_RATIO, keys=False)  # fmt: skip
+    counted = f"median / p95 / max ({len(keys['browser'])} keys)"
+    ratio_row(f"key -> next card painted in the browser, {counted}", keys["browser"], keys["tmux"], "tmux", KEY_RATIO, keys=True)  # fmt: skip
+    ratio_row(f"what kvdrill adds: key -> painted in the browser, vs the bare app served, {counted}", keys["browser"], keys["bare browser"], "bare app served", KEY_RATIO, keys=True)  # fmt: skip
+    ratio_row(f"the floor: the bare app's key -> painted in the browser, vs in tmux, {counted}", keys["bare browser"], keys["bare tmux"], "bare app in tmux", KEY_RATIO, keys=True)  # fmt: skip
     print(f"at the end: {load()}")
     return 0
 
