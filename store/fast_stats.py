@@ -22,12 +22,10 @@ from kvdrill.engine.study.settings import ProfileSettings
 from kvdrill.engine.study.stats_report import StatsReport
 from kvdrill.store.charts import read_charts
 from kvdrill.store.location import sqlite_file
-from kvdrill.store.queries_sql import stored_settings
+from kvdrill.store.queries_sql import PROFILE_SQL, stored_settings
 from kvdrill.store.sql import SqliteSql
 from kvdrill.store.sqlite_file import open_current
 from kvdrill.store.stats import build_report, due_schedules
-
-PROFILE_SQL = "SELECT * FROM profiles WHERE name = :name"
 
 
 class FastStats(NamedTuple):
@@ -65,7 +63,7 @@ def read_report(
         found = sql.first_named(PROFILE_SQL, {"name": profile_name})
         if found is None:
             return None  # the store creates the profile
-        profile = _Profile(found["id"], found["name"])
+        profile = _Profile(found["id"], profile_name)
         today = today_of(found["rollover_hour"])
         report = build_report(sql, profile, today, window_days)
         due = due_schedules(sql, profile.id, today)

@@ -53,9 +53,11 @@ _IN_TOPIC = (
     "cards.id IN (SELECT card_id FROM card_topics WHERE kind = '{kind}' AND value IN ({values}))"
 )
 
-# A profile's settings by name (the fast-start helper; the store reads it through the ORM).
+# A profile's id and every settings column, by name (reads without the ORM: the fast start,
+# the due counts, the fast stats, plain_reads.settings_of). New columns go at the end: the due
+# counts read the first ones by position.
 PROFILE_SQL = """
-SELECT id, new_per_day, reviews_per_day, rollover_hour, answer_seconds, options
+SELECT id, new_per_day, reviews_per_day, rollover_hour, answer_seconds, options, theme
 FROM profiles
 WHERE name = :name
 """
