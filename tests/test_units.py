@@ -125,6 +125,31 @@ def test_registry_is_built_once_and_is_the_projects_own() -> None:
     assert "barn" not in registry()
 
 
+def test_threads_asking_at_once_share_one_registry() -> None:
+    # Two imports starting together each asked for the registry first: each built its own,
+    # and pint refused to add their quantities ("different registries"). A new process, so
+    # the registry is not built yet.
+    script = """
+import threading
+from kvdrill.engine.capacity.units import parse_quantity, registry
+start = threading.Barrier(4)
+built = []
+def ask():
+    start.wait()
+    built.append(registry())
+threads = [threading.Thread(target=ask) for _ in range(4)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+print(len({id(ureg) for ureg in built}), parse_quantity("2 GiB") + parse_quantity("1 GiB"))
+"""
+    run = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert run.stdout.split()[0] == "1", run.stdout
+
+
 @pytest.mark.parametrize(
     ("value", "unit", "shown"),
     [

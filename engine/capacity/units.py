@@ -30,6 +30,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+import threading
 import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
@@ -147,14 +148,24 @@ class AnswerError(UserError):
     """Text that cannot be read as a quantity, explained in one line."""
 
 
-@functools.cache
-def registry() -> pint.UnitRegistry:
-    """The project's unit registry, built once from units.txt."""
-    import pint
+_registry_lock = threading.Lock()
+_registries: list[pint.UnitRegistry] = []
 
-    ureg: pint.UnitRegistry = pint.UnitRegistry(None, autoconvert_offset_to_baseunit=False)
-    ureg.load_definitions(data_text(UNITS_PATH).splitlines())
-    return ureg
+
+def registry() -> pint.UnitRegistry:
+    """The project's unit registry, built once from units.txt. Built under a lock: two threads
+    asking at once (two imports starting together) must get the same registry, or pint refuses
+    to combine their quantities ("different registries")."""
+    if _registries:
+        return _registries[0]
+    with _registry_lock:
+        if not _registries:
+            import pint
+
+            ureg: pint.UnitRegistry = pint.UnitRegistry(None, autoconvert_offset_to_baseunit=False)
+            ureg.load_definitions(data_text(UNITS_PATH).splitlines())
+            _registries.append(ureg)
+    return _registries[0]
 
 
 def __getattr__(name: str) -> object:
