@@ -4,6 +4,7 @@ headings too) and its one-line errors, for a learner whose locale or profile say
 from __future__ import annotations
 
 import argparse
+import re
 
 import pytest
 
@@ -162,3 +163,56 @@ def test_the_model_and_gpu_catalogs_are_vietnamese(capsys, vietnamese_profile) -
     code, out, _ = run(capsys, "--db", vietnamese_profile, "gpus")
     assert out.split()[:4] == ["id", "name", "memory", "bandwidth"] and "1.555 TB/s" in out
     assert "CUDA sees 39.49 GiB; aka a100-40" in out
+
+
+def listed(out: str) -> dict[str, dict[str, str]]:
+    """``calc --list`` read back: per section, each name's text with its wrapped lines joined
+    (a line broken at a hyphen joined without the space)."""
+    sections: dict[str, dict[str, str]] = {}
+    rows: dict[str, str] = {}
+    name = ""
+    for line in out.splitlines():
+        if line and not line.startswith(" "):
+            rows = sections.setdefault(line, {})
+        elif line.startswith("  ") and not line.startswith("   "):
+            name, _, text = line.strip().partition(" ")
+            rows[name] = text.strip()
+        elif line.strip():
+            joint = "" if rows[name].endswith("-") else " "
+            rows[name] += joint + line.strip()
+    return sections
+
+
+def unwrapped(text: str) -> str:
+    return re.sub(r"-\s+", "-", " ".join(text.split()))
+
+
+@pytest.mark.store
+def test_calc_list_describes_every_quantity_and_symbol_in_vietnamese(
+    capsys, vietnamese_profile
+) -> None:
+    """Each formula's and symbol's description in Vietnamese, "dimensionless" too; names and
+    units as typed (byte, token, s); an English profile keeps the English list."""
+    from kvdrill.engine.capacity.formulas import FORMULAS, SYMBOLS
+    from kvdrill.i18n import _
+
+    code, out, _err = run(capsys, "--db", vietnamese_profile, "calc", "--list")
+    assert code == 0 and all(len(line) <= 80 for line in out.splitlines())
+    quantities, symbols = listed(out).values()
+    assert list(quantities) == list(FORMULAS) and list(symbols) == list(SYMBOLS)
+    assert symbols["layers"] == "[không thứ nguyên] số lớp transformer (block)"
+    assert symbols["kv_bytes_per_token"] == "[byte] số byte KV cache một token chiếm trên một GPU"
+    assert quantities["kv_pool_tokens"] == "[token] Số byte của pool / số byte KV mỗi token."
+    english = []
+    for name, entry in [*FORMULAS.items(), *SYMBOLS.items()]:
+        shown = (quantities if entry in FORMULAS.values() else symbols)[name]
+        if unwrapped(entry.description) in unwrapped(shown) or "dimensionless" in shown:
+            english.append(f"{name}: {shown}")
+        assert unwrapped(shown).endswith(unwrapped(_(entry.description))), name
+    assert english == []
+    assert run(capsys, "--db", vietnamese_profile, "settings", "language", "en")[0] == 0
+    code, out, _err = run(capsys, "--db", vietnamese_profile, "calc", "--list")
+    quantities, symbols = listed(out).values()
+    assert symbols["layers"] == "[dimensionless] transformer layers (blocks)"
+    for name, symbol in SYMBOLS.items():
+        assert unwrapped(symbols[name]) == unwrapped(f"[{symbol.unit}] {symbol.description}")

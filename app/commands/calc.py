@@ -68,6 +68,11 @@ def register(subparsers) -> None:
     parser.set_defaults(func=run)
 
 
+def _unit_word(unit: str) -> str:
+    """A symbol's unit as --list shows it: units stay as typed, "dimensionless" is a word."""
+    return _("dimensionless") if unit == "dimensionless" else unit
+
+
 def _pint_unit(unit: str) -> str:
     return "" if unit == "dimensionless" else unit
 
@@ -109,10 +114,10 @@ def _list(as_json: bool = False) -> int:
     from kvdrill.app.text_table import table_lines
 
     print(_("Quantities (formula: description):"))
-    rows = [[f.name, f"[{f.unit}] {f.description}"] for f in FORMULAS.values()]
+    rows = [[f.name, f"[{_unit_word(f.unit)}] {_(f.description)}"] for f in FORMULAS.values()]
     print("\n".join(table_lines(rows, indent="  ")))
     print("\n" + _("Symbols for --set (unit: description):"))
-    rows = [[s.name, f"[{s.unit}] {s.description}"] for s in SYMBOLS.values()]
+    rows = [[s.name, f"[{_unit_word(s.unit)}] {_(s.description)}"] for s in SYMBOLS.values()]
     print("\n".join(table_lines(rows, indent="  ")))
     return 0
 

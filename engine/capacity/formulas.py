@@ -74,7 +74,7 @@ from kvdrill.engine.capacity.forward import (
 )
 from kvdrill.engine.capacity.units import format_number
 from kvdrill.engine.errors import UserError
-from kvdrill.i18n import _
+from kvdrill.i18n import N_, _
 
 # One sympy Symbol per name; positivity lets solve() discard negative roots.
 _S: dict[str, sympy.Symbol] = {
@@ -155,7 +155,9 @@ def _formulas() -> dict[str, Formula]:
             2 * g["hidden"] * g["heads"] * g["head_dim"]
             + 2 * g["hidden"] * g["kv_heads"] * g["head_dim"]
             + g["qkv_bias"] * (g["heads"] + 2 * g["kv_heads"]) * g["head_dim"],
-            "Q and O are hidden x heads*head_dim, K and V hidden x kv_heads*head_dim (+ biases).",
+            N_(
+                "Q and O are hidden x heads*head_dim, K and V hidden x kv_heads*head_dim (+ biases)."
+            ),
         ),
         (
             "attention_params_mla",
@@ -167,31 +169,33 @@ def _formulas() -> dict[str, Formula]:
             + g["heads"] * g["v_head_dim"] * g["hidden"]
             + g["q_lora_rank"]
             + g["kv_lora_rank"],
-            "MLA: query and KV down/up projections through their latents, output projection.",
+            N_("MLA: query and KV down/up projections through their latents, output projection."),
         ),
         (
             "model_params",
             "model_params",
             common + dense_mlps + moe_params(g["experts"]),
-            "Embeddings (x2 unless tied) + per layer attention, norms, dense or MoE gated MLP.",
+            N_("Embeddings (x2 unless tied) + per layer attention, norms, dense or MoE gated MLP."),
         ),
         (
             "active_params",
             "active_params",
             common + dense_mlps + moe_params(g["active_experts"]),
-            "Parameters one token uses: only its active (and shared) experts count.",
+            N_("Parameters one token uses: only its active (and shared) experts count."),
         ),
         (
             "unquantized_params",
             "unquantized_params",
             embeddings + g["hidden"] + g["layers"] * 2 * g["hidden"],
-            "Embeddings and LM head (once if tied) + the norm weights of every layer and the last.",
+            N_(
+                "Embeddings and LM head (once if tied) + the norm weights of every layer and the last."
+            ),
         ),
         (
             "weight_bytes",
             "weight_bytes",
             g["model_params"] * (g["weight_bits"] + g["scale_bits"]) / 8,
-            "Parameters x bits per weight (plus scale overhead) / 8.",
+            N_("Parameters x bits per weight (plus scale overhead) / 8."),
         ),
         (
             "weight_bytes_mixed",
@@ -201,25 +205,31 @@ def _formulas() -> dict[str, Formula]:
                 + g["unquantized_params"] * g["unquantized_bits"]
             )
             / 8,
-            "Quantized linear layers at weight bits, embeddings/LM head/norms at unquantized_bits.",
+            N_(
+                "Quantized linear layers at weight bits, embeddings/LM head/norms at unquantized_bits."
+            ),
         ),
         (
             "kv_bytes_per_token",
             "kv_bytes_per_token",
             2 * g["layers"] * kv_heads_per_gpu * g["head_dim"] * g["kv_dtype_bytes"],
-            "K and V, every layer, every KV head on this GPU (max(1, kv_heads // tp)), x bytes.",
+            N_(
+                "K and V, every layer, every KV head on this GPU (max(1, kv_heads // tp)), x bytes."
+            ),
         ),
         (
             "kv_bytes_per_token_mla",
             "kv_bytes_per_token",
             g["layers"] * (g["kv_lora_rank"] + g["rope_dim"]) * g["kv_dtype_bytes"],
-            "MLA: one latent (kv_lora_rank + rope dim) per layer, no factor 2, same on every GPU.",
+            N_(
+                "MLA: one latent (kv_lora_rank + rope dim) per layer, no factor 2, same on every GPU."
+            ),
         ),
         (
             "kv_bytes_per_sequence",
             "kv_bytes_per_sequence",
             g["kv_bytes_per_token"] * g["seq_tokens"],
-            "KV bytes per token x tokens in the sequence.",
+            N_("KV bytes per token x tokens in the sequence."),
         ),
         (
             "kv_bytes_per_sequence_swa",
@@ -232,33 +242,35 @@ def _formulas() -> dict[str, Formula]:
                 (g["layers"] - g["sliding_layers"]) * g["seq_tokens"]
                 + g["sliding_layers"] * sympy.Min(g["seq_tokens"], g["window"])
             ),
-            "Sliding-window layers keep at most `window` tokens; global layers keep them all.",
+            N_("Sliding-window layers keep at most `window` tokens; global layers keep them all."),
         ),
         (
             "decode_floor_time",
             "decode_floor_time",
             g["weight_bytes"] / (g["tp"] * g["hbm_bandwidth"]),
-            "Each decode step reads every weight once: weight bytes / (TP GPUs x bandwidth).",
+            N_("Each decode step reads every weight once: weight bytes / (TP GPUs x bandwidth)."),
             # For an MoE model at batch 1 only the active experts are read: set weight_bytes.
         ),
         (
             "kv_pool_bytes",
             "kv_pool_bytes",
             g["gpu_mem"] * g["gpu_util"] - g["weight_bytes"] / g["tp"] - g["overhead_bytes"],
-            "Per GPU: memory x utilization - its share of the weights - activation/other overhead.",
+            N_(
+                "Per GPU: memory x utilization - its share of the weights - activation/other overhead."
+            ),
         ),
         (
             "kv_pool_tokens",
             "kv_pool_tokens",
             g["kv_pool_bytes"] / g["kv_bytes_per_token"],
-            "Pool bytes / KV bytes per token.",
+            N_("Pool bytes / KV bytes per token."),
         ),
         (
             "max_concurrency",
             "max_concurrency",
             sympy.floor(g["kv_pool_bytes"] / (g["block_size"] * g["kv_bytes_per_token"]))
             / sympy.ceiling(g["max_model_len"] / g["block_size"]),
-            "vLLM start-up figure: pool blocks / blocks one max_model_len request needs.",
+            N_("vLLM start-up figure: pool blocks / blocks one max_model_len request needs."),
         ),
         (
             "max_concurrency_swa",
@@ -272,20 +284,22 @@ def _formulas() -> dict[str, Formula]:
                 )
                 / layer_group
             ),
-            "vLLM V1 with sliding windows: blocks of one layer group / blocks one request needs, "
-            "a windowed layer holding only window - 1 + max_num_batched_tokens tokens (+1 block).",
+            N_(
+                "vLLM V1 with sliding windows: blocks of one layer group / blocks one request needs, "
+                "a windowed layer holding only window - 1 + max_num_batched_tokens tokens (+1 block)."
+            ),
         ),
         (
             "requests_that_fit",
             "requests_that_fit",
             sympy.floor(g["kv_pool_tokens"] / g["request_tokens"]),
-            "Pool tokens // final tokens per request (round down: more means preemptions).",
+            N_("Pool tokens // final tokens per request (round down: more means preemptions)."),
         ),
         (
             "extra_kv_tokens",
             "extra_kv_tokens",
             (g["new_gpu_util"] - g["gpu_util"]) * g["gpu_mem"] / g["kv_bytes_per_token"],
-            "Change of utilization x GPU memory / KV bytes per token.",
+            N_("Change of utilization x GPU memory / KV bytes per token."),
         ),
         (
             "sessions_that_fit",
@@ -294,7 +308,7 @@ def _formulas() -> dict[str, Formula]:
                 (g["tp"] * (g["gpu_mem"] * g["gpu_util"] - g["overhead_bytes"]) - g["weight_bytes"])
                 / (g["tp"] * g["kv_bytes_per_token"] * g["seq_tokens"])
             ),
-            "Node memory left after the weights // KV of one full session (all tp GPUs).",
+            N_("Node memory left after the weights // KV of one full session (all tp GPUs)."),
         ),
         (
             "kv_dtype_gain_tokens",
@@ -302,7 +316,7 @@ def _formulas() -> dict[str, Formula]:
             g["kv_pool_bytes"]
             / g["kv_bytes_per_token"]
             * (g["kv_dtype_bytes"] / g["new_kv_dtype_bytes"] - 1),
-            "A smaller KV dtype multiplies the pool's tokens (BF16 -> FP8 doubles them).",
+            N_("A smaller KV dtype multiplies the pool's tokens (BF16 -> FP8 doubles them)."),
         ),
         (
             "weight_quant_gain_tokens",
@@ -310,31 +324,35 @@ def _formulas() -> dict[str, Formula]:
             g["weight_bytes"]
             * (1 - g["new_weight_bits"] / g["weight_bits"])
             / (g["tp"] * g["kv_bytes_per_token"]),
-            "Quantizing weights adds a fixed amount: bytes freed per GPU / KV bytes per token.",
+            N_("Quantizing weights adds a fixed amount: bytes freed per GPU / KV bytes per token."),
         ),
         (
             "prefill_flops",
             "prefill_flops",
             2 * g["active_params"] * g["prompt_tokens"],
-            "2 FLOPs (multiply, add) per active parameter per prompt token; attention left out.",
+            N_(
+                "2 FLOPs (multiply, add) per active parameter per prompt token; attention left out."
+            ),
         ),
         (
             "decode_flops_per_token",
             "decode_flops_per_token",
             2 * g["active_params"],
-            "2 FLOPs per active parameter for each generated token; attention left out.",
+            N_("2 FLOPs per active parameter for each generated token; attention left out."),
         ),
         (
             "ridge_point",
             "ridge_point",
             g["peak_flops"] / g["hbm_bandwidth"],
-            "Dense peak FLOP/s / HBM bandwidth: below this many FLOP per byte, memory bounds it.",
+            N_(
+                "Dense peak FLOP/s / HBM bandwidth: below this many FLOP per byte, memory bounds it."
+            ),
         ),
         (
             "prefill_time_floor",
             "prefill_time_floor",
             g["prefill_flops"] / (g["tp"] * g["peak_flops"]),
-            "Prefill is compute-bound: its FLOPs / (TP GPUs x dense peak FLOP/s).",
+            N_("Prefill is compute-bound: its FLOPs / (TP GPUs x dense peak FLOP/s)."),
         ),
         (
             "critical_batch",
@@ -342,19 +360,21 @@ def _formulas() -> dict[str, Formula]:
             _over(
                 _as_written(g["ridge_point"], _over(_sum(g["weight_bits"], g["scale_bits"]), 8)), 2
             ),
-            "Each weight byte read serves 2 FLOPs per sequence: ridge x bytes per parameter / 2.",
+            N_(
+                "Each weight byte read serves 2 FLOPs per sequence: ridge x bytes per parameter / 2."
+            ),
         ),
         (
             "speculative_expected_tokens",
             "speculative_expected_tokens",
             (1 - g["acceptance_rate"] ** (g["draft_tokens"] + 1)) / (1 - g["acceptance_rate"]),
-            "Accepted drafts stop at the first rejection, plus the target's own token.",
+            N_("Accepted drafts stop at the first rejection, plus the target's own token."),
         ),
         (
             "littles_law_concurrency",
             "littles_law_concurrency",
             g["arrival_rate"] * g["latency"],
-            "Little's law: requests in flight = arrival rate x mean time in the system.",
+            N_("Little's law: requests in flight = arrival rate x mean time in the system."),
         ),
         (
             "cost_per_million_tokens",
@@ -365,7 +385,7 @@ def _formulas() -> dict[str, Formula]:
                 _over(1, _as_written(g["tokens_per_second"], 3600)),
                 10**6,
             ),
-            "Dollars per hour of all GPUs / tokens per hour, x one million.",
+            N_("Dollars per hour of all GPUs / tokens per hour, x one million."),
         ),
         (
             "tp_allreduce_bytes_per_token",
@@ -378,7 +398,7 @@ def _formulas() -> dict[str, Formula]:
                 g["hidden"],
                 g["activation_bytes"],
             ),
-            "Ring all-reduce, 2 per layer (attention, MLP): 2 (tp-1)/tp x hidden x bytes each.",
+            N_("Ring all-reduce, 2 per layer (attention, MLP): 2 (tp-1)/tp x hidden x bytes each."),
         ),
     ]
     return {name: Formula(name, output, expr, desc) for name, output, expr, desc in table}

@@ -137,7 +137,7 @@ def _default_prompt(problem: Problem, params: Mapping[str, str]) -> str:
 
     what = f"`{problem.ask}`"
     if problem.ask in SYMBOLS:
-        what += f" ({SYMBOLS[problem.ask].description})"
+        what += f" ({_(SYMBOLS[problem.ask].description)})"
     inputs = "\n".join(f"- {name}: {text}" for name, text in params.items())
     if problem.unit:
         find = _("Find {what}, in {unit}.").format(what=what, unit=problem.unit)
