@@ -3,7 +3,9 @@ scripts/update_catalog.py (a developer's tool: the app never imports this module
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import IO, Any
 
 from babel.messages.catalog import Catalog
 from babel.messages.extract import extract_from_dir
@@ -15,11 +17,31 @@ ROOT = Path(__file__).resolve().parent.parent
 LOCALE_DIR = ROOT / "i18n" / "locale"
 # The functions a message goes through (kvdrill/i18n/__init__.py); ngettext's two forms.
 KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2)}
-# Only the package's own code: tests and scripts show nothing to a learner.
-METHOD_MAP = [
+# The fields of the catalog's data files a learner reads as prose (`kvdrill gpus` shows them
+# through _()); ids, names and sources stay as written.
+CATALOG_PROSE = ("memory_note",)
+
+
+def extract_catalog_prose(
+    fileobj: IO[bytes], keywords: object, comment_tags: object, options: object
+) -> Iterator[tuple[int, None, str, list[str]]]:
+    """Babel's extraction method for a catalog data file (a YAML list of entries): each
+    CATALOG_PROSE value, as the loader reads it, at its line."""
+    import yaml
+
+    document: Any = yaml.compose(fileobj)
+    for entry in document.value if document is not None else ():
+        for key, value in entry.value:
+            if key.value in CATALOG_PROSE and value.value:
+                yield value.start_mark.line + 1, None, value.value, []
+
+
+# Only the package's own code and catalog data: tests and scripts show nothing to a learner.
+METHOD_MAP: list[tuple[str, Any]] = [
     ("tests/**", "ignore"),
     ("scripts/**", "ignore"),
     ("build/**", "ignore"),
+    ("engine/capacity/data/*.yaml", extract_catalog_prose),
     ("**.py", "python"),
 ]
 

@@ -216,3 +216,23 @@ def test_calc_list_describes_every_quantity_and_symbol_in_vietnamese(
     assert symbols["layers"] == "[dimensionless] transformer layers (blocks)"
     for name, symbol in SYMBOLS.items():
         assert unwrapped(symbols[name]) == unwrapped(f"[{symbol.unit}] {symbol.description}")
+
+
+@pytest.mark.store
+def test_a_gpus_memory_note_is_vietnamese(capsys, vietnamese_profile) -> None:
+    """The catalog's prose (gpus.yaml's memory_note) is extracted for the translator and shown
+    in the learner's language, its figures in Vietnamese convention (1.440 GB)."""
+    from kvdrill.engine.capacity.catalog import gpus
+    from kvdrill.i18n.extract import extracted
+
+    notes = {card.memory_note for card in gpus().values() if card.memory_note}
+    assert notes and notes <= {message.id for message in extracted()}
+    code, out, _err = run(capsys, "--db", vietnamese_profile, "gpus")
+    text = " ".join(out.split())
+    assert (
+        code == 0 and "180 GB như bản xuất xưởng trong HGX B200 (1.440 GB mỗi board 8 GPU)" in text
+    )
+    assert "as shipped" not in text and "announcement" not in text
+    assert run(capsys, "--db", vietnamese_profile, "settings", "language", "en")[0] == 0
+    code, out, _err = run(capsys, "--db", vietnamese_profile, "gpus")
+    assert "180 GB as shipped in HGX B200 (1,440 GB per 8-GPU board)" in " ".join(out.split())

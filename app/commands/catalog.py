@@ -144,7 +144,7 @@ def run_gpus(args: argparse.Namespace) -> int:
         "; ".join(
             n
             for n in (
-                card.memory_note.rstrip("."),
+                _(card.memory_note).rstrip("."),
                 _("FP4 too") if card.fp4 else "",
                 _("CUDA sees {memory} GiB").format(memory=short(card.visible_memory_gib)),
                 _("aka {aliases}").format(aliases=", ".join(card.aliases)) if card.aliases else "",
