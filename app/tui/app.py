@@ -97,10 +97,14 @@ class KvdrillApp(App[None]):
 
             self.push_screen(HomeScreen())
         if self.start != "drill":
-            # A drill does both once its session is open, off the fast-start path: the backup
-            # opens the database (SQLAlchemy), which would hold the GIL while the card paints.
-            self.restore_theme()
-            self.after_start()
+            # A drill does both once its session is open, off the fast-start path; another
+            # first screen once it has painted: the theme's read and the backup open the
+            # database (SQLAlchemy), whose import would hold the GIL while the screen paints.
+            self.screen.call_after_refresh(self.first_screen_painted)
+
+    def first_screen_painted(self) -> None:
+        self.restore_theme()
+        self.after_start()
 
     def after_start(self) -> None:
         """What waits until the first screen is up, once per run of the app: the daily backup,

@@ -114,7 +114,10 @@ class HomeScreen(KvdrillScreen[None]):
         # the home screen waits until it is uncovered, off the fast-start path.
         if self.built_language != language():  # the learner chose another in the settings
             await self.recompose()
-        self.refresh_overview()
+        if self.pack_rows:
+            self.refresh_overview()
+        else:  # the first paint goes first: the worker's imports would hold the GIL meanwhile
+            self.call_after_refresh(self.refresh_overview)
 
     def action_refresh_overview(self) -> None:
         self.refresh_overview()
