@@ -49,10 +49,15 @@ QUIET_SECONDS = 0.2
 LAUNCH_RATIO, KEY_RATIO, KEY_P95_MS = 1.4, 2.0, 100.0
 
 
-def tmux(*args: str) -> str:
-    return subprocess.run(
-        ["tmux", *args], capture_output=True, text=True, timeout=30, check=True
-    ).stdout
+def tmux(*args: str, tries: int = 1) -> str:
+    """``tmux args``'s output; a failure is tried again ``tries`` times in all (a new session
+    can meet the server exiting as another helper's last session closes), then one line."""
+    for attempt in range(tries):
+        done = subprocess.run(["tmux", *args], capture_output=True, text=True, timeout=30)
+        if done.returncode == 0:
+            return done.stdout
+        time.sleep(0.2 * (attempt + 1))
+    raise SystemExit(f"tmux {args[0]} failed: {done.stderr.strip() or done.returncode}")
 
 
 class Pane:
@@ -64,7 +69,7 @@ class Pane:
         self.output.touch()
         command = ["env", *(f"{key}={value}" for key, value in env.items()), *argv]
         self.started = time.perf_counter()
-        tmux("new-session", "-d", "-s", self.name, "-x", "80", "-y", "24", shlex.join(command))
+        tmux("new-session", "-d", "-s", self.name, "-x", "80", "-y", "24", shlex.join(command), tries=3)  # fmt: skip
         tmux("pipe-pane", "-o", "-t", self.name, f"cat >> {shlex.quote(str(self.output))}")
 
     def screen(self) -> str:
