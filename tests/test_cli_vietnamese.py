@@ -30,7 +30,7 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 
 def helps(parser: argparse.ArgumentParser) -> dict[str, str]:
     """Every text a command's --help shows, by where it is: the description and each option's."""
-    texts = {"description": parser.description or ""}
+    texts = {"description": parser.description or "", "epilog": parser.epilog or ""}
     for action in parser._actions:
         if action.help and action.help is not argparse.SUPPRESS:
             texts[" ".join(action.option_strings) or action.dest] = action.help
@@ -54,8 +54,8 @@ def test_kvdrill_help_is_vietnamese(capsys, vietnamese_locale) -> None:
 
 
 def test_every_commands_help_text_is_translated(capsys, vietnamese_locale) -> None:
-    """Each description and option help differs from its English text: a new option without a
-    Vietnamese entry fails here."""
+    """Each description, epilog and option help differs from its English text: a new option
+    without a Vietnamese entry fails here."""
     use_language("en")
     cli.use_argparse_catalog()
     english = {name: helps(parser) for name, parser in command_parsers().items()}

@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 
-from kvdrill.i18n import _
+from kvdrill.i18n import N_, _
 
-EPILOG = """\
-examples:
+# The commands of --help's examples, as typed (no words to translate).
+EXAMPLES = """\
   kvdrill calc kv_bytes_per_token --model llama-3.1-8b --unit KiB
   kvdrill calc weight_bytes --model llama-3.1-70b --dtype fp8 --unit GB
   kvdrill calc decode_floor_time --model llama-3.1-70b --gpu h100-sxm --tp 2 \\
@@ -24,9 +24,13 @@ examples:
   kvdrill calc prefill_flops --model llama-3.1-8b --set prompt_tokens=1000
   kvdrill calc acceptance_rate --set speculative_expected_tokens=3 \\
       --set draft_tokens=4
-QUANTITY is a formula name (see --list) or, to solve backwards, an input of a
-formula whose result you give with --set. Values without a unit are in bytes,
-seconds or tokens."""
+"""
+# Hand-wrapped to 80 columns, as argparse prints an epilog as written.
+QUANTITY_NOTE = N_(
+    "QUANTITY is a formula name (see --list) or, to solve backwards, an input of a\n"
+    "formula whose result you give with --set. Values without a unit are in bytes,\n"
+    "seconds or tokens."
+)
 
 
 def register(subparsers) -> None:
@@ -36,7 +40,7 @@ def register(subparsers) -> None:
         "calc",
         help=_("capacity calculator: KV per token, weights, decode floor, pool, concurrency"),
         description=_("Evaluate one serving formula for a model, GPU and precision."),
-        epilog=EPILOG,
+        epilog=_("examples:") + "\n" + EXAMPLES + _(QUANTITY_NOTE),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("quantity", nargs="?", metavar="QUANTITY", help=_("what to compute"))
