@@ -13,12 +13,12 @@ import sys
 import pytest
 
 from kvdrill.app.cli import main
-from kvdrill.app.commands.calc import EPILOG
+from kvdrill.app.commands.calc import EXAMPLES
 
 # An example too long for 80 columns goes on with a backslash, as a shell reads it.
 HELP_EXAMPLES = [
     line.strip().removeprefix("kvdrill ")
-    for line in EPILOG.replace("\\\n", " ").splitlines()
+    for line in EXAMPLES.replace("\\\n", " ").splitlines()
     if line.strip().startswith("kvdrill calc ")
 ]
 
