@@ -34,6 +34,22 @@ def short(value: float) -> str:
     return english.replace(".", get_decimal_symbol(language))
 
 
+def figure(value: float, significant: int = 4) -> str:
+    """``value`` to ``significant`` figures as engine/capacity/units.format_number rounds it
+    (``131,072``, ``3.429``, ``1.2e-05``), in the language's marks: ``131.072``, ``3,429``. For a
+    calculated result (``kvdrill calc``) beside its unit."""
+    from kvdrill.engine.capacity.units import format_number
+
+    english = format_number(value, significant)
+    language = i18n.language()
+    if language == i18n.DEFAULT_LANGUAGE:
+        return english
+    from babel.numbers import get_decimal_symbol, get_group_symbol
+
+    marks = str.maketrans({",": get_group_symbol(language), ".": get_decimal_symbol(language)})
+    return english.translate(marks)
+
+
 def percent(fraction: float, digits: int = 0) -> str:
     """``fraction`` (0.5) as a percentage (``50%``), with ``digits`` decimals."""
     language = i18n.language()

@@ -4,6 +4,7 @@ headings too) and its one-line errors, for a learner whose locale or profile say
 from __future__ import annotations
 
 import argparse
+import json
 import re
 
 import pytest
@@ -236,3 +237,24 @@ def test_a_gpus_memory_note_is_vietnamese(capsys, vietnamese_profile) -> None:
     assert run(capsys, "--db", vietnamese_profile, "settings", "language", "en")[0] == 0
     code, out, _err = run(capsys, "--db", vietnamese_profile, "gpus")
     assert "180 GB as shipped in HGX B200 (1,440 GB per 8-GPU board)" in " ".join(out.split())
+
+
+@pytest.mark.store
+def test_a_calc_result_reads_in_vietnamese_convention(capsys, vietnamese_profile) -> None:
+    """The result line is shown for reading: 3,427 and 141,1 GB for a vi profile (3.427 and
+    141.1 GB in English), units as typed; --json keeps the engineering form --set takes."""
+    url = vietnamese_profile
+    concurrency = ("calc", "max_concurrency", "--model", "llama-3.1-8b", "--gpu", "h100-sxm")
+    code, out, _err = run(capsys, "--db", url, *concurrency, "--set", "max_model_len=131072")
+    assert code == 0 and out == "max_concurrency = 3,427\n", out
+    weights = ("calc", "weight_bytes", "--model", "llama-3.1-70b")
+    assert run(capsys, "--db", url, *weights, "--unit", "GB")[1] == "weight_bytes = 141,1 GB\n"
+    code, out, _err = run(capsys, "--db", url, *weights)
+    assert out == "weight_bytes = 131,4 GiB (141,1 GB)\n", out
+    pool = ("calc", "kv_pool_tokens", "--model", "llama-3.1-8b", "--gpu", "h100-sxm")
+    assert run(capsys, "--db", url, *pool)[1] == "kv_pool_tokens = 449.253 tokens\n"
+    code, out, _err = run(capsys, "--db", url, *weights, "--json")
+    assert json.loads(out)["text"] == "131.4 GiB (141.1 GB)"
+    assert run(capsys, "--db", url, "settings", "language", "en")[0] == 0
+    assert run(capsys, "--db", url, *pool)[1] == "kv_pool_tokens = 449,253 tokens\n"
+    assert run(capsys, "--db", url, *weights)[1] == "weight_bytes = 131.4 GiB (141.1 GB)\n"

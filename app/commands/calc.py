@@ -127,6 +127,7 @@ def _list(as_json: bool = False) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    from kvdrill.app.shown_numbers import figure
     from kvdrill.engine.capacity.catalog import get_gpu, get_model
     from kvdrill.engine.capacity.compute import compute
     from kvdrill.engine.capacity.forward import SYMBOLS, default_kv_dtype, humanize
@@ -168,10 +169,13 @@ def run(args: argparse.Namespace) -> int:
         except UserError as exc:
             raise UserError(f"--unit: {exc}") from None
         shown_unit = args.unit
+    # The engineering form for --json (what --set and an answer take), the reader's for the line.
     if args.unit is not None:
         text = format_quantity(shown_value, shown_unit)
+        shown = format_quantity(shown_value, shown_unit, number=figure)
     else:
         text = humanize(result.value, result.unit)
+        shown = humanize(result.value, result.unit, number=figure)
 
     if args.json:
         payload = {
@@ -210,7 +214,7 @@ def run(args: argparse.Namespace) -> int:
                 name=result.solved_for, inputs=_inputs_line(result.inputs)
             )
         )
-    print(f"{result.quantity} = {text}")
+    print(f"{result.quantity} = {shown}")
     return 0
 
 

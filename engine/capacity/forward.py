@@ -8,7 +8,7 @@ module imports neither sympy nor pint. engine/capacity/formulas.py holds the sym
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from functools import cache
 
@@ -470,30 +470,32 @@ def _model_values(spec: ModelSpec) -> dict[str, float]:
 _BINARY = (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10))
 
 
-def humanize(value: float, unit: str) -> str:
-    """A display form: bytes in binary units (and GB), seconds in ms/us, counts with commas."""
+def humanize(value: float, unit: str, number: Callable[[float], str] = format_number) -> str:
+    """A display form: bytes in binary units (and GB), seconds in ms/us, counts with commas.
+    ``number`` writes each figure (the app passes the reader's convention for a result shown
+    for reading); the default is the engineering form an answer is typed in."""
     if unit == "byte":
         for suffix, size in _BINARY:
             if abs(value) >= size:
-                text = f"{format_number(value / size)} {suffix}"
-                return f"{text} ({format_number(value / 1e9)} GB)" if size >= 2**30 else text
-        return f"{format_number(value)} B"
+                text = f"{number(value / size)} {suffix}"
+                return f"{text} ({number(value / 1e9)} GB)" if size >= 2**30 else text
+        return f"{number(value)} B"
     if unit == "s":
         if abs(value) < 1e-3:
-            return f"{format_number(value * 1e6)} us"
-        return f"{format_number(value * 1e3)} ms" if abs(value) < 1 else f"{format_number(value)} s"
+            return f"{number(value * 1e6)} us"
+        return f"{number(value * 1e3)} ms" if abs(value) < 1 else f"{number(value)} s"
     if unit == "byte/s":
-        return f"{format_number(value / 1e12)} TB/s"
+        return f"{number(value / 1e12)} TB/s"
     if unit in ("FLOP", "FLOP/s"):
         prefixes = (("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6))
         prefix, scale = next(((p, n) for p, n in prefixes if abs(value) >= n), ("", 1.0))
-        return f"{format_number(value / scale)} {prefix}{unit}"
+        return f"{number(value / scale)} {prefix}{unit}"
     if unit == "FLOP/byte":
-        return f"{format_number(value)} FLOP/byte"
+        return f"{number(value)} FLOP/byte"
     if unit in ("request/s", "token/s"):
-        return f"{format_number(value)} {unit.replace('/', 's/')}"
+        return f"{number(value)} {unit.replace('/', 's/')}"
     if unit in ("token", "request"):
-        return f"{format_number(value)} {unit}s"
+        return f"{number(value)} {unit}s"
     if abs(value) >= 1e9:
-        return f"{format_number(value)} ({format_number(value / 1e9)} B)"
-    return format_number(value)
+        return f"{number(value)} ({number(value / 1e9)} B)"
+    return number(value)

@@ -32,6 +32,7 @@ import math
 import re
 import threading
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
@@ -665,16 +666,23 @@ SINGULAR_COUNT_UNITS = {
 }
 
 
-def format_quantity(value: float, unit: str, significant: int = 4) -> str:
-    """'128 KiB', '131,072 B', '3.35 TB/s', '3.43x', '90%', '448,921 tokens', '1 GPU'."""
-    number = format_number(value, significant)
+def format_quantity(
+    value: float,
+    unit: str,
+    significant: int = 4,
+    number: Callable[[float, int], str] = format_number,
+) -> str:
+    """'128 KiB', '131,072 B', '3.35 TB/s', '3.43x', '90%', '448,921 tokens', '1 GPU'.
+    ``number`` writes the figure (the app passes the reader's convention for a result shown
+    for reading); the default is the engineering form an answer is typed in."""
+    figure = number(value, significant)
     unit = normalise_unit_text(unit)
     if not unit or unit == "dimensionless":
-        return number
+        return figure
     if unit in RATIO_UNITS:
-        return number + unit
+        return figure + unit
     if unit == CURRENCY_UNIT:
-        return CURRENCY_SIGN + number
-    if number == "1":
+        return CURRENCY_SIGN + figure
+    if figure == "1":
         unit = SINGULAR_COUNT_UNITS.get(unit, unit)
-    return f"{number} {unit}"
+    return f"{figure} {unit}"
