@@ -61,16 +61,19 @@ def add_bytecode_option(parser: argparse.ArgumentParser) -> None:
 
 
 def wall_times_side_by_side(
-    commands: list[list[str]], rounds: int, env: dict[str, str]
+    commands: list[list[str]], rounds: int, env: dict[str, str] | list[dict[str, str]]
 ) -> list[float]:
-    """Median wall time of each command, run in turn (A B A B ...) so load hits them alike."""
+    """Median wall time of each command, run in turn (A B A B ...) so load hits them alike.
+    ``env``: one environment for all, or one per command."""
+    envs = env if isinstance(env, list) else [env] * len(commands)
     times: list[list[float]] = [[] for _ in commands]
-    for command in commands:  # a warm-up run: file cache, and .pyc files where allowed
-        subprocess.run(command, cwd=ROOT, check=True, capture_output=True, env=env)
+    for command, command_env in zip(commands, envs, strict=True):  # a warm-up run: file
+        # cache, and .pyc files where allowed
+        subprocess.run(command, cwd=ROOT, check=True, capture_output=True, env=command_env)
     for _ in range(rounds):
-        for command, samples in zip(commands, times, strict=True):
+        for command, command_env, samples in zip(commands, envs, times, strict=True):
             start = time.perf_counter()
-            subprocess.run(command, cwd=ROOT, check=True, capture_output=True, env=env)
+            subprocess.run(command, cwd=ROOT, check=True, capture_output=True, env=command_env)
             samples.append(time.perf_counter() - start)
     return [statistics.median(samples) for samples in times]
 

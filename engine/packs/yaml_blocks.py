@@ -36,11 +36,28 @@ class YamlProblem(Exception):
 
 
 @cache
-def _pack_loader() -> Any:
-    """The safe loader with anchors, aliases, explicit tags and deep nesting refused."""
+def _pack_loader(events_in_c: bool) -> Any:
+    """The safe loader with anchors, aliases, explicit tags and deep nesting refused.
+
+    ``events_in_c``: libyaml's parser reads the text into events (several times faster than
+    PyYAML's scanner and parser in Python); either way PyYAML's own composer builds the nodes
+    from those events, so every check below sees every event."""
     import yaml
 
-    class PackLoader(yaml.SafeLoader):
+    if events_in_c:
+        from yaml.composer import Composer
+
+        # CSafeLoader's parser, reader and constructor, with PyYAML's composer first.
+        class EventsInC(Composer, yaml.CSafeLoader):
+            def __init__(self, stream: str):
+                yaml.CSafeLoader.__init__(self, stream)
+                Composer.__init__(self)
+
+        base: Any = EventsInC
+    else:
+        base = yaml.SafeLoader
+
+    class PackLoader(base):
         def __init__(self, stream: str):
             super().__init__(stream)
             self._depth = 0
@@ -74,6 +91,18 @@ def _pack_loader() -> Any:
         for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
     }
     return PackLoader
+
+
+def _events_in_c(text: str) -> bool:
+    """Whether libyaml reads ``text``: when PyYAML has it, and the text has no character
+    PyYAML's reader refuses (its reader words that error) nor a tab (which libyaml takes in
+    places where PyYAML refuses it), so both read the same (tests/test_yaml_events.py)."""
+    import yaml
+    from yaml.reader import Reader
+
+    if not getattr(yaml, "__with_libyaml__", False) or "\t" in text:
+        return False
+    return not Reader.NON_PRINTABLE.search(text)
 
 
 @dataclass(frozen=True)
@@ -115,14 +144,13 @@ def load_yaml(text: str) -> LoadedYaml:
         raise YamlProblem(
             0, _("YAML block is over {most} KiB; keep it short").format(most=MAX_YAML_CHARS // 1024)
         )
-    loader = None
+    if _events_in_c(text):
+        try:
+            return _load(text, True)
+        except yaml.YAMLError:
+            pass  # read again below: PyYAML's own parser words the error and points at it
     try:
-        loader = _pack_loader()(text)
-        node = loader.get_single_node()
-        if node is None:
-            return LoadedYaml(None, {})
-        _check_keys(node)
-        value = loader.construct_document(node)
+        return _load(text, False)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "unreadable"
@@ -139,9 +167,21 @@ def load_yaml(text: str) -> LoadedYaml:
         ) from None
     except yaml.YAMLError as exc:
         raise YamlProblem(0, _("invalid YAML: {problem}").format(problem=exc)) from None
+
+
+def _load(text: str, events_in_c: bool) -> LoadedYaml:
+    """``text`` loaded; PyYAML's errors are raised as they are."""
+    import yaml
+
+    loader = _pack_loader(events_in_c)(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return LoadedYaml(None, {})
+        _check_keys(node)
+        value = loader.construct_document(node)
     finally:
-        if loader is not None:
-            loader.dispose()
+        loader.dispose()
     key_lines: dict[str, int] = {}
     if isinstance(node, yaml.MappingNode):
         for key, _value in node.value:
