@@ -52,7 +52,7 @@ lang: vi
 edition_of: kv-basics
 ---
 
-Số viết theo kiểu quốc tế: dấu phẩy ngăn hàng nghìn, dấu chấm thập phân (131,072 B; 3.43).
+Số viết theo quy ước tiếng Việt: dấu chấm ngăn hàng nghìn, dấu phẩy thập phân (131.072 B; 3,43).
 
 ## Số byte KV mỗi token {#kv-per-token}
 
@@ -60,13 +60,13 @@ Số viết theo kiểu quốc tế: dấu phẩy ngăn hàng nghìn, dấu ch�
 Mỗi token của Llama 3.1 8B thêm bao nhiêu byte?
 
 ### Answer
-2 × 32 × 8 × 128 × 2 B = 131,072 B.
+2 × 32 × 8 × 128 × 2 B = 131.072 B.
 
 ### Key numbers
-- Llama 3.1 8B: 128 KiB mỗi token (131,072 B) `claim: kv_bytes_per_token model=llama-3.1-8b kv_dtype=bf16 = 128 KiB`
+- Llama 3.1 8B: 128 KiB mỗi token (131.072 B) `claim: kv_bytes_per_token model=llama-3.1-8b kv_dtype=bf16 = 128 KiB`
 
 ### Follow-up
-Q: Còn một cuộc chat 4,096 token?
+Q: Còn một cuộc chat 4.096 token?
 
 A: 512 MiB.
 
@@ -103,13 +103,77 @@ def test_a_missing_and_an_extra_card_id_are_errors_at_their_lines(tmp_path: Path
     )
 
 
-def test_a_number_written_the_vietnamese_way_is_caught(tmp_path: Path) -> None:
-    problems = _check(tmp_path, EDITION.replace("mỗi token (131,072 B)", "mỗi token (131.072 B)"))
-    where = str(tmp_path / "kv-basics-vi.md")
-    assert [p for p in problems if p.startswith(f"{where}:20:")] == [
+def test_a_vietnamese_edition_writes_numbers_the_vietnamese_way(tmp_path: Path) -> None:
+    # 131.072 and 4.096 above are the original's 131,072 and 4,096; a decimal is 3,43
+    edition = EDITION.replace(
+        "mỗi token (131.072 B)", "mỗi token (131.072 B, 0,5 MiB cho 4.096 token)"
+    )
+    original = ORIGINAL.replace(
+        "per token (131,072 B)", "per token (131,072 B, 0.5 MiB for 4,096 tokens)"
+    )
+    (tmp_path / "kv-basics.md").write_text(original, encoding="utf-8")
+    (tmp_path / "kv-basics-vi.md").write_text(edition, encoding="utf-8")
+    assert [str(problem) for problem in read_packs([tmp_path]).problems] == []
+
+
+def test_a_number_still_written_the_english_way_is_refused_with_the_form_to_write(
+    tmp_path: Path,
+) -> None:
+    edition = (
+        EDITION.replace("= 131.072 B.", "= 131,072 B, 0.5 MiB.")
+        .replace("mỗi token (131.072 B)", "mỗi token (131,072 B)")
+        .replace("chat 4.096 token", "chat 4,096 token")
+    )
+    original = ORIGINAL.replace("= 131,072 B.", "= 131,072 B, 0.5 MiB.")
+    (tmp_path / "kv-basics.md").write_text(original, encoding="utf-8")
+    where = tmp_path / "kv-basics-vi.md"
+    where.write_text(edition, encoding="utf-8")
+    problems = sorted(str(problem) for problem in read_packs([tmp_path]).problems)
+    english = "the way kv-basics writes numbers (131,072, 3.43): in this pack write"
+    assert problems == [
+        f"{where}:17: 0.5 is written {english} 0,5",
+        f"{where}:17: 131,072 is written {english} 131.072",
+        f"{where}:20: 131,072 is written {english} 131.072",
         f"{where}:20: the key number's figures differ from {tmp_path / 'kv-basics.md'}:16: "
-        "131.072 here, 131,072 there (write numbers as the English pack does: 131,072 and 3.43)"
+        "131,072 here, 131,072 there (this pack writes numbers as in 131.072, 3,43)",
+        f"{where}:23: 4,096 is written {english} 4.096",
     ]
+
+
+def test_names_code_and_claims_keep_the_engineering_forms(tmp_path: Path) -> None:
+    # Llama 3.1 (even wrapped onto the next line), vLLM 0.6.5, v0.21, FP8, a code span and
+    # the claim are not for reading: the edition writes them as the original does
+    text = "Llama 3.1 8B, vLLM 0.6.5 or v0.21, FP8, `gpu_util=0.92`: 0.5 of {unit}."
+    original = ORIGINAL.replace(
+        "How many bytes does one token of Llama 3.1 8B add?",
+        "How many bytes does one token add? " + text.format(unit="it") + "\nLlama\n3.1 70B.",
+    )
+    edition = EDITION.replace(
+        "Mỗi token của Llama 3.1 8B thêm bao nhiêu byte?",
+        "Mỗi token thêm bao nhiêu byte? "
+        + text.format(unit="nó").replace(": 0.5", ": 0,5")
+        + "\nLlama\n3.1 70B.",
+    )
+    (tmp_path / "kv-basics.md").write_text(original, encoding="utf-8")
+    (tmp_path / "kv-basics-vi.md").write_text(edition, encoding="utf-8")
+    assert [str(problem) for problem in read_packs([tmp_path]).problems] == []
+
+
+def test_a_decimal_the_original_has_may_have_three_places(tmp_path: Path) -> None:
+    # 4,125 reads as 4125 in English but 4.125 here: the original's 4.125 says which
+    original = ORIGINAL.replace("A: 512 MiB.", "A: 512 MiB; 4.125 bits a weight.")
+    edition = EDITION.replace("A: 512 MiB.", "A: 512 MiB; 4,125 bit mỗi trọng số.")
+    (tmp_path / "kv-basics.md").write_text(original, encoding="utf-8")
+    (tmp_path / "kv-basics-vi.md").write_text(edition, encoding="utf-8")
+    assert [str(problem) for problem in read_packs([tmp_path]).problems] == []
+    (tmp_path / "kv-basics.md").write_text(
+        original.replace("4.125 bits", "4,125 bits"), encoding="utf-8"
+    )
+    (problem,) = read_packs([tmp_path]).problems
+    assert str(problem).endswith(
+        ": 4,125 is written the way kv-basics writes numbers "
+        "(131,072, 3.43): in this pack write 4.125"
+    )
 
 
 def test_a_changed_claim_and_a_changed_answer_are_caught(tmp_path: Path) -> None:
@@ -123,7 +187,7 @@ def test_a_changed_claim_and_a_changed_answer_are_caught(tmp_path: Path) -> None
 
 def test_a_dropped_follow_up_is_a_missing_card(tmp_path: Path) -> None:
     edition = EDITION.replace(
-        "### Follow-up\nQ: Còn một cuộc chat 4,096 token?\n\nA: 512 MiB.\n", ""
+        "### Follow-up\nQ: Còn một cuộc chat 4.096 token?\n\nA: 512 MiB.\n", ""
     )
     problems = _check(tmp_path, edition)
     assert any("card {#kv-per-token/follow-up} of kv-basics" in p for p in problems), problems
@@ -190,7 +254,7 @@ unit: {unit}
 def test_a_vietnamese_learner_reads_the_edition_and_claim_errors_in_vietnamese(
     tmp_path: Path, vietnamese
 ) -> None:
-    edition = EDITION.replace("mỗi token (131,072 B)", "mỗi token (131.072 B)").replace(
+    edition = EDITION.replace("mỗi token (131.072 B)", "mỗi token (131,072 B)").replace(
         "- [ ] Trọng số 8 bit\n- [x]", "- [x] Trọng số 8 bit\n- [ ]"
     )
     original = ORIGINAL.replace("kv_dtype=bf16 = 128 KiB", "kv_dtype=bf16 = 64 KiB")
@@ -201,8 +265,11 @@ def test_a_vietnamese_learner_reads_the_edition_and_claim_errors_in_vietnamese(
     problems = " ".join(str(problem) for problem in read_packs([tmp_path]).problems)
     assert "các con số của key number khác với" in problems, problems
     assert "đánh dấu đúng các lựa chọn khác với" in problems
+    assert (
+        "131,072 được viết theo cách kv-basics viết số (131,072, 3.43): trong pack này" in problems
+    )
     assert "claim kv_bytes_per_token: thẻ ghi 64 KiB, engine tính ra 128 KiB" in problems
-    for english in ("figures differ", "marks other choices", "the card states", "computes"):
+    for english in ("figures differ", "marks other", "the card states", "computes", "written the"):
         assert english not in problems, english
 
 

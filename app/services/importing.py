@@ -102,12 +102,13 @@ def read_files(
 def edition_checks(packs: list[Any], decks: Path = BUNDLED_DECKS) -> list[Located]:
     """Every problem of the editions among ``packs`` (engine/packs/editions.py), each compared
     with its original: one of ``packs``, else the bundled pack of that id."""
-    from kvdrill.app.services.pack_files import front_matter_line
+    from kvdrill.app.services.pack_files import front_matter_line, pack_lines
     from kvdrill.engine.packs.editions import edition_problems, rival_editions
 
     by_key = {pack.meta.pack: pack for pack in packs}
+    lines = {pack.path: pack_lines(pack) for pack in packs if pack.meta.edition_of is not None}
     editions = [
-        (pack, front_matter_line(pack, "edition_of"))
+        (pack, front_matter_line(pack, "edition_of", lines[pack.path]))
         for pack in packs
         if pack.meta.edition_of is not None
     ]
@@ -126,7 +127,7 @@ def edition_checks(packs: list[Any], decks: Path = BUNDLED_DECKS) -> list[Locate
                 )
             )
             continue
-        problems.extend(edition_problems(pack, original, line))
+        problems.extend(edition_problems(pack, original, line, lines=lines[pack.path]))
     return problems
 
 

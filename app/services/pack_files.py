@@ -264,12 +264,18 @@ def check_files(
     return CheckedPaths(packs, problems, cards, partial)
 
 
-def front_matter_line(pack: ParsedPack, key: str) -> int:
-    """1-based line of ``key:`` in a parsed pack's front matter (1 if it cannot be found)."""
+def pack_lines(pack: ParsedPack) -> list[str]:
+    """The lines of a parsed pack's file (none if it can no longer be read)."""
     try:
-        lines = Path(pack.path).read_text(encoding="utf-8").splitlines()
+        return Path(pack.path).read_text(encoding="utf-8-sig").splitlines()
     except (OSError, UnicodeDecodeError):
-        return 1
+        return []
+
+
+def front_matter_line(pack: ParsedPack, key: str, lines: list[str] | None = None) -> int:
+    """1-based line of ``key:`` in a parsed pack's front matter (1 if it cannot be found);
+    ``lines`` are its file's lines when the caller has read them."""
+    lines = pack_lines(pack) if lines is None else lines
     for number, line in enumerate(lines[1:], start=2):
         if line.strip() in ("---", "..."):
             break

@@ -5,54 +5,111 @@ kinds, sections, follow-ups and problem templates, the same numbers in the key n
 same claims, so a card and its edition can be one card for scheduling. ``edition_problems``
 reports every difference as ``path:line: what is wrong``.
 
-Numbers in an edition's prose are written as in the English packs (131,072 and 3.43: a comma
-groups thousands, a point marks decimals; each Vietnamese pack's introduction says so). Key
-numbers are compared by reading them that way, so a Vietnamese-style 131.072 is caught.
+Numbers for reading are written in the pack's own language's convention (``CONVENTIONS``): an
+English pack writes 131,072 and 3.43, a Vietnamese one 131.072 and 3,43. For reading is the
+text a learner reads: the title, the introduction and description, every section's text and
+each key number's text. Not for reading, and kept in the engineering forms the answer reader
+and the engine take in every language: code spans and fenced blocks (a problem block
+whole, its prompt included: it tells what to type), `claim:` spans, and names (a digit inside
+a word: H100, FP8, Qwen2.5, v0.21; a number with points right after a capitalised Latin word
+where the original writes the same, Llama 3.1; a number no convention reads, 0.6.5).
+
+Key numbers are compared by value, each pack's read in its convention, so 4.096 in a
+Vietnamese edition matches 4,096 in English; a number its convention cannot read compares as
+written, so Llama 3.1 matches Llama 3.1. ``stale_numbers`` reports a number an edition still
+writes the English way (0.5, or 4,096 where the original has 4096), with the form to write.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from kvdrill.engine.errors import Located
 from kvdrill.engine.packs.model import ParsedCard, ParsedPack
 from kvdrill.i18n import _
 
-# A number as the packs write it: digits, thousands grouped by commas, a decimal point. Not a
-# digit inside a word (H100, FP8): a letter, digit, comma or point just before it excludes it.
+# A number as the packs write it: digits, with points or commas between them. Not a digit
+# inside a word (H100, FP8): a letter, digit, comma or point just before it excludes it.
 _NUMBER_RE = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*")
-_GROUPED_RE = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+# Text that is not for reading: inline code spans (claims among them) and fenced blocks.
+_CODE_SPAN_RE = re.compile(r"(`+).+?\1")
+_FENCE_RE = re.compile(r"^\s*(`{3,}|~{3,})")
+_COMMENT_RE = re.compile(r"<!--.*?-->")
+# A capitalised Latin word and a space: a name whose version may follow (Llama 3.1).
+_NAME_BEFORE_RE = re.compile(r"(?<![\w-])([A-Z][A-Za-z]*) $")
 
 # The fields an edition translates; every other field of a card must be the original's.
 _TRANSLATED_PROBLEM_FIELDS = frozenset({"prompt"})  # and `unit`, in words naming the same unit
 
 
-def number_value(written: str) -> str:
-    """A number as the packs write it, read in their convention: '131,072' is 131072, '3.43'
-    is 3.43; one that convention cannot read ('131.072.5', '3,43') stays as written, so it
-    matches nothing but itself."""
-    return written.replace(",", "") if _GROUPED_RE.fullmatch(written) else written
+@dataclass(frozen=True)
+class Convention:
+    """How a language writes a number for reading: the mark grouping thousands, the decimal one."""
+
+    group: str
+    decimal: str
+
+    def example(self) -> str:
+        """131,072 and 3.43 in this convention, for a message."""
+        return f"131{self.group}072, 3{self.decimal}43"
 
 
-def _figures(text: str) -> Counter[str]:
-    return Counter(number_value(written) for written in _NUMBER_RE.findall(text))
+ENGLISH = Convention(group=",", decimal=".")
+# Languages whose packs write numbers otherwise than English (CLDR's marks); any other
+# language's pack is read the English way until it is added here.
+CONVENTIONS = {"vi": Convention(group=".", decimal=",")}
 
 
-def _written(values: Counter[str], text: str) -> str:
+def convention(language: str) -> Convention:
+    """The convention of a pack's ``lang`` (``vi``, ``vi-VN``)."""
+    return CONVENTIONS.get(language.split("-")[0].lower(), ENGLISH)
+
+
+def number_value(written: str, writing: Convention = ENGLISH) -> str | None:
+    """A number as a pack writes it, read in the pack's convention, as plain digits with a
+    decimal point: in English '131,072' is '131072' and '3.43' is '3.43'; in Vietnamese
+    '131.072' is '131072' and '3,43' is '3.43'. None for a number the convention cannot read
+    ('3.1' or '0.6.5' in Vietnamese, '131.072' in English)."""
+    group, decimal = re.escape(writing.group), re.escape(writing.decimal)
+    if re.fullmatch(
+        rf"\d{{1,3}}(?:{group}\d{{3}})+(?:{decimal}\d+)?|\d+(?:{decimal}\d+)?", written
+    ):
+        return written.replace(writing.group, "").replace(writing.decimal, ".")
+    return None
+
+
+def _figure(written: str, writing: Convention) -> str:
+    """What a number compares as: its value, or as written when its convention cannot read it."""
+    return number_value(written, writing) or written
+
+
+def _figures(text: str, writing: Convention) -> Counter[str]:
+    return Counter(_figure(written, writing) for written in _NUMBER_RE.findall(text))
+
+
+def _written(values: Counter[str], text: str, writing: Convention) -> str:
     """``values`` as ``text`` writes them, for a message."""
-    spelled = {number_value(written): written for written in _NUMBER_RE.findall(text)}
+    spelled = {_figure(written, writing): written for written in _NUMBER_RE.findall(text)}
     return ", ".join(spelled[value] for value in sorted(values.elements())) or _("nothing")
 
 
 def edition_problems(
-    edition: ParsedPack, original: ParsedPack, edition_line: int, original_line: int = 1
+    edition: ParsedPack,
+    original: ParsedPack,
+    edition_line: int,
+    original_line: int = 1,
+    lines: Sequence[str] = (),
 ) -> list[Located]:
     """Every way ``edition`` differs from ``original`` beyond its translated text.
-    ``edition_line`` is the line of its ``edition_of:`` key (where a missing card is reported)."""
-    problems: list[Located] = []
+    ``edition_line`` is the line of its ``edition_of:`` key (where a missing card is reported);
+    ``lines`` are the edition file's lines, read for numbers written the English way."""
+    problems: list[Located] = stale_numbers(edition, original, lines)
     where = edition.path
+    writing = convention(edition.meta.lang)
 
     def report(line: int, message: str) -> None:
         problems.append(Located(where, line, message))
@@ -95,7 +152,7 @@ def edition_problems(
                 ).format(card=_card_id(key), pack=original.meta.pack),
             )
             continue
-        for line, message in _card_differences(card, theirs[key], original):
+        for line, message in _card_differences(card, theirs[key], original, writing):
             report(line, message)
     order = [key for key in theirs if key in ours]
     if [key for key in ours if key in theirs] != order:
@@ -139,8 +196,119 @@ def rival_editions(editions: list[tuple[ParsedPack, int]]) -> list[Located]:
     return problems
 
 
+def stale_numbers(edition: ParsedPack, original: ParsedPack, lines: Sequence[str]) -> list[Located]:
+    """Each number for reading in ``lines`` (the edition's file) written in the original's
+    convention where the edition's language writes numbers otherwise: one the edition's
+    convention cannot read (0.5 in Vietnamese), or one it reads as another value than the
+    original has (4,096 where the original has 4096, not 4.096), each with the form to write."""
+    ours, theirs = convention(edition.meta.lang), convention(original.meta.lang)
+    if ours == theirs or not lines:
+        return []
+    swapped = str.maketrans({theirs.group: ours.group, theirs.decimal: ours.decimal})
+    said = _reading_texts(original)
+    names = " ".join(" ".join(said.values()).split())  # a name wrapped over two lines is one
+    values = {
+        group: {_figure(written, theirs) for written in _NUMBER_RE.findall(text)}
+        for group, text in said.items()
+    }
+    starts = sorted((card.line, card.parent or card.key) for card in edition.cards)
+    problems: list[Located] = []
+    previous = ""
+    for number, text in _reading_lines(lines):
+        index = bisect_right([line for line, _key in starts], number) - 1
+        group = starts[index][1] if index >= 0 else _INTRODUCTION
+        if group not in values:
+            continue  # a card the original lacks: reported as such
+        for match in _NUMBER_RE.finditer(text):
+            written = match.group()
+            read, meant = number_value(written, ours), number_value(written, theirs)
+            if meant is None or meant == read:
+                continue
+            if read is not None and (read in values[group] or meant not in values[group]):
+                continue  # the original has the value as read here: the edition's own form
+            before = text[: match.start()]
+            name = _NAME_BEFORE_RE.search(before if before.strip() else previous.rstrip() + " ")
+            if read is None and name and f"{name.group(1)} {written}" in names:
+                continue  # a version in a name, as the original writes it: Llama 3.1
+            problems.append(
+                Located(
+                    edition.path,
+                    number,
+                    _(
+                        "{number} is written the way {original} writes numbers "
+                        "({original_example}): in this pack write {form}"
+                    ).format(
+                        number=written,
+                        original=original.meta.pack,
+                        original_example=theirs.example(),
+                        form=written.translate(swapped),
+                    ),
+                )
+            )
+        previous = text
+    return problems
+
+
+_INTRODUCTION = ""  # the group of the lines before the first card: not a card id
+
+
+def _reading_texts(pack: ParsedPack) -> dict[str, str]:
+    """A pack's text for reading by card (a follow-up with its parent), its title, description
+    and introduction under ``_INTRODUCTION``; code spans left out."""
+    texts = {_INTRODUCTION: [pack.meta.title, pack.meta.description, pack.intro]}
+    for card in pack.cards:
+        prompt = (card.problem or {}).get("prompt")
+        texts.setdefault(card.parent or card.key, []).extend(
+            [
+                card.title,
+                card.prompt,
+                card.answer,
+                card.tip,
+                card.explanation,
+                *(choice.text for choice in card.choices),
+                *(item.prompt for item in card.related),
+                *(item.text for item in card.key_numbers),
+                prompt if isinstance(prompt, str) else "",
+            ]
+        )
+    return {group: _CODE_SPAN_RE.sub(" ", "\n".join(parts)) for group, parts in texts.items()}
+
+
+def _reading_lines(lines: Sequence[str]) -> Iterable[tuple[int, str]]:
+    """(1-based line, its text for reading) of a pack file: the front matter's title and
+    description, and every line outside fenced blocks and HTML comments, code spans blanked."""
+    start = 0
+    if lines and lines[0].strip() == "---":
+        for index in range(1, len(lines)):
+            if lines[index].strip() in ("---", "..."):
+                start = index + 1
+                break
+            if lines[index].startswith(("title:", "description:")):
+                yield index + 1, lines[index]
+    fence: str | None = None
+    in_comment = False
+    for index in range(start, len(lines)):
+        text = lines[index]
+        if in_comment:
+            if "-->" not in text:
+                continue
+            text, in_comment = text.split("-->", 1)[1], False
+        elif fence is None and (opened := _FENCE_RE.match(text)):
+            fence = opened.group(1)
+            continue
+        elif fence is not None:
+            closing = _FENCE_RE.match(text)
+            if closing and closing.group(1)[0] == fence[0] and len(closing.group(1)) >= len(fence):
+                fence = None
+            continue
+        text = _COMMENT_RE.sub(" ", text)
+        if "<!--" in text:
+            text, in_comment = text.split("<!--", 1)[0], True
+        yield index + 1, _CODE_SPAN_RE.sub(" ", text)
+
+
 def _card_differences(
-    card: ParsedCard, original: ParsedCard, pack: ParsedPack
+    card: ParsedCard, original: ParsedCard, pack: ParsedPack, writing: Convention
 ) -> Iterable[tuple[int, str]]:
     """(line, message) for each way ``card`` is not a translation of ``original``."""
     name = _card_id(card.key)
@@ -218,7 +386,7 @@ def _card_differences(
                 "card {card}'s ### Related differs from {there}: the same items, the same links"
             ).format(card=name, there=there),
         )
-    yield from _key_number_differences(card, original, there)
+    yield from _key_number_differences(card, original, there, writing, convention(pack.meta.lang))
     if (card.problem is None) != (original.problem is None):
         yield (
             card.line,
@@ -231,7 +399,11 @@ def _card_differences(
 
 
 def _key_number_differences(
-    card: ParsedCard, original: ParsedCard, there: str
+    card: ParsedCard,
+    original: ParsedCard,
+    there: str,
+    writing: Convention,
+    original_writing: Convention,
 ) -> Iterable[tuple[int, str]]:
     if len(card.key_numbers) != len(original.key_numbers):
         yield (
@@ -252,16 +424,18 @@ def _key_number_differences(
             else:
                 said = _("the claim differs from {place}, which has no claim")
             yield ours.line, said.format(place=original_place, claim=theirs.claim)
-        mine, its = _figures(ours.text), _figures(theirs.text)
+        mine, its = _figures(ours.text, writing), _figures(theirs.text, original_writing)
         if mine != its:
-            extra = _written(mine - its, ours.text)
-            lacking = _written(its - mine, theirs.text)
+            extra = _written(mine - its, ours.text, writing)
+            lacking = _written(its - mine, theirs.text, original_writing)
             yield (
                 ours.line,
                 _(
                     "the key number's figures differ from {place}: {extra} here, {lacking} "
-                    "there (write numbers as the English pack does: 131,072 and 3.43)"
-                ).format(place=original_place, extra=extra, lacking=lacking),
+                    "there (this pack writes numbers as in {example})"
+                ).format(
+                    place=original_place, extra=extra, lacking=lacking, example=writing.example()
+                ),
             )
 
 
