@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from datetime import date
+from typing import Any
 
 from sqlalchemy import Select, select, text
 from sqlalchemy.orm import Session
@@ -18,16 +19,14 @@ from kvdrill.engine.study.queue import (
     DayCounts,
     QueueCard,
     missing_parents,
-    read_today_log,
     with_seen_parents,
 )
 from kvdrill.i18n import _
 from kvdrill.store.models import CardState, CardTopic, Pack, Profile
 from kvdrill.store.queries_sql import (
-    TODAY_LOG_SQL,
     queue_cards_from_rows,
     queue_cards_statement,
-    today_log_answers,
+    read_day_counts,
 )
 
 
@@ -132,8 +131,11 @@ def _with_parents_seen(
 
 
 def today_log(session: Session, profile: Profile, today: date) -> tuple[DayCounts, set[int]]:
-    """Today's counts against the daily limits, and the cards whose last grade today was < 4."""
-    rows = session.connection().execute(
-        text(TODAY_LOG_SQL), {"profile_id": profile.id, "study_day": today.isoformat()}
-    )
-    return read_today_log(today_log_answers(rows), profile.new_per_day, profile.reviews_per_day)
+    """Today's counts against the profile's and each pack's limits, and the cards whose last
+    grade today was < 4 (``read_day_counts``)."""
+    connection = session.connection()
+
+    def execute(statement: str, params: dict[str, Any]) -> Any:
+        return connection.execute(text(statement), params)
+
+    return read_day_counts(execute, profile.id, today, profile.new_per_day, profile.reviews_per_day)

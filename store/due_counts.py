@@ -23,15 +23,13 @@ from kvdrill.engine.study.queue import (
     due_and_new,
     missing_parents,
     plan_day,
-    read_today_log,
 )
 from kvdrill.store.queries_sql import (
     PROFILE_SQL,
-    TODAY_LOG_SQL,
     options_language,
     queue_cards_from_rows,
     queue_cards_statement,
-    today_log_answers,
+    read_day_counts,
 )
 from kvdrill.store.sqlite_file import open_current
 
@@ -61,10 +59,9 @@ def count_in_file(path: Path, profile_name: str, now: datetime) -> DueCount | No
             return None  # the session checks the name and counts with the default settings
         profile_id, new_per_day, reviews_per_day, rollover_hour = profile[:4]
         today, language = study_day(now, rollover_hour), options_language(profile[5])
-        log = connection.execute(
-            TODAY_LOG_SQL, {"profile_id": profile_id, "study_day": today.isoformat()}
+        counts, missed = read_day_counts(
+            connection.execute, profile_id, today, new_per_day, reviews_per_day
         )
-        counts, missed = read_today_log(today_log_answers(log), new_per_day, reviews_per_day)
         statement, params = queue_cards_statement(
             profile_id, lang=language, due_by=today.isoformat(), missed=missed
         )

@@ -18,7 +18,6 @@ from kvdrill.engine.study.clock import study_day
 from kvdrill.engine.study.queue import (
     SessionQueue,
     missing_parents,
-    read_today_log,
     session_plan,
 )
 from kvdrill.engine.study.seeds import presentation_seed
@@ -27,12 +26,11 @@ from kvdrill.store.location import sqlite_file
 from kvdrill.store.queries_sql import (
     CARD_VIEW_SQL,
     PROFILE_SQL,
-    TODAY_LOG_SQL,
     card_view_params,
     options_language,
     queue_cards_from_rows,
     queue_cards_statement,
-    today_log_answers,
+    read_day_counts,
 )
 from kvdrill.store.sqlite_file import open_current
 
@@ -71,11 +69,12 @@ def read_first_card(
         if profile is None:
             raise NeedsSession("a new profile: the store creates it")
         today = study_day(now, profile["rollover_hour"])
-        log = connection.execute(
-            TODAY_LOG_SQL, {"profile_id": profile["id"], "study_day": today.isoformat()}
-        )
-        counts, missed = read_today_log(
-            today_log_answers(log), profile["new_per_day"], profile["reviews_per_day"]
+        counts, missed = read_day_counts(
+            connection.execute,
+            profile["id"],
+            today,
+            profile["new_per_day"],
+            profile["reviews_per_day"],
         )
         language = options_language(profile["options"])
         statement, params = queue_cards_statement(profile["id"], lang=language)

@@ -16,7 +16,7 @@ from kvdrill.engine.errors import UserError
 from kvdrill.i18n import _
 
 # The newest migration in store/migrations/versions. tests/test_db.py fails if it falls behind.
-HEAD_REVISION = "0013"
+HEAD_REVISION = "0014"
 
 # The parts of a database URL that say where a SQLite file is, read as SQLAlchemy's make_url reads
 # them: ``dialect[+driver]://[user[:password]@][host][:port][/database][?query]``.

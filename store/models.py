@@ -267,6 +267,18 @@ class CardFlag(Base):
     colour: Mapped[str] = mapped_column(String(16))
 
 
+class PackSetting(Base):
+    """A profile's settings of one pack's own (engine/study/settings.py ``PackSettings``); NULL
+    is no setting of its own, and no row none at all."""
+
+    __tablename__ = "pack_settings"
+
+    profile_id: Mapped[int] = mapped_column(ForeignKey("profiles.id"), primary_key=True)
+    pack_id: Mapped[int] = mapped_column(ForeignKey("packs.id"), primary_key=True)
+    new_per_day: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    new_order: Mapped[str | None] = mapped_column(String(16), nullable=True)
+
+
 class Setting(Base):
     """Application-wide key-value settings, e.g. the hash of the bundled decks last imported."""
 

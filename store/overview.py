@@ -7,16 +7,21 @@ from datetime import date
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from kvdrill.engine.study.queue import QueueCard, is_available
+from kvdrill.engine.study.queue import DayCounts, QueueCard, is_available, pack_new_room
 from kvdrill.store.day_queue import queue_cards
 from kvdrill.store.models import Card, CardState, Pack, ReviewLog
 
 
 def pack_counts(
-    session: Session, profile_id: int, today: date, lang: str | None = None
+    session: Session,
+    profile_id: int,
+    today: date,
+    lang: str | None = None,
+    counts: DayCounts | None = None,
 ) -> list[tuple[str, str, int, int, int]]:
     """Per pack with live cards offered in language ``lang``, by title (in ``lang`` where an
-    edition has it): key, title, due today, new, all live cards."""
+    edition has it): key, title, due today, new (its unseen cards, at most the new cards its
+    own limit still gives today under ``counts``), all live cards."""
     pack_of = dict(session.execute(select(Card.id, Card.pack_id).where(~Card.retired)).all())
     due: dict[int, int] = {}
     new: dict[int, int] = {}
@@ -47,6 +52,9 @@ def pack_counts(
         for original, title in session.execute(editions.order_by(Pack.id.desc())):
             if original is not None:
                 translated[original] = title
+    for pack_id, unseen in new.items():
+        room = pack_new_room(counts or DayCounts(), pack_id)
+        new[pack_id] = unseen if room is None else min(unseen, room)
     packs = [
         (key, translated.get(key, title), due.get(pack_id, 0), new.get(pack_id, 0), total[pack_id])
         for pack_id, key, title in session.execute(select(Pack.id, Pack.key, Pack.title))

@@ -11,14 +11,19 @@ from __future__ import annotations
 
 import json
 import json.scanner
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from datetime import date, datetime
 from typing import Any
 
 from kvdrill.engine.records import unchecked
-from kvdrill.engine.study.queue import QueueCard
+from kvdrill.engine.study.queue import DayCounts, QueueCard, read_today_log
 from kvdrill.engine.study.schedule import NEW_CARD_EASINESS_MILLI, Schedule
-from kvdrill.engine.study.settings import COURSE_LANGUAGE, ProfileSettings, setting_names
+from kvdrill.engine.study.settings import (
+    COURSE_LANGUAGE,
+    PackSettings,
+    ProfileSettings,
+    setting_names,
+)
 
 # Every live card with the profile's schedule for it, in pack order; filters are added by
 # ``queue_cards_statement``.
@@ -63,10 +68,20 @@ WHERE name = :name
 """
 
 TODAY_LOG_SQL = """
-SELECT card_id, quality, moved_schedule, prev_state
+SELECT review_log.card_id, review_log.quality, review_log.moved_schedule, review_log.prev_state,
+       cards.pack_id
 FROM review_log
-WHERE profile_id = :profile_id AND study_day = :study_day AND NOT practice
-ORDER BY id
+JOIN cards ON cards.id = review_log.card_id
+WHERE review_log.profile_id = :profile_id AND review_log.study_day = :study_day
+  AND NOT review_log.practice
+ORDER BY review_log.id
+"""
+
+# A profile's settings of each pack's own (engine/study/settings.py ``PackSettings``).
+PACK_SETTINGS_SQL = """
+SELECT pack_id, new_per_day, new_order
+FROM pack_settings
+WHERE profile_id = :profile_id
 """
 
 # The card of the same id in an edition in language :lang of the card's pack, if any.
@@ -320,8 +335,34 @@ def queue_cards_from_rows(
 
 def today_log_answers(
     rows: Iterable[Sequence[Any]],
-) -> Iterator[tuple[int, int, bool, Schedule | None]]:
+) -> Iterator[tuple[int, int, bool, Schedule | None, int]]:
     """The today-log query's rows as ``engine.queue.read_today_log`` takes them."""
-    for card_id, quality, moved, prev_state in rows:
+    for card_id, quality, moved, prev_state, pack_id in rows:
         before = stored_json(prev_state)
-        yield card_id, quality, bool(moved), Schedule.from_dict(before) if before else None
+        schedule = Schedule.from_dict(before) if before else None
+        yield card_id, quality, bool(moved), schedule, pack_id
+
+
+# Runs one statement with its parameters and gives its rows: a sqlite3 connection's
+# ``execute``, or a SQLAlchemy connection's through ``text()`` (store/day_queue.py).
+Execute = Callable[[str, dict[str, Any]], Iterable[Sequence[Any]]]
+
+
+def read_day_counts(
+    execute: Execute, profile_id: int, today: date, new_per_day: int, reviews_per_day: int
+) -> tuple[DayCounts, set[int]]:
+    """Today's counts against the profile's and each pack's limits (the packs' own settings
+    with them), and the cards whose last grade today was < 4: what ``plan_day`` needs besides
+    the cards. The drill, ``kvdrill due``, the fast start and home all read them here."""
+    log = execute(TODAY_LOG_SQL, {"profile_id": profile_id, "study_day": today.isoformat()})
+    answers = list(today_log_answers(log))
+    packs = pack_settings_from_rows(execute(PACK_SETTINGS_SQL, {"profile_id": profile_id}))
+    return read_today_log(answers, new_per_day, reviews_per_day, packs)
+
+
+def pack_settings_from_rows(rows: Iterable[Sequence[Any]]) -> dict[int, PackSettings]:
+    """``PACK_SETTINGS_SQL``'s rows: each pack's own settings, by pack id."""
+    return {
+        pack_id: PackSettings.from_values({"new_per_day": new_per_day, "new_order": new_order})
+        for pack_id, new_per_day, new_order in rows
+    }

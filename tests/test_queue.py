@@ -230,3 +230,56 @@ def test_the_session_plan_reviews_ahead_without_new_cards_and_crams_in_pack_orde
     # Cram: every card in pack order, due or not, up to the limit.
     assert session_plan(cards, TODAY, cram=True).cards == (1, 2, 3, 4)
     assert session_plan(cards, TODAY, cram=True, limit=2).cards == (1, 2)
+
+
+def packed(card_id: int, pack: int, kind: str = "recall", parent: int | None = None) -> QueueCard:
+    return QueueCard(card_id=card_id, kind=kind, order=card_id, parent_id=parent, pack=pack)
+
+
+def test_a_pack_with_a_new_card_limit_gives_at_most_that_many_a_day() -> None:
+    from kvdrill.engine.study.settings import PackSettings
+
+    cards = [packed(i, 1) for i in range(1, 6)] + [packed(i, 2) for i in range(6, 11)]
+    limited = DayCounts(new_per_day=10, packs={2: PackSettings(new_per_day=1)})
+    chosen = plan_day(cards, TODAY, limited).cards
+    assert sorted(chosen) == [1, 2, 3, 4, 5, 6]  # pack 2 gives one, pack 1 the rest it has
+    # Pack 2's one card of today given earlier: none of it now; the profile's limit still holds.
+    later = DayCounts(
+        new_per_day=10,
+        new_done_today=1,
+        packs={2: PackSettings(new_per_day=1)},
+        new_done_by_pack={2: 1},
+    )
+    assert sorted(plan_day(cards, TODAY, later).cards) == [1, 2, 3, 4, 5]
+    # --new N is a session's allowance: a pack still gives no more than its own limit.
+    assert 7 not in plan_day(cards, TODAY, limited, new_limit=10).cards
+    # Within the profile's limit: a pack limit above it changes nothing.
+    roomy = DayCounts(new_per_day=3, packs={2: PackSettings(new_per_day=5)})
+    assert plan_day(cards, TODAY, roomy).cards == plan_day(cards, TODAY, DayCounts(3)).cards
+
+
+def test_a_follow_up_counts_against_its_packs_new_card_limit() -> None:
+    from kvdrill.engine.study.settings import PackSettings
+
+    cards = [packed(1, 1), packed(2, 1, kind="followup", parent=1), packed(3, 1)]
+    plan = plan_day(cards, TODAY, DayCounts(packs={1: PackSettings(new_per_day=2)}))
+    assert plan.cards == (1,) and plan.follow_ups == {1: (2,)} and plan.new_cards == {1, 2}
+
+
+def test_a_pack_in_random_order_is_shuffled_the_same_way_every_day() -> None:
+    from kvdrill.engine.study.queue import shuffle_key
+    from kvdrill.engine.study.settings import PackSettings
+
+    cards = [packed(i, 7) for i in range(1, 21)]
+    shuffled = DayCounts(new_per_day=20, packs={7: PackSettings(new_order="random")})
+    plan = plan_day(cards, TODAY, shuffled).cards
+    assert plan == tuple(c.card_id for c in sorted(cards, key=shuffle_key))
+    assert plan != tuple(range(1, 21))  # not the file's order
+    assert plan_day(cards, date(2026, 3, 11), shuffled).cards == plan
+    # Five a day: the first five of that same shuffle.
+    five = DayCounts(new_per_day=5, packs={7: PackSettings(new_order="random")})
+    assert plan_day(cards, TODAY, five).cards == plan[:5]
+    # Another pack in file order keeps it, and the packs still take turns.
+    others = [packed(i, 8) for i in range(21, 24)]
+    mixed = plan_day(cards + others, TODAY, shuffled).cards
+    assert [c for c in mixed if c > 20] == [21, 22, 23] and mixed[:2] == (plan[0], 21)

@@ -33,8 +33,11 @@ def write_pack(folder: Path, key: str, cards: int, lang: str | None = None) -> P
 
 
 def settings_json(db_url: str, capsys, *argv: str) -> dict:
+    """The profile's settings ``--json`` prints, less the packs' own (none set here)."""
     assert main(["--db", db_url, "settings", *argv, "--json"]) == 0
-    return json.loads(capsys.readouterr().out)
+    shown = json.loads(capsys.readouterr().out)
+    assert shown.pop("packs") == {}
+    return shown
 
 
 def test_settings_lists_every_setting_with_its_default(db_url: str, capsys) -> None:

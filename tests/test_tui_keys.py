@@ -20,7 +20,7 @@ from kvdrill.app.tui.screens.help import HelpScreen, key_name
 
 # How to build each screen, and keys its list must name (as the list names them).
 SCREENS = {
-    "HomeScreen": (lambda m: m.HomeScreen(), ["d", "Enter", "i", "s", "o", "r", "q", "?"]),
+    "HomeScreen": (lambda m: m.HomeScreen(), ["d", "Enter", "i", "s", "o", "p", "r", "q", "?"]),
     "DrillScreen": (lambda m: m.DrillScreen({}), ["space", "1 2 3 4", "0 5", "g", "^g", "^b"]),
     "StatsScreen": (lambda m: m.StatsScreen(), ["o", "g", "Enter", "← →", "Tab", "?"]),
     "SettingsScreen": (lambda m: m.SettingsScreen(), ["Tab", "Enter", "Esc"]),

@@ -105,3 +105,40 @@ async def test_a_refused_value_is_said_on_screen_at_80x24_and_the_field_shows_th
         assert "Not saved: “5000”" in shown and "from 0 to 1000; it stays 10." in shown
         assert app.screen.query_one("#setting-new_per_day", Input).value == "10"
         assert stored(db_url).new_per_day == 10
+
+
+async def test_p_on_a_home_pack_row_sets_that_packs_own_new_card_limit(db_url: str) -> None:
+    from pathlib import Path
+
+    from textual.widgets import DataTable
+
+    from kvdrill.app.cli import main
+    from kvdrill.app.services.settings import load_pack_settings
+
+    packs = Path(__file__).parent / "fixtures" / "packs"
+    assert main(["--db", db_url, "import", str(packs / "sm2")]) == 0
+    app = make_app(db_url, start="home")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one("#home-packs", DataTable)
+        assert int(str(table.get_row_at(0)[2])) > 1  # the pack's new cards today
+        await pilot.press("p")
+        await settle(pilot)
+        assert isinstance(app.screen, SettingsScreen) and app.screen.pack is not None
+        field = app.screen.query_one("#setting-new_per_day", Input)
+        assert field.value == "default" and field.has_focus
+        await enter_setting(pilot, "new_per_day", "1")
+        assert "Saved: new_per_day = 1" in status(app)
+        await enter_setting(pilot, "new_order", "shuffled")
+        shown = " ".join(" ".join(screen_lines(app)).split())
+        assert "Not saved: “shuffled”" in shown and "one of file, random, or default" in shown
+        await pilot.press("escape")
+        await settle(pilot)
+        table = app.screen.query_one("#home-packs", DataTable)
+        assert str(table.get_row_at(0)[2]) == "1"
+    database = open_database(db_url)
+    try:
+        kept = load_pack_settings(database, "default", datetime(2026, 3, 2, 9))
+    finally:
+        database.close()
+    assert [(pack.new_per_day, pack.new_order) for pack in kept.values()] == [(1, None)]

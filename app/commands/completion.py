@@ -63,9 +63,10 @@ def words(kind: str, args: argparse.Namespace) -> list[str]:
 
         return sorted(gpus())
     if kind == "settings":
-        from kvdrill.engine.study.settings import setting_names
+        from kvdrill.engine.study.settings import pack_setting_names, setting_names
 
-        return setting_names()
+        # A pack's own settings (``--pack``) are under the same word.
+        return list(dict.fromkeys(setting_names() + pack_setting_names()))
     from kvdrill.app.services import environment
     from kvdrill.app.services.backend import Services
     from kvdrill.app.services.importing import database_file_missing

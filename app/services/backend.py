@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # the UI imports this module on its start path; these load wh
     from kvdrill.app.services.problems import ProblemTemplate
     from kvdrill.engine.study.charts import ChartData
     from kvdrill.engine.study.fsrs_fit import Fit
-    from kvdrill.engine.study.settings import ProfileSettings
+    from kvdrill.engine.study.settings import PackSettings, ProfileSettings
     from kvdrill.engine.study.stats_report import GroupReport, StatsReport
     from kvdrill.store.db import Database
     from kvdrill.store.sql import Sql
@@ -263,6 +263,28 @@ class Services:
         from kvdrill.app.services.settings import change_setting_text
 
         return change_setting_text(self.database, self.profile, environment.now(), name, text)
+
+    def pack_settings(self) -> dict[str, PackSettings]:
+        """The packs with a setting of their own for the profile, by pack key."""
+        from kvdrill.app.services.settings import load_pack_settings
+
+        return load_pack_settings(self.database, self.profile, environment.now())
+
+    def check_pack(self, pack: str) -> str:
+        """The key of the pack studied under ``pack`` (an edition's original); a UserError
+        names the packs when there is none."""
+        from kvdrill.store.pack_settings import studied_pack
+
+        with self.database.session() as session:
+            return studied_pack(session, pack).key
+
+    def change_pack_setting_text(self, pack: str, name: str, text: str) -> tuple[str, PackSettings]:
+        """Set pack ``pack``'s own setting ``name`` to ``text`` (``default``: none of its own)."""
+        from kvdrill.app.services.settings import change_pack_setting_text
+
+        return change_pack_setting_text(
+            self.database, self.profile, environment.now(), pack, name, text
+        )
 
     def fit_fsrs(self) -> Fit:
         """FSRS's parameters fitted to the profile's log (app/services/optimize.py); reads only."""

@@ -62,7 +62,10 @@ def load_overview(database: Database, profile_name: str, now: datetime) -> Overv
         profile = profile_for_reading(session, profile_name, now)
         today = study_day(now, profile.rollover_hour)
         language = profile_settings(profile).language
-        packs = [PackLine(*counts) for counts in pack_counts(session, profile.id, today, language)]
+        counts, _missed = today_log(session, profile, today)
+        packs = [
+            PackLine(*line) for line in pack_counts(session, profile.id, today, language, counts)
+        ]
         titles = {line.key: line.title for line in packs}
         sql = session_sql(session)
         topics = mark_same_cards(
@@ -73,7 +76,6 @@ def load_overview(database: Database, profile_name: str, now: datetime) -> Overv
             for topic in topics
             if topic.score is not None and topic.score > 0 and topic.same_cards_as is None
         ][:WEAK_TOPICS_SHOWN]
-        counts, _ = today_log(session, profile, today)
         new_left = max(0, counts.new_per_day - counts.new_done_today)
         return Overview(
             profile=profile.name,

@@ -7,8 +7,10 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from kvdrill.engine.study.settings import (
+    PackSettings,
     ProfileSettings,
     check_setting_changes,
+    parse_pack_setting,
     parse_setting,
 )
 
@@ -76,6 +78,35 @@ def change_setting_text(
 ) -> ProfileSettings:
     """Change one setting to the value typed as ``text`` (the CLI and the settings screen)."""
     return change_settings(database, profile_name, now, **{name: parse_setting(name, text)})
+
+
+def load_pack_settings(
+    database: Database, profile_name: str, now: datetime
+) -> dict[str, PackSettings]:
+    """The packs with a setting of their own for the profile, by pack key."""
+    from kvdrill.store.pack_settings import pack_settings_by_key
+    from kvdrill.store.profiles import profile_for_reading
+
+    with database.session() as session:
+        return pack_settings_by_key(session, profile_for_reading(session, profile_name, now).id)
+
+
+def change_pack_setting_text(
+    database: Database, profile_name: str, now: datetime, pack: str, name: str, text: str
+) -> tuple[str, PackSettings]:
+    """Set pack ``pack``'s own setting ``name`` to the value typed as ``text`` (``default``:
+    the profile's rule again); the key of the pack studied (an edition's original) and its
+    settings. An unknown pack, name or value is a UserError and nothing changes."""
+    from kvdrill.store.db import begin_write
+    from kvdrill.store.pack_settings import set_pack_settings, studied_pack
+    from kvdrill.store.profiles import get_or_create_profile
+
+    value = parse_pack_setting(name, text)
+    with database.session() as session:
+        begin_write(session)
+        studied = studied_pack(session, pack)
+        profile = get_or_create_profile(session, profile_name, now)
+        return studied.key, set_pack_settings(session, profile.id, studied, {name: value})
 
 
 def saved_theme(database: Database, profile_name: str, now: datetime) -> str:

@@ -8,7 +8,9 @@
    count against either limit.
 3. New cards, up to the daily new-card limit minus the new cards already introduced today
    (``--new N`` replaces that allowance with N for one session), taken in this order until the
-   allowance is used:
+   allowance is used; a pack with a new-card limit of its own (``PackSettings.new_per_day``)
+   gives at most that many a day, less those it gave earlier today (``pack_new_room``, the
+   one rule every count of new cards applies, ``--new N`` included):
 
    a. by kind in turn: the first card of each kind, then the second of each, and so on (a kind
       that runs out drops out). The kinds are recall (follow-ups count as recall), multiple
@@ -18,7 +20,8 @@
       others; within each group the pack with the fewest cards of that kind seen so far goes
       first (then pack order), so the turns carry on from one day to the next and a pack late
       in pack order is met in the first week, not only once the earlier packs run out;
-   c. within one pack and kind, the ``priority`` cards first, then pack order.
+   c. within one pack and kind, the ``priority`` cards first, then pack order, or for a pack
+      whose ``new_order`` is ``random`` a shuffle that is the same every day (``shuffle_key``).
 
    So a first day holds a multiple-choice question and a problem, not only the first pack's
    recall cards. The session then shows the priority cards taken first, then the others.
@@ -37,14 +40,19 @@ Suspended cards, cards buried until a later day and retired cards are left out.
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any, NamedTuple, cast
 
 from kvdrill.engine.study.schedule import NEW_CARD_EASINESS_MILLI, Schedule
-from kvdrill.engine.study.settings import DEFAULT_NEW_PER_DAY, DEFAULT_REVIEWS_PER_DAY
+from kvdrill.engine.study.settings import (
+    DEFAULT_NEW_PER_DAY,
+    DEFAULT_REVIEWS_PER_DAY,
+    PackSettings,
+)
 from kvdrill.engine.study.sm2 import SESSION_REPEAT_BELOW
 
 # A missed card comes back after this many other cards.
@@ -85,12 +93,33 @@ class QueueCard(NamedTuple):
 
 @dataclass(frozen=True)
 class DayCounts:
-    """Per-profile limits and what today's earlier sessions already used of them."""
+    """Per-profile limits, each pack's own settings (by pack id), and what today's earlier
+    sessions already used of the limits."""
 
     new_per_day: int = DEFAULT_NEW_PER_DAY
     reviews_per_day: int = DEFAULT_REVIEWS_PER_DAY
     new_done_today: int = 0
     reviews_done_today: int = 0
+    packs: Mapping[int, PackSettings] = field(default_factory=dict)
+    new_done_by_pack: Mapping[int, int] = field(default_factory=dict)
+
+
+NO_PACK_SETTINGS = PackSettings()
+
+
+def pack_new_room(counts: DayCounts, pack: int) -> int | None:
+    """How many more new cards ``pack`` may give today: its own limit less the new cards it
+    gave earlier today; None when it has no limit of its own (only the profile's applies)."""
+    limit = counts.packs.get(pack, NO_PACK_SETTINGS).new_per_day
+    if limit is None:
+        return None
+    return max(0, limit - counts.new_done_by_pack.get(pack, 0))
+
+
+def shuffle_key(card: QueueCard) -> bytes:
+    """A card's place in its pack's shuffled new-card order (``new_order random``): a hash of
+    the pack and card ids, so the shuffle is the same in every process and on every day."""
+    return hashlib.sha256(f"{card.pack}:{card.card_id}".encode()).digest()[:8]
 
 
 def missing_parents(cards: Iterable[QueueCard]) -> set[int]:
@@ -111,21 +140,25 @@ def with_seen_parents(cards: list[QueueCard], seen_parents: Iterable[int]) -> li
 
 
 def read_today_log(
-    answers: Iterable[tuple[int, int, bool, Schedule | None]],
+    answers: Iterable[tuple[int, int, bool, Schedule | None, int]],
     new_per_day: int,
     reviews_per_day: int,
+    packs: Mapping[int, PackSettings] | None = None,
 ) -> tuple[DayCounts, set[int]]:
     """Today's counts against the daily limits, and the cards whose last grade today was < 4.
 
     ``answers`` are today's logged answers in the order given: card id, quality, whether the
-    answer moved the schedule, and the card's state before it (None for a new card).
+    answer moved the schedule, the card's state before it (None for a new card) and its pack.
+    ``packs``: each pack's own settings, by pack id.
     """
     new_done = reviews_done = 0
+    new_by_pack: Counter[int] = Counter()
     last_quality: dict[int, int] = {}
-    for card_id, quality, moved, prev_state in answers:
+    for card_id, quality, moved, prev_state, pack in answers:
         if moved:
             if prev_state is None or prev_state.is_new:
                 new_done += 1
+                new_by_pack[pack] += 1
             else:
                 reviews_done += 1
         last_quality[card_id] = quality
@@ -134,6 +167,8 @@ def read_today_log(
         reviews_per_day=reviews_per_day,
         new_done_today=new_done,
         reviews_done_today=reviews_done,
+        packs=dict(packs or {}),
+        new_done_by_pack=new_by_pack,
     )
     missed = {card for card, quality in last_quality.items() if quality < SESSION_REPEAT_BELOW}
     return counts, missed
@@ -170,23 +205,36 @@ def _spread_problems(cards: Sequence[QueueCard]) -> list[int]:
     return interleave(others, problems)
 
 
-def _in_turn(cards: Sequence[QueueCard], seen: Counter[tuple[int, str]]) -> list[QueueCard]:
+def _in_turn(
+    cards: Sequence[QueueCard], seen: Counter[tuple[int, str]], shuffled: Iterable[int] = ()
+) -> list[QueueCard]:
     """``cards`` (in pack order) drawn one kind at a time in turn (recall, choice, problem),
     each kind's cards drawn one pack at a time in turn. Priority cards come first in their
     pack's pile, and piles holding priority cards take their turn first; then the piles of
-    which fewer cards are ``seen`` (a pile's count of cards seen on earlier days)."""
+    which fewer cards are ``seen`` (a pile's count of cards seen on earlier days). The piles
+    of the ``shuffled`` packs are in ``shuffle_key`` order after their priority cards."""
     by_kind: dict[str, list[QueueCard]] = {}
     for card in cards:
         by_kind.setdefault(card.pile[1], []).append(card)
-    return _round_robin([_across(kind_cards, seen) for kind_cards in by_kind.values()])
+    shuffled = frozenset(shuffled)
+    return _round_robin([_across(kind_cards, seen, shuffled) for kind_cards in by_kind.values()])
 
 
-def _across(cards: list[QueueCard], seen: Counter[tuple[int, str]]) -> list[QueueCard]:
+def _across(
+    cards: list[QueueCard], seen: Counter[tuple[int, str]], shuffled: frozenset[int]
+) -> list[QueueCard]:
     piles: dict[tuple[int, str], list[QueueCard]] = {}
     for card in sorted(cards, key=lambda c: (not c.priority, c.order)):
         piles.setdefault(card.pile, []).append(card)
+    # The piles take turns as their first cards in file order say, however they are shuffled.
+    turns = sorted(piles.values(), key=lambda p: (not p[0].priority, seen[p[0].pile], p[0].order))
     return _round_robin(
-        sorted(piles.values(), key=lambda p: (not p[0].priority, seen[p[0].pile], p[0].order))
+        [
+            sorted(pile, key=lambda c: (not c.priority, shuffle_key(c)))
+            if pile[0].pack in shuffled
+            else pile
+            for pile in turns
+        ]
     )
 
 
@@ -240,15 +288,29 @@ def plan_day(
     held: dict[int, list[int]] = {}
     chosen_ids: set[int] = set()
     seen_per_pile = Counter(card.pile for card in cards if card.seen and not card.retired)
-    for card in _in_turn(candidates, seen_per_pile):
+    pack_room = {pack: pack_new_room(counts, pack) for pack in {c.pack for c in new_cards}}
+    shuffled = [pack for pack, settings in counts.packs.items() if settings.shuffled]
+
+    def take(card: QueueCard) -> bool:
+        """Take ``card`` if the session and its pack have room for one more new card."""
+        room_left = pack_room[card.pack]
+        if len(chosen_ids) >= new_room or room_left == 0:
+            return False
+        if room_left is not None:
+            pack_room[card.pack] = room_left - 1
+        chosen_ids.add(card.card_id)
+        return True
+
+    for card in _in_turn(candidates, seen_per_pile, shuffled):
         if len(chosen_ids) >= new_room:
             break
+        if not take(card):
+            continue
         chosen.append(card)
-        chosen_ids.add(card.card_id)
         for follow_up in follow_ups.get(card.card_id, []):
-            if len(chosen_ids) < new_room:  # shown right after the parent's first answer
+            # Shown right after the parent's first answer, and from the parent's pack.
+            if take(follow_up):
                 held.setdefault(card.card_id, []).append(follow_up.card_id)
-                chosen_ids.add(follow_up.card_id)
 
     order = _spread_problems(due) + [c.card_id for c in repeats]
     order += _spread_problems([c for c in chosen if c.priority])

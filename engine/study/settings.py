@@ -27,6 +27,11 @@ LANGUAGES = ("en", "vi")
 COURSE_LANGUAGE = "en"
 # The schedulers a profile can choose (engine/study/rules.py); switching replays the review log.
 SCHEDULERS = ("sm2", "fsrs")
+# The orders a pack's new cards can come in: the pack's own (its file's), or shuffled by a
+# seed that does not change, so the order is the same every day (engine/study/queue.py).
+NEW_ORDERS = ("file", "random")
+# What a pack setting is given to take the profile's rule again (no setting of its own).
+PACK_DEFAULT = "default"
 DEFAULT_DESIRED_RETENTION = 0.9
 FSRS_PARAMETER_COUNT = 21  # FSRS-6's weights
 
@@ -80,10 +85,10 @@ class Setting:
         return self.check(name, kind, value)
 
 
-def setting(default: Any, meaning: str, **bounds: Any) -> Any:
-    """One field of ``ProfileSettings``: ``low=``/``high=`` for a number, ``choices=`` for a
-    word."""
-    return field(default=default, metadata={"setting": Setting(meaning, **bounds)})
+def setting(default: Any, meaning: str, *, kind: type | None = None, **bounds: Any) -> Any:
+    """One field of ``ProfileSettings`` or ``PackSettings``: ``low=``/``high=`` for a number,
+    ``choices=`` for a word; ``kind`` when the default (None) does not say it."""
+    return field(default=default, metadata={"setting": Setting(meaning, **bounds), "kind": kind})
 
 
 class SettingsJson(TypedDict):
@@ -152,6 +157,78 @@ class ProfileSettings:
         return cls(**kept)
 
 
+class PackSettingsJson(TypedDict):
+    """One pack's own settings as ``PackSettings.to_dict`` gives them (None: the default)."""
+
+    new_per_day: int | None
+    new_order: str | None
+
+
+@dataclass(frozen=True)
+class PackSettings:
+    """One pack's own settings for one profile, as Anki's deck options: None is no setting of
+    its own (``kvdrill settings --pack PACK KEY VALUE``; ``default`` takes one off)."""
+
+    # At most this many new cards of the pack a day, within the profile's ``new_per_day``.
+    new_per_day: int | None = setting(
+        None, N_("new cards of this pack per day, within the profile's"), kind=int, low=0, high=1000
+    )
+    new_order: str | None = setting(
+        None, N_("the order of this pack's new cards"), kind=str, choices=NEW_ORDERS
+    )
+
+    def to_dict(self) -> PackSettingsJson:
+        return cast(PackSettingsJson, asdict(self))
+
+    @property
+    def shuffled(self) -> bool:
+        """The pack's new cards come shuffled (``new_order random``), not in file order."""
+        return self.new_order == "random"
+
+    @classmethod
+    def from_values(cls, values: dict[str, Any]) -> PackSettings:
+        """Settings from stored values; a None or no longer allowed one is no setting."""
+        kept = {}
+        for name in pack_setting_names():
+            if values.get(name) is not None:
+                try:
+                    kept[name] = _rule(name, cls).check(name, _kind(name, cls), values[name])
+                except UserError:
+                    continue
+        return cls(**kept)
+
+
+def pack_setting_names() -> list[str]:
+    """The settings a pack can have of its own (``kvdrill settings --pack PACK KEY VALUE``)."""
+    return [item.name for item in fields(PackSettings)]
+
+
+def describe_pack_setting(name: str) -> tuple[str, str]:
+    """What pack setting ``name`` means and the values it takes, for a listing."""
+    rule = _rule(name, PackSettings)
+    allowed = _("{allowed}, or {default}").format(
+        allowed=rule.allowed(_kind(name, PackSettings)), default=PACK_DEFAULT
+    )
+    return _(rule.meaning), allowed
+
+
+def parse_pack_setting(name: str, text: str) -> Any:
+    """The value ``text`` typed for pack setting ``name`` (None for ``default``: no setting of
+    the pack's own), or a UserError naming what is allowed."""
+    rule = _rule(name, PackSettings)
+    if text.strip() == PACK_DEFAULT:
+        return None
+    try:
+        return rule.parse(name, _kind(name, PackSettings), text)
+    except UserError:
+        meaning, allowed = describe_pack_setting(name)
+        raise UserError(
+            _("{name} ({meaning}) must be {allowed}").format(
+                name=name, meaning=meaning, allowed=allowed
+            )
+        ) from None
+
+
 def checked_fsrs_parameters(values: dict[str, Any]) -> tuple[float, ...] | None:
     """The stored FSRS weights in ``values`` as a tuple; None when absent or not 21 finite
     numbers (the defaults then apply)."""
@@ -187,17 +264,24 @@ def check_setting_changes(changes: dict[str, object]) -> dict[str, Any]:
     return {name: _rule(name).check(name, _kind(name), value) for name, value in changes.items()}
 
 
-def _rule(name: str) -> Setting:
-    for item in fields(ProfileSettings):
+def _rule(name: str, of: type = ProfileSettings) -> Setting:
+    for item in fields(of):
         if item.name == name and "setting" in item.metadata:
             return item.metadata["setting"]
+    if of is PackSettings:
+        known = pack_setting_names()
+        hint = did_you_mean(name, known) or f" ({', '.join(known)})"
+        raise UserError(_("there is no pack setting '{name}'{hint}").format(name=name, hint=hint))
     known = setting_names()
     hint = did_you_mean(name, known) or f" (settings: {', '.join(known)})"
     raise UserError(f"there is no profile setting '{name}'{hint}")
 
 
-def _kind(name: str) -> type:
-    return type(getattr(ProfileSettings(), name))
+def _kind(name: str, of: type = ProfileSettings) -> type:
+    for item in fields(of):
+        if item.name == name and item.metadata.get("kind") is not None:
+            return item.metadata["kind"]
+    return type(getattr(of(), name))
 
 
 def _number_text(value: float | None) -> str:

@@ -1,4 +1,4 @@
--- The SQLite schema at revision 0013, as the migrations build it: written by
+-- The SQLite schema at revision 0014, as the migrations build it: written by
 -- scripts/generate_sqlite_schema.py (see store/migrations/README.md); do not edit.
 CREATE TABLE alembic_version (
 	version_num VARCHAR(32) NOT NULL, 
@@ -181,4 +181,13 @@ CREATE TABLE card_flags (
 	CONSTRAINT pk_card_flags PRIMARY KEY (profile_id, card_id), 
 	CONSTRAINT fk_card_flags_card_id_cards FOREIGN KEY(card_id) REFERENCES cards (id), 
 	CONSTRAINT fk_card_flags_profile_id_profiles FOREIGN KEY(profile_id) REFERENCES profiles (id)
+);
+CREATE TABLE pack_settings (
+	profile_id INTEGER NOT NULL, 
+	pack_id INTEGER NOT NULL, 
+	new_per_day INTEGER, 
+	new_order VARCHAR(16), 
+	CONSTRAINT pk_pack_settings PRIMARY KEY (profile_id, pack_id), 
+	CONSTRAINT fk_pack_settings_pack_id_packs FOREIGN KEY(pack_id) REFERENCES packs (id), 
+	CONSTRAINT fk_pack_settings_profile_id_profiles FOREIGN KEY(profile_id) REFERENCES profiles (id)
 );

@@ -21,7 +21,7 @@ MORE_NEW_COUNTS = (5, 10, 20, 50)
 PACK_COLUMNS = [
     (N_("Pack"), "pack"),
     (N_("Due"), "due"),
-    (N_("Unseen"), "new"),
+    (N_("New"), "new"),  # new cards the pack still gives today (its own limit applied)
     (N_("Cards"), "total"),
 ]
 
@@ -64,6 +64,13 @@ class HomeScreen(KvdrillScreen[None]):
             tooltip=N_("settings: daily limits, theme, language"),
         ),
         Binding(
+            "p",
+            "pack_settings",
+            N_("Pack settings"),
+            show=False,
+            tooltip=N_("the pack under the cursor's own settings: new cards per day, their order"),
+        ),
+        Binding(
             "r", "refresh_overview", N_("Refresh"), show=False, tooltip=N_("refresh the counts")
         ),
         Binding("q", "app.quit", N_("Quit"), tooltip=N_("quit (every answer is already saved)")),
@@ -96,6 +103,17 @@ class HomeScreen(KvdrillScreen[None]):
             self.app.action_start_drill()
         else:
             self.app.action_start_drill(pack=pack, cram_when_empty=True)
+
+    def action_pack_settings(self) -> None:
+        """p: the highlighted pack's own settings (new cards per day, their order)."""
+        from kvdrill.app.tui.screens.settings import SettingsScreen
+
+        table = self.query_one("#home-packs", DataTable)
+        if not table.row_count:
+            return
+        pack = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        if pack is not None:
+            self.app.push_screen(SettingsScreen(pack=pack))
 
     def action_more_new(self) -> None:
         from kvdrill.app.tui.screens.pick import PickScreen

@@ -1,7 +1,9 @@
 """The profile's settings, one line each: type a new value and press Enter to save it.
 
 The same checks as ``kvdrill settings KEY VALUE`` (engine/study/settings.py): a value out of
-bounds is refused in one line naming what is allowed, and nothing changes.
+bounds is refused in one line naming what is allowed, and nothing changes. Opened for a pack
+(``p`` on a home row), the screen holds that pack's own settings instead, as ``kvdrill settings
+--pack PACK KEY VALUE`` sets them (``default``: none of the pack's own).
 """
 
 from __future__ import annotations
@@ -15,12 +17,21 @@ from textual.widgets import Footer, Input, Static
 
 from kvdrill.app.tui.messages import CallFailed, SettingsLoaded, failures_reported
 from kvdrill.app.tui.screens.base import KvdrillScreen
-from kvdrill.engine.study.settings import describe_setting, setting_names
+from kvdrill.engine.study.settings import (
+    PACK_DEFAULT,
+    PackSettings,
+    ProfileSettings,
+    describe_pack_setting,
+    describe_setting,
+    pack_setting_names,
+    setting_names,
+)
 from kvdrill.i18n import N_, _, language
 
 
 class SettingsScreen(KvdrillScreen[None]):
-    """Every profile setting with what it means and the values it takes."""
+    """Every profile setting with what it means and the values it takes; with ``pack``, that
+    pack's own settings."""
 
     BINDINGS = [Binding("escape", "app.pop_screen", N_("Back"), tooltip=N_("back"))]
     WIDGET_KEYS = [
@@ -28,13 +39,27 @@ class SettingsScreen(KvdrillScreen[None]):
         ("Enter", N_("save the value typed")),
     ]
 
+    def __init__(self, pack: str | None = None) -> None:
+        super().__init__()
+        self.pack = pack
+
+    def names(self) -> list[str]:
+        return setting_names() if self.pack is None else pack_setting_names()
+
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="settings-body"):
-            yield Static(
-                Content.from_markup(_("[b]Settings[/b] of profile $p"), p=self.app.profile)
-            )
-            for name in setting_names():
-                meaning, allowed = describe_setting(name)
+            if self.pack is None:
+                title = Content.from_markup(_("[b]Settings[/b] of profile $p"), p=self.app.profile)
+            else:
+                title = Content.from_markup(
+                    _("[b]Settings of pack[/b] $pack [b]of profile[/b] $p"),
+                    pack=self.pack,
+                    p=self.app.profile,
+                )
+            yield Static(title)
+            for name in self.names():
+                describe = describe_setting if self.pack is None else describe_pack_setting
+                meaning, allowed = describe(name)
                 with Horizontal(classes="setting-row"):
                     yield Static(Content(name), classes="setting-name")
                     yield Input(id=f"setting-{name}", classes="setting-value", disabled=True)
@@ -51,18 +76,31 @@ class SettingsScreen(KvdrillScreen[None]):
     @work(thread=True, group="settings", exclusive=True, exit_on_error=False)
     def load_settings(self) -> None:
         with failures_reported(self):
-            self.post_message(SettingsLoaded(self.app.backend.settings()))
+            backend = self.app.backend
+            if self.pack is None:
+                self.post_message(SettingsLoaded(backend.settings()))
+            else:
+                self.pack = backend.check_pack(self.pack)  # an edition's original
+                settings = backend.pack_settings().get(self.pack, PackSettings())
+                self.post_message(SettingsLoaded(settings))
 
     @work(thread=True, group="settings", exit_on_error=False)
     def save_setting(self, name: str, text: str) -> None:
         with failures_reported(self):
-            settings = self.app.backend.change_setting_text(name, text)
+            settings: ProfileSettings | PackSettings
+            if self.pack is None:
+                settings = self.app.backend.change_setting_text(name, text)
+            else:
+                _key, settings = self.app.backend.change_pack_setting_text(self.pack, name, text)
             self.post_message(SettingsLoaded(settings, changed=name))
 
     def on_settings_loaded(self, message: SettingsLoaded) -> None:
         values = message.settings.to_dict()
-        self.saved = dict(values)
-        for name in setting_names():
+        # A pack setting of None is the profile's rule: shown as the word that gives it back.
+        self.saved = {
+            name: PACK_DEFAULT if value is None else value for name, value in values.items()
+        }
+        for name in self.names():
             field = self.query_one(f"#setting-{name}", Input)
             field.value = str(self.saved[name])
             field.disabled = False
@@ -77,7 +115,7 @@ class SettingsScreen(KvdrillScreen[None]):
                 self.app.apply_language(values["language"])
                 self.refresh(recompose=True)
         else:
-            self.query_one(f"#setting-{setting_names()[0]}", Input).focus()
+            self.query_one(f"#setting-{self.names()[0]}", Input).focus()
         status_line = self.query_one("#settings-status", Static)
         status_line.remove_class("-refused")
         status_line.update(Content(status))
