@@ -7,12 +7,14 @@ opened without loading Alembic at all.
 
 ``Database.write`` and ``Database.read`` run ``Sql`` actions (store/sql.py): on SQLite on one
 ``sqlite3`` connection the database keeps, with no ORM session to set up (the answer, the next
-card, the stats), on PostgreSQL through SQLAlchemy. ``write_transaction`` runs an ORM action;
+card, the stats), on PostgreSQL on a SQLAlchemy connection's driver cursor (``AlchemySql``)
+in a Core transaction. ``write_transaction`` runs an ORM action;
 both retry through store/sql.py's ``retrying`` and are guarded by store/guard.py.
 """
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -20,11 +22,17 @@ from contextlib import contextmanager
 from dataclasses import InitVar, dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
-from sqlalchemy import Engine, TextClause, create_engine, event, text
+from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import Connection, make_url
-from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, OperationalError
+from sqlalchemy.exc import (
+    ArgumentError,
+    DatabaseError,
+    DBAPIError,
+    NoSuchModuleError,
+    OperationalError,
+)
 
 from kvdrill.engine.capacity.units import shorten
 from kvdrill.engine.errors import DatabaseUnusable, UserError
@@ -92,12 +100,15 @@ class Database:
         ``locked_message``, nothing written. ``whole_database``: see ``begin_write``."""
         if self.sqlite is not None:
             return self.sqlite.write(action, locked_message)
-        return write_transaction(
-            self,
-            lambda session: action(session_sql(session)),
-            locked_message,
-            whole_database=whole_database,
-        )
+
+        # A Core transaction: the ORM session's own bookkeeping is not needed around SQL text.
+        @contextmanager
+        def transaction() -> Iterator[Sql]:
+            with self.engine.begin() as connection:
+                begin_write(connection, whole_database)
+                yield AlchemySql(connection)
+
+        return _through_outages(self, lambda: retrying(transaction, action, locked_message))
 
     def read(self, action: Callable[[Sql], T]) -> T:
         """Run ``action``'s reads, outside any write transaction."""
@@ -138,38 +149,99 @@ class Database:
 
 
 class AlchemySql(Sql):
-    """``Sql`` on a SQLAlchemy connection: the store's statement text on PostgreSQL."""
+    """``Sql`` on a SQLAlchemy connection: the store's statement text on PostgreSQL, run on the
+    connection's own driver cursor in its transaction. SQLAlchemy's text clause and result
+    layer cost more Python per statement than the statement's round trip (an answer runs
+    eight); the driver's errors are raised as SQLAlchemy's execute raises them (wrapped, a cut
+    connection invalidated), as ``retrying`` and ``write_transaction`` expect (the guard's
+    ``handle_error`` words SQLite's errors only)."""
 
     def __init__(self, connection: Connection):
         self.connection = connection
         self.dialect = str(connection.dialect.name)
+        self._cursor: Any = None
+
+    def _driver_cursor(self) -> Any:
+        """The driver's cursor, inside the connection's transaction (begun as SQLAlchemy's own
+        execute begins one)."""
+        if not self.connection.in_transaction():
+            self.connection.begin()
+        if self._cursor is None:
+            self._cursor = self.connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+        return self._cursor
+
+    def _execute(self, sql: str, params: Params | None) -> Any:
+        cursor, driver_sql = self._driver_cursor(), _driver_sql(sql)
+        try:
+            return cursor.execute(driver_sql, params or {})
+        except Exception as exc:
+            self._raise_wrapped(exc, driver_sql, params)
 
     def rows(self, sql: str, params: Params | None = None) -> list[Row]:
-        return list(self.connection.execute(_text(sql), params or {}).all())
+        rows: list[Row] = self._execute(sql, params).fetchall()
+        return rows
+
+    def first(self, sql: str, params: Params | None = None) -> Row | None:
+        row: Row | None = self._execute(sql, params).fetchone()
+        return row
 
     def first_named(self, sql: str, params: Params) -> dict[str, Any] | None:
-        row = self.connection.execute(_text(sql), params).mappings().first()
-        return None if row is None else dict(row)
+        cursor = self._execute(sql, params)
+        row = cursor.fetchone()
+        if row is None:
+            return None
+        names = _ROW_NAMES.get(sql)
+        if names is None:  # psycopg builds the description's columns anew on every read
+            names = _ROW_NAMES[sql] = tuple(column.name for column in cursor.description)
+        return dict(zip(names, row, strict=True))
 
     def run(self, sql: str, params: Params | None = None) -> None:
-        self.connection.execute(_text(sql), params or {})
+        self._execute(sql, params)
 
     def insert_id(self, sql: str, params: Params) -> int:
-        return int(self.connection.execute(_text(f"{sql} RETURNING id"), params).scalar_one())
+        return int(self._execute(f"{sql} RETURNING id", params).fetchone()[0])
 
     def many(self, sql: str, rows: Sequence[Params]) -> None:
         if rows:
-            self.connection.execute(_text(sql), list(rows))
+            cursor, driver_sql = self._driver_cursor(), _driver_sql(sql)
+            try:
+                cursor.executemany(driver_sql, list(rows))
+            except Exception as exc:
+                self._raise_wrapped(exc, driver_sql, rows)
+
+    def _raise_wrapped(self, exc: Exception, driver_sql: str, params: Any) -> NoReturn:
+        """The driver's error as SQLAlchemy's execute raises it: wrapped in its ``DBAPIError``
+        kind, and a connection the server cut invalidated, so the pool reconnects."""
+        dialect = self.connection.dialect
+        if not isinstance(exc, dialect.loaded_dbapi.Error):
+            raise exc
+        gone = dialect.is_disconnect(exc, self.connection.connection.dbapi_connection, self._cursor)
+        if gone:
+            self.connection.invalidate(exc)
+        raise DBAPIError.instance(
+            driver_sql,
+            params,
+            exc,
+            dialect.loaded_dbapi.Error,
+            connection_invalidated=gone,
+            dialect=dialect,
+        ) from exc
 
 
-_TEXTS: dict[str, TextClause] = {}
+# ``:name`` as SQLAlchemy's text clause finds it (not ``::type``, not ``\:``).
+_BIND_NAME = re.compile(r"(?<![:\w\x5c]):(\w+)(?![:\w])")
+_DRIVER_SQL: dict[str, str] = {}
+# The column names of each statement ``first_named`` has run (a few fixed texts).
+_ROW_NAMES: dict[str, tuple[str, ...]] = {}
 
 
-def _text(sql: str) -> TextClause:
-    """``text(sql)``, made once per statement."""
-    found = _TEXTS.get(sql)
+def _driver_sql(sql: str) -> str:
+    """The statement in psycopg's ``%(name)s`` parameter style, made once per text."""
+    found = _DRIVER_SQL.get(sql)
     if found is None:
-        found = _TEXTS[sql] = text(sql)
+        escaped = sql.replace("%", "%%")
+        found = _BIND_NAME.sub(r"%(\1)s", escaped).replace("\\:", ":")
+        _DRIVER_SQL[sql] = found
     return found
 
 
@@ -297,19 +369,22 @@ def _migrate_to_head(engine: Engine, path: Path | None) -> None:
     migrate(engine, path)
 
 
-def begin_write(session: Session, whole_database: bool = False) -> None:
+def begin_write(target: Session | Connection, whole_database: bool = False) -> None:
     """Take the write lock now, so a read-check-write sequence cannot race another process.
 
-    Call it first thing in a fresh session; the lock is held until the session commits. SQLite
-    has one lock: every writer waits for the one before. On PostgreSQL, ``whole_database``
-    writers (imports, which retire and re-tag cards) take an advisory lock alone, and the
-    others (answers, notes, settings) share it, serializing only per card (``Sql.lock_card``):
-    an import never interleaves with an answer, and two learners never wait for each other.
+    Call it first thing in a fresh session (or Core transaction); the lock is held until it
+    commits. SQLite has one lock: every writer waits for the one before. On PostgreSQL,
+    ``whole_database`` writers (imports, which retire and re-tag cards) take an advisory lock
+    alone, and the others (answers, notes, settings) share it, serializing only per card
+    (``Sql.lock_card``): an import never interleaves with an answer, and two learners never
+    wait for each other.
     """
-    connection = session.connection()
+    connection = target if isinstance(target, Connection) else target.connection()
     if connection.dialect.name == "postgresql":
         shared = "" if whole_database else "_shared"
-        connection.execute(text(f"SELECT pg_advisory_xact_lock{shared}(:key)"), {"key": WRITE_LOCK})
+        AlchemySql(connection).run(
+            f"SELECT pg_advisory_xact_lock{shared}(:key)", {"key": WRITE_LOCK}
+        )
     elif connection.dialect.name == "sqlite":
         dbapi = connection.connection.dbapi_connection
         if isinstance(dbapi, sqlite3.Connection) and not dbapi.in_transaction:
@@ -324,9 +399,7 @@ def write_transaction(
     whole_database: bool = False,
 ) -> T:
     """Run ``action`` in one write transaction of an ORM session; run it again as
-    ``Database.write`` does (store/sql.py ``retrying``). A database server that went away is
-    waited for (``RECONNECT_WAITS_S``; the pool reconnects) and the transaction run again once
-    it is back: nothing was committed, so nothing doubles."""
+    ``Database.write`` does (store/sql.py ``retrying``, ``_through_outages``)."""
 
     @contextmanager
     def transaction() -> Iterator[Session]:
@@ -334,10 +407,17 @@ def write_transaction(
             begin_write(session, whole_database)
             yield session
 
+    return _through_outages(database, lambda: retrying(transaction, action, locked_message))
+
+
+def _through_outages(database: Database, attempt: Callable[[], T]) -> T:
+    """``attempt()``, a write transaction; a database server that went away is waited for
+    (``RECONNECT_WAITS_S``; the pool reconnects) and the transaction run again once it is
+    back: nothing was committed, so nothing doubles."""
     outage = 0
     while True:
         try:
-            return retrying(transaction, action, locked_message)
+            return attempt()
         except OperationalError as exc:
             if not server_gone(database, exc):
                 raise

@@ -239,3 +239,47 @@ def test_the_command_line_imports_drills_and_reports_stats_on_postgresql(
             == 1
         )
     database.close()
+
+
+def test_store_sql_text_keeps_percent_signs_colons_and_casts_on_postgresql(postgres_url) -> None:
+    """The store's ``:name`` statements run on psycopg's own cursor (store/db.py
+    ``AlchemySql``): a ``%`` in a pattern, a colon in a literal and a ``::`` cast are the
+    statement's, not parameters; a wrong statement is SQLAlchemy's error, and the transaction
+    it broke is rolled back, not half-written."""
+    from sqlalchemy.exc import ProgrammingError
+
+    database = open_database(postgres_url)
+    try:
+        from kvdrill.store.profiles import get_or_create_profile
+
+        with database.session() as session:
+            for name in ("fifty", "ten", "other"):
+                get_or_create_profile(session, name, datetime(2026, 3, 10, 9))
+        renames = {"fifty": "50%-off", "ten": "ten:30"}  # names no learner could type
+        database.write(
+            lambda sql: [
+                sql.run(
+                    "UPDATE profiles SET name = :new WHERE name = :old", {"new": new, "old": old}
+                )
+                for old, new in renames.items()
+            ],
+            "locked",
+        )
+        found = database.read(
+            lambda sql: sql.rows(
+                "SELECT name, '10:30'::text, 7 % 4 FROM profiles "
+                "WHERE name LIKE '%\\%%' ESCAPE '\\' OR name = :colon ORDER BY name",
+                {"colon": "ten:30"},
+            )
+        )
+        assert [tuple(row) for row in found] == [("50%-off", "10:30", 3), ("ten:30", "10:30", 3)]
+
+        def half_written(sql) -> None:
+            sql.run("DELETE FROM profiles WHERE name = :name", {"name": "other"})
+            sql.run("SELECT no_such_column FROM profiles")
+
+        with pytest.raises(ProgrammingError, match="no_such_column"):
+            database.write(half_written, "locked")
+        assert database.read(lambda sql: sql.first("SELECT count(*) FROM profiles"))[0] == 3
+    finally:
+        database.close()
