@@ -328,3 +328,20 @@ def test_explain_shows_formula_numbers_and_result() -> None:
     assert lines[0].startswith("kv_bytes_per_token = ") and "kv_heads" in lines[0]
     assert "32" in lines[1] and "128" in lines[1] and "kv_heads" not in lines[1]
     assert "128 KiB" in lines[2]
+
+
+def test_the_catalog_built_unevaluated_is_what_sympy_evaluates_it_to() -> None:
+    # The floors, ceilings, maxima and minima are built with evaluate=False (a speed-up):
+    # evaluating each again must change nothing, so solving and printing see the same formula.
+    import sympy
+
+    rounding = (sympy.floor, sympy.ceiling, sympy.Max, sympy.Min)
+
+    def evaluated(expr: sympy.Expr) -> sympy.Expr:
+        return expr.replace(lambda e: e.func in rounding, lambda e: e.func(*e.args))
+
+    found = 0
+    for formula in FORMULAS.values():
+        found += formula.expr.has(*rounding)
+        assert sympy.srepr(evaluated(formula.expr)) == sympy.srepr(formula.expr), formula.name
+    assert found >= 6

@@ -127,9 +127,28 @@ def _sum(*terms: sympy.Expr | int) -> sympy.Expr:
     return sympy.Add(*map(_term, terms), evaluate=False)
 
 
+# Built unevaluated: evaluating them asks sympy's assumptions whether each floor, ceiling, max
+# and min simplifies (none of these does), most of the time building the catalog took; the
+# expressions are the same (tests/test_formulas.py).
+def _floor(value: sympy.Expr) -> sympy.Expr:
+    return sympy.floor(value, evaluate=False)
+
+
+def _ceiling(value: sympy.Expr) -> sympy.Expr:
+    return sympy.ceiling(value, evaluate=False)
+
+
+def _max(*values: sympy.Expr | int) -> sympy.Expr:
+    return sympy.Max(*values, evaluate=False)
+
+
+def _min(*values: sympy.Expr | int) -> sympy.Expr:
+    return sympy.Min(*values, evaluate=False)
+
+
 def _formulas() -> dict[str, Formula]:
     g = _S  # short alias for the expressions below
-    kv_heads_per_gpu = sympy.Max(1, sympy.floor(g["kv_heads"] / g["tp"]))
+    kv_heads_per_gpu = _max(1, _floor(g["kv_heads"] / g["tp"]))
     moe_layers = g["layers"] - g["dense_layers"]
     gated_mlp = 3 * g["hidden"]  # gate, up and down projections: 3 x hidden x size
     embeddings = g["vocab"] * g["hidden"] * (2 - g["tied"])
@@ -140,9 +159,9 @@ def _formulas() -> dict[str, Formula]:
     # vLLM V1's hybrid KV cache groups layers by kind; one block holds a block of tokens for
     # every layer of a group, and a group has as many layers as the larger kind (Mistral 7B:
     # one group of 32 windowed layers; Gemma 2 9B: 21 global and 21 windowed).
-    layer_group = sympy.Max(g["sliding_layers"], g["layers"] - g["sliding_layers"])
+    layer_group = _max(g["sliding_layers"], g["layers"] - g["sliding_layers"])
     layer_group_bytes_per_token = g["kv_bytes_per_token"] / g["layers"] * layer_group
-    window_tokens = sympy.Min(g["window"] - 1 + g["max_num_batched_tokens"], g["max_model_len"])
+    window_tokens = _min(g["window"] - 1 + g["max_num_batched_tokens"], g["max_model_len"])
 
     def moe_params(routed: sympy.Symbol) -> sympy.Expr:
         experts = routed + g["shared_experts"]
@@ -240,7 +259,7 @@ def _formulas() -> dict[str, Formula]:
             * g["kv_dtype_bytes"]
             * (
                 (g["layers"] - g["sliding_layers"]) * g["seq_tokens"]
-                + g["sliding_layers"] * sympy.Min(g["seq_tokens"], g["window"])
+                + g["sliding_layers"] * _min(g["seq_tokens"], g["window"])
             ),
             N_("Sliding-window layers keep at most `window` tokens; global layers keep them all."),
         ),
@@ -268,19 +287,19 @@ def _formulas() -> dict[str, Formula]:
         (
             "max_concurrency",
             "max_concurrency",
-            sympy.floor(g["kv_pool_bytes"] / (g["block_size"] * g["kv_bytes_per_token"]))
-            / sympy.ceiling(g["max_model_len"] / g["block_size"]),
+            _floor(g["kv_pool_bytes"] / (g["block_size"] * g["kv_bytes_per_token"]))
+            / _ceiling(g["max_model_len"] / g["block_size"]),
             N_("vLLM start-up figure: pool blocks / blocks one max_model_len request needs."),
         ),
         (
             "max_concurrency_swa",
             "max_concurrency",
-            sympy.floor(g["kv_pool_bytes"] / (g["block_size"] * layer_group_bytes_per_token))
-            / sympy.ceiling(
+            _floor(g["kv_pool_bytes"] / (g["block_size"] * layer_group_bytes_per_token))
+            / _ceiling(
                 (
                     (g["layers"] - g["sliding_layers"])
-                    * sympy.ceiling(g["max_model_len"] / g["block_size"])
-                    + g["sliding_layers"] * (sympy.ceiling(window_tokens / g["block_size"]) + 1)
+                    * _ceiling(g["max_model_len"] / g["block_size"])
+                    + g["sliding_layers"] * (_ceiling(window_tokens / g["block_size"]) + 1)
                 )
                 / layer_group
             ),
@@ -292,7 +311,7 @@ def _formulas() -> dict[str, Formula]:
         (
             "requests_that_fit",
             "requests_that_fit",
-            sympy.floor(g["kv_pool_tokens"] / g["request_tokens"]),
+            _floor(g["kv_pool_tokens"] / g["request_tokens"]),
             N_("Pool tokens // final tokens per request (round down: more means preemptions)."),
         ),
         (
@@ -304,7 +323,7 @@ def _formulas() -> dict[str, Formula]:
         (
             "sessions_that_fit",
             "sessions_that_fit",
-            sympy.floor(
+            _floor(
                 (g["tp"] * (g["gpu_mem"] * g["gpu_util"] - g["overhead_bytes"]) - g["weight_bytes"])
                 / (g["tp"] * g["kv_bytes_per_token"] * g["seq_tokens"])
             ),
