@@ -1,6 +1,6 @@
 """The checks of an import that need the database: pack ids that belong to a bundled pack or
-to another of the learner's files (unless the file is the same Anki deck converted again), and
-follow-ups whose parent comes later.
+to another of the learner's files (unless the file is the same Anki deck converted again), a
+second edition of one pack in one language, and follow-ups whose parent comes later.
 """
 
 from __future__ import annotations
@@ -77,13 +77,68 @@ def parent_problems(packs: list[ParsedPack]) -> list[Located]:
 
 @dataclass(frozen=True)
 class Takeover:
-    """A stored pack that a file being imported takes over as the same Anki deck converted
-    again: its row (``pack_id``), its key and file before. ``key`` differs from the file's pack
-    id when the newer export was converted to a file of another name."""
+    """A stored pack that a file being imported takes over: as the same Anki deck converted
+    again, or (``edition_of`` set) as the edition of that pack in the same language, by
+    ``--replace``. Its row (``pack_id``), its key and file before; ``key`` differs from the
+    file's pack id when the file has another name."""
 
     pack_id: int
     key: str
     path: str
+    edition_of: str | None = None  # the original of the edition taken over
+
+
+def rival_edition_problems(
+    target: Sql, packs: list[ParsedPack], *, bundled: bool, replace: bool
+) -> tuple[list[Located], dict[str, Takeover]]:
+    """An edition whose original already has a stored edition in its language under another
+    pack id (imported in an earlier run) would make two: a card would have two texts in that
+    language. Refused, naming both files, unless ``replace``: the file then takes that
+    edition's pack row over (its cards missing from the file are retired; the schedules are
+    the original's cards' and stay). A bundled edition is never taken over: kvdrill's next
+    start would bring it back. Returns the refusals, and pack id -> the ``Takeover``."""
+    if bundled:
+        return [], {}  # kvdrill's own decks hold one edition per language (kvdrill check)
+    editions = [pack for pack in packs if pack.meta.edition_of is not None]
+    if not editions:
+        return [], {}
+    stored = target.rows(
+        "SELECT id, key, edition_of, lang, source_path, bundled FROM packs "
+        "WHERE edition_of IS NOT NULL"
+    )
+    keys = {key for (key,) in target.rows("SELECT key FROM packs")}
+    run = {pack.meta.pack for pack in packs}  # a stored rival given again: both would stay
+    problems: list[Located] = []
+    taken_over: dict[str, Takeover] = {}
+    for pack in editions:
+        meta = pack.meta
+        for pack_id, key, original, language, path, is_bundled in stored:
+            if key == meta.pack or original != meta.edition_of or language != meta.lang:
+                continue
+            where = path or key
+            if is_bundled:
+                said = _(
+                    '{original} already has the bundled "{language}" edition {other} ({file}), '
+                    "which kvdrill keeps up to date: keep it, or remove edition_of: from this "
+                    "file to import it as a pack of its own"
+                )
+            elif replace and meta.pack not in keys and key not in run:
+                taken_over[meta.pack] = Takeover(pack_id, key, where, edition_of=original)
+                continue
+            else:
+                said = _(
+                    '{original} already has a "{language}" edition, {other} from {file}: one '
+                    "edition per language; import this file with --replace to put it in that "
+                    "edition's place (the schedules are {original}'s cards' and stay)"
+                )
+            problems.append(
+                Located(
+                    pack.path,
+                    1,
+                    said.format(original=original, language=language, other=key, file=where),
+                )
+            )
+    return problems, taken_over
 
 
 def owned_id_problems(
@@ -233,13 +288,18 @@ def check_packs(
     replace: bool = False,
 ) -> dict[str, Takeover]:
     """``PackErrors`` with every problem; else pack id -> the ``Takeover`` of the stored pack
-    it takes over as the same Anki deck converted again (``owned_id_problems``)."""
+    it takes over: as the same Anki deck converted again (``owned_id_problems``), or as the
+    edition in its language (``rival_edition_problems``, with ``replace``)."""
     owned, taken_over = owned_id_problems(db, packs, bundled=bundled, replace=replace)
+    rivals, editions_taken_over = rival_edition_problems(
+        db, packs, bundled=bundled, replace=replace
+    )
     problems = (
         parent_problems(packs)
         + bundled_id_problems(db, packs, bundled=bundled, bundled_keys=bundled_keys)
         + owned
+        + rivals
     )
     if problems:
         raise PackErrors(problems)
-    return taken_over
+    return taken_over | editions_taken_over

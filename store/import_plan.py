@@ -45,6 +45,8 @@ class PackPlan:
     # pack's id before (another one when the newer export went to a file of another name).
     took_over_from: str | None = None
     took_over_key: str | None = None
+    # Set when the pack taken over is the edition of this pack's original in its language.
+    took_over_edition_of: str | None = None
 
     def summary(self) -> str:
         """``pack-key: N added, N changed, N retired, N unchanged`` (and revived, if any)."""
@@ -89,6 +91,16 @@ class PackPlan:
         """What a takeover keeps, in one line; None when this pack takes none over."""
         if self.took_over_from is None:
             return None
+        if self.took_over_edition_of is not None:
+            return _(
+                "{pack}: takes the place of {old_pack} ({old}) as the edition of {original} in "
+                "its language; the schedules are {original}'s cards' and stay"
+            ).format(
+                pack=self.pack_key,
+                old_pack=self.took_over_key,
+                old=self.took_over_from,
+                original=self.took_over_edition_of,
+            )
         if self.took_over_key not in (None, self.pack_key):
             return _(
                 "{pack}: the same Anki deck as {old} (pack {old_pack}), converted again: {new} "

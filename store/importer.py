@@ -140,6 +140,7 @@ def _note_takeover(plan: PackPlan, takeover: Takeover | None) -> None:
     if takeover is not None:
         plan.took_over_from = takeover.path
         plan.took_over_key = takeover.key
+        plan.took_over_edition_of = takeover.edition_of
 
 
 def _rekey(db: Sql, takeover: Takeover, key: str) -> None:

@@ -46,11 +46,15 @@ def card_row(database: Database, key: str) -> Card:
         return session.scalars(select(Card).where(Card.key == key)).one()
 
 
-def give_history(database: Database, card_key: str) -> None:
-    """One answer and a schedule for the card, as a drill session would leave them."""
+def give_history(database: Database, card_key: str, pack: str | None = None) -> None:
+    """One answer and a schedule for the card (of ``pack``, where editions share its id), as a
+    drill session would leave them."""
     with database.session() as session:
         profile = get_or_create_profile(session, "default", datetime.now())
-        card = session.scalars(select(Card).where(Card.key == card_key)).one()
+        query = select(Card).where(Card.key == card_key)
+        if pack is not None:
+            query = query.join(Pack).where(Pack.key == pack)
+        card = session.scalars(query).one()
         session.add(
             CardState(
                 profile_id=profile.id,

@@ -40,7 +40,10 @@ def register(subparsers) -> None:
     parser.add_argument(
         "--replace",
         action="store_true",
-        help=_("let a file take over a pack id that another of your pack files holds"),
+        help=_(
+            "let a file take over a pack id that another of your pack files holds, or the "
+            "place of the edition in its language that another file imported"
+        ),
     )
     parser.add_argument(
         "--replace-history",
@@ -121,12 +124,15 @@ def run(args) -> int:
         if to_read or missing
         else ReadPacks(files, [], [], 0)  # every file stored before: nothing to parse
     )
+    skipped = {plan.pack_key for plan in unchanged.values()}
     if unchanged and (
-        {pack.meta.pack for pack in read.packs} & {plan.pack_key for plan in unchanged.values()}
+        {pack.meta.pack for pack in read.packs} & skipped
+        or any(pack.meta.edition_of in skipped for pack in read.packs)
         or any(converted_from_anki(pack) for pack in read.packs)
     ):
-        # A changed file claims the id of a skipped one, or may be an Anki deck converted again
-        # that takes over a skipped one's pack: check them all together.
+        # A changed file claims the id of a skipped one, is an edition of a skipped one (checked
+        # against it), or may be an Anki deck converted again that takes over a skipped one's
+        # pack: check them all together.
         unchanged = {}
         read = read_files(files, missing, progress=progress.callback(_("parsing")))
     if read.problems:
