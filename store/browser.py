@@ -7,9 +7,10 @@ from __future__ import annotations
 from itertools import starmap
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, func, or_, select
+from sqlalchemy import ColumnElement, Select, case, func, or_, select
 from sqlalchemy.orm import Session, aliased
 
+from kvdrill.engine.packs.card_view import own_title
 from kvdrill.engine.study.browse import BrowsedCard, CardPage, HistoryEntry
 from kvdrill.engine.study.schedule import NEW_CARD_EASINESS_MILLI
 from kvdrill.store.day_queue import cards_of_lesson, lesson_values, pack_keys
@@ -41,10 +42,14 @@ def _in_edition(column: Any, language: str | None) -> ColumnElement[Any]:
 
 def _columns(language: str | None = None) -> tuple[Any, ...]:
     """The ``BrowsedCard`` fields in order, a new card's defaults filled in by the query; the
-    title in ``language``'s edition where there is one."""
+    title in ``language``'s edition where there is one. A follow-up's title column holds its
+    question instead (its stored title is its parent's): ``_own_titles`` names it by it."""
     return (
         (Pack.key + "/" + Card.key).label("reference"),
-        _in_edition(Card.title, language),
+        case(
+            (Card.kind == "followup", _in_edition(Card.prompt, language)),
+            else_=_in_edition(Card.title, language),
+        ),
         Card.kind,
         func.coalesce(CardState.reviews, 0),
         func.coalesce(CardState.lapses, 0),
@@ -113,7 +118,18 @@ def browsed_cards(
     statement = statement.order_by(Pack.id, Card.position, Card.id)
     # Plain rows on the session's connection, each the named tuple as it comes: no ORM loading
     # and no conversion for 100,000 rows.
-    return list(starmap(BrowsedCard, session.connection().execute(statement)))
+    return _own_titles(starmap(BrowsedCard, session.connection().execute(statement)))
+
+
+def _own_titles(cards: Any) -> list[BrowsedCard]:
+    """``cards`` with each follow-up named by its own question (``own_title``), not by its
+    parent's title; the others as they come."""
+    return [
+        BrowsedCard(card[0], own_title(card.kind, card.title, card.title), *card[2:])
+        if card.kind == "followup"
+        else card
+        for card in cards
+    ]
 
 
 def card_page(
@@ -149,7 +165,7 @@ def card_page(
         select(Note.text).where(Note.profile_id == profile_id, Note.card_id == card.id)
     )
     return CardPage(
-        card=BrowsedCard(*row[:-2]),
+        card=_own_titles([BrowsedCard(*row[:-2])])[0],
         interval_days=row[-2] or 0,
         prompt=row[-1],
         history=history,

@@ -176,3 +176,17 @@ def refused_state(capsys, db_url: str) -> str:
         main(["--db", db_url, "cards", "--state", "dew"])
     assert exit.value.code == 2
     return capsys.readouterr().err
+
+
+def test_a_follow_ups_row_and_page_show_its_own_title_not_its_parents(
+    db, db_url: str, capsys, monkeypatch
+) -> None:
+    rows = listed(capsys, monkeypatch, db_url, DAY1, "--pack", "sm2-fixture")
+    follow_up = rows["sm2-fixture/alpha/follow-up"]["title"]
+    assert follow_up == "follow-up: Alpha follow-up: and 2 + 3?"
+    assert rows["sm2-fixture/alpha"]["title"] != follow_up
+    code, out, _ = cards(capsys, monkeypatch, db_url, DAY1, "--pack", "sm2-fixture")
+    assert any("follow-up: Alpha follow-up" in line for line in out.splitlines())
+    code, out, _ = cards(capsys, monkeypatch, db_url, DAY1, "sm2-fixture/alpha/follow-up")
+    assert code == 0 and out.startswith("sm2-fixture/alpha/follow-up")
+    assert "follow-up: Alpha follow-up: and 2 + 3?" in out.splitlines()[0] + out.splitlines()[1]
