@@ -17,6 +17,7 @@ from kvdrill.engine.interop.card_ids import (
     converted_again,
     converted_from_anki,
 )
+from kvdrill.engine.packs.editions import one_language
 from kvdrill.i18n import _
 from kvdrill.store.sql import Sql
 
@@ -91,8 +92,8 @@ class Takeover:
 def rival_edition_problems(
     target: Sql, packs: list[ParsedPack], *, bundled: bool, replace: bool
 ) -> tuple[list[Located], dict[str, Takeover]]:
-    """An edition whose original already has a stored edition in its language under another
-    pack id (imported in an earlier run) would make two: a card would have two texts in that
+    """An edition whose original already has a stored edition in its language (``vi`` and
+    ``vi-VN`` are one: ``one_language``) under another pack id (imported in an earlier run) would make two: a card would have two texts in that
     language. Refused, naming both files, unless ``replace``: the file then takes that
     edition's pack row over (its cards missing from the file are retired; the schedules are
     the original's cards' and stay). A bundled edition is never taken over: kvdrill's next
@@ -113,7 +114,9 @@ def rival_edition_problems(
     for pack in editions:
         meta = pack.meta
         for pack_id, key, original, language, path, is_bundled in stored:
-            if key == meta.pack or original != meta.edition_of or language != meta.lang:
+            if key == meta.pack or original != meta.edition_of:
+                continue
+            if not one_language(language, meta.lang):
                 continue
             where = path or key
             if is_bundled:

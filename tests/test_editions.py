@@ -298,6 +298,14 @@ def test_two_editions_in_one_language_are_refused_each_naming_the_other(
     assert main(["--db", f"sqlite:///{database}", "import", str(tmp_path)]) == 1
     out = capsys.readouterr()
     assert expected[1] in out.out + out.err
+    # a region of the language is the language (a profile in vi reads vi-VN editions too)
+    (tmp_path / "kv-basics-vi2.md").write_text(
+        second.replace("lang: vi", "lang: vi-VN"), encoding="utf-8"
+    )
+    assert any(
+        str(p).startswith(f'{first_file}:6: kv-basics has another "vi-VN" edition, kv-basics-vi2')
+        for p in read_packs([tmp_path]).problems
+    )
     # an edition in another language of the same original is no rival
     (tmp_path / "kv-basics-vi2.md").write_text(
         second.replace("lang: vi", "lang: fr"), encoding="utf-8"

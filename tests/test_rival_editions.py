@@ -70,6 +70,10 @@ def test_an_edition_imported_after_another_of_its_language_is_refused_naming_bot
     ]
     with database.session() as session, pytest.raises(PackErrors):
         plan_import(session, [SECOND])  # the dry run says the same
+    # a region of the language is the language: a profile in vi would be served both
+    regional = _pack("kv-vi2", "a", lang="vi-VN", edition_of="kv")
+    with pytest.raises(PackErrors, match='kv already has a "vi" edition, kv-vi from'):
+        _import(database, regional)
     assert _editions(database) == before  # nothing written
     # the first edition again, and an edition in another language, are no rivals
     _import(database, FIRST, _pack("kv-fr", "a", lang="fr", edition_of="kv"))

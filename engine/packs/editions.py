@@ -165,34 +165,40 @@ def edition_problems(
     return problems
 
 
+def one_language(first: str, second: str) -> bool:
+    """Whether editions in ``first`` and ``second`` would both serve one profile: the same tag,
+    or one a region of the other (``vi`` and ``vi-VN``), without case, as a profile's language
+    takes its regions (store/queries_sql.py ``_EDITION_JOIN``)."""
+    first, second = first.lower(), second.lower()
+    return first == second or first.startswith(second + "-") or second.startswith(first + "-")
+
+
 def rival_editions(editions: list[tuple[ParsedPack, int]]) -> list[Located]:
     """Each of ``editions`` (an edition with the line of its ``edition_of:`` key) that shares
-    its original and its language with another: a course has one edition per language, so
-    each is reported at its ``edition_of:`` line, naming the other's file."""
-    by_course: dict[tuple[str | None, str], list[tuple[ParsedPack, int]]] = {}
-    for pack, line in editions:
-        by_course.setdefault((pack.meta.edition_of, pack.meta.lang), []).append((pack, line))
+    its original and its language (``one_language``) with another: a course has one edition
+    per language, so each is reported at its ``edition_of:`` line, naming the other's file."""
     problems: list[Located] = []
-    for (original, language), rivals in by_course.items():
-        for pack, line in rivals:
-            for other, other_line in rivals:
-                if other is pack:
-                    continue
-                problems.append(
-                    Located(
-                        pack.path,
-                        line,
-                        _(
-                            '{original} has another "{language}" edition, {other} in {place}: '
-                            "keep one edition per language"
-                        ).format(
-                            original=original,
-                            language=language,
-                            other=other.meta.pack,
-                            place=f"{other.path}:{other_line}",
-                        ),
-                    )
+    for pack, line in editions:
+        for other, other_line in editions:
+            if other is pack or other.meta.edition_of != pack.meta.edition_of:
+                continue
+            if not one_language(pack.meta.lang, other.meta.lang):
+                continue
+            problems.append(
+                Located(
+                    pack.path,
+                    line,
+                    _(
+                        '{original} has another "{language}" edition, {other} in {place}: '
+                        "keep one edition per language"
+                    ).format(
+                        original=pack.meta.edition_of,
+                        language=other.meta.lang,
+                        other=other.meta.pack,
+                        place=f"{other.path}:{other_line}",
+                    ),
                 )
+            )
     return problems
 
 
