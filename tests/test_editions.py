@@ -140,6 +140,18 @@ def test_a_number_still_written_the_english_way_is_refused_with_the_form_to_writ
     ]
 
 
+def test_the_english_form_is_refused_where_the_original_has_the_value_elsewhere(
+    tmp_path: Path,
+) -> None:
+    # the introduction's example: the original's introduction has no 131,072, its card has
+    problems = _check(tmp_path, EDITION.replace("phân (131.072 B; 3,43)", "phân (131,072 B; 3,43)"))
+    where = tmp_path / "kv-basics-vi.md"
+    assert problems == [
+        f"{where}:9: 131,072 is written the way kv-basics writes numbers (131,072, 3.43): in "
+        "this pack write 131.072"
+    ]
+
+
 def test_names_code_and_claims_keep_the_engineering_forms(tmp_path: Path) -> None:
     # Llama 3.1 (even wrapped onto the next line), vLLM 0.6.5, v0.21, FP8, a code span and
     # the claim are not for reading: the edition writes them as the original does

@@ -206,7 +206,8 @@ def stale_numbers(edition: ParsedPack, original: ParsedPack, lines: Sequence[str
     """Each number for reading in ``lines`` (the edition's file) written in the original's
     convention where the edition's language writes numbers otherwise: one the edition's
     convention cannot read (0.5 in Vietnamese), or one it reads as another value than the
-    original has (4,096 where the original has 4096, not 4.096), each with the form to write."""
+    original's card has where the original has the value it means (4,096 where the original
+    has 4096, not the decimal 4.096), each with the form to write."""
     ours, theirs = convention(edition.meta.lang), convention(original.meta.lang)
     if ours == theirs or not lines:
         return []
@@ -217,6 +218,7 @@ def stale_numbers(edition: ParsedPack, original: ParsedPack, lines: Sequence[str
         group: {_figure(written, theirs) for written in _NUMBER_RE.findall(text)}
         for group, text in said.items()
     }
+    everywhere = set().union(*values.values())
     starts = sorted((card.line, card.parent or card.key) for card in edition.cards)
     problems: list[Located] = []
     previous = ""
@@ -230,8 +232,8 @@ def stale_numbers(edition: ParsedPack, original: ParsedPack, lines: Sequence[str
             read, meant = number_value(written, ours), number_value(written, theirs)
             if meant is None or meant == read:
                 continue
-            if read is not None and (read in values[group] or meant not in values[group]):
-                continue  # the original has the value as read here: the edition's own form
+            if read is not None and (read in values[group] or meant not in everywhere):
+                continue  # the original has the value as read here, or nowhere as meant
             before = text[: match.start()]
             name = _NAME_BEFORE_RE.search(before if before.strip() else previous.rstrip() + " ")
             if read is None and name and f"{name.group(1)} {written}" in names:
