@@ -14,10 +14,9 @@ both retry through store/sql.py's ``retrying`` and are guarded by store/guard.py
 
 from __future__ import annotations
 
-import re
 import sqlite3
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import InitVar, dataclass, field
 from functools import cached_property
@@ -39,7 +38,8 @@ from kvdrill.engine.errors import DatabaseUnusable, UserError
 from kvdrill.i18n import _
 from kvdrill.store.guard import Guard, describe
 from kvdrill.store.location import HEAD_REVISION, mask_password, sqlite_file
-from kvdrill.store.sql import Params, Row, Sql, SqliteFile, SqliteSql, retrying
+from kvdrill.store.pg_sql import PsycopgSql
+from kvdrill.store.sql import Sql, SqliteFile, SqliteSql, retrying
 from kvdrill.store.sqlite_file import connect, open_at_head, prepare_sqlite_file, set_pragmas
 
 if TYPE_CHECKING:  # the ORM loads with the first session: Sql reads never need it
@@ -148,20 +148,20 @@ class Database:
         self.engine.dispose()
 
 
-class AlchemySql(Sql):
-    """``Sql`` on a SQLAlchemy connection: the store's statement text on PostgreSQL, run on the
-    connection's own driver cursor in its transaction. SQLAlchemy's text clause and result
-    layer cost more Python per statement than the statement's round trip (an answer runs
-    eight); the driver's errors are raised as SQLAlchemy's execute raises them (wrapped, a cut
-    connection invalidated), as ``retrying`` and ``write_transaction`` expect (the guard's
-    ``handle_error`` words SQLite's errors only)."""
+class AlchemySql(PsycopgSql):
+    """``Sql`` on a SQLAlchemy connection: the store's statement text on PostgreSQL, run by
+    store/pg_sql.py's executor on the connection's own psycopg connection, in its transaction.
+    SQLAlchemy's text clause and result layer cost more Python per statement than the
+    statement's round trip (an answer runs eight); the driver's errors are raised as
+    SQLAlchemy's execute raises them (wrapped, a cut connection invalidated), as ``retrying``
+    and ``write_transaction`` expect (the guard's ``handle_error`` words SQLite's errors only)."""
 
     def __init__(self, connection: Connection):
         self.connection = connection
         self.dialect = str(connection.dialect.name)
-        self._cursor: Any = None
+        self._cursor = None
 
-    def _driver_cursor(self) -> Any:
+    def driver_cursor(self) -> Any:
         """The driver's cursor, inside the connection's transaction (begun as SQLAlchemy's own
         execute begins one)."""
         if not self.connection.in_transaction():
@@ -170,79 +170,21 @@ class AlchemySql(Sql):
             self._cursor = self.connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
         return self._cursor
 
-    def _execute(self, sql: str, params: Params | None) -> Any:
-        cursor, driver_sql = self._driver_cursor(), _driver_sql(sql)
-        try:
-            return cursor.execute(driver_sql, params or {})
-        except Exception as exc:
-            self._raise_wrapped(exc, driver_sql, params)
-
-    def rows(self, sql: str, params: Params | None = None) -> list[Row]:
-        rows: list[Row] = self._execute(sql, params).fetchall()
-        return rows
-
-    def first(self, sql: str, params: Params | None = None) -> Row | None:
-        row: Row | None = self._execute(sql, params).fetchone()
-        return row
-
-    def first_named(self, sql: str, params: Params) -> dict[str, Any] | None:
-        cursor = self._execute(sql, params)
-        row = cursor.fetchone()
-        if row is None:
-            return None
-        names = _ROW_NAMES.get(sql)
-        if names is None:  # psycopg builds the description's columns anew on every read
-            names = _ROW_NAMES[sql] = tuple(column.name for column in cursor.description)
-        return dict(zip(names, row, strict=True))
-
-    def run(self, sql: str, params: Params | None = None) -> None:
-        self._execute(sql, params)
-
-    def insert_id(self, sql: str, params: Params) -> int:
-        return int(self._execute(f"{sql} RETURNING id", params).fetchone()[0])
-
-    def many(self, sql: str, rows: Sequence[Params]) -> None:
-        if rows:
-            cursor, driver_sql = self._driver_cursor(), _driver_sql(sql)
-            try:
-                cursor.executemany(driver_sql, list(rows))
-            except Exception as exc:
-                self._raise_wrapped(exc, driver_sql, rows)
-
-    def _raise_wrapped(self, exc: Exception, driver_sql: str, params: Any) -> NoReturn:
-        """The driver's error as SQLAlchemy's execute raises it: wrapped in its ``DBAPIError``
-        kind, and a connection the server cut invalidated, so the pool reconnects."""
+    def raise_error(self, exc: Exception, sql: str, params: Any) -> NoReturn:
         dialect = self.connection.dialect
         if not isinstance(exc, dialect.loaded_dbapi.Error):
             raise exc
         gone = dialect.is_disconnect(exc, self.connection.connection.dbapi_connection, self._cursor)
-        if gone:
+        if gone:  # so the pool reconnects
             self.connection.invalidate(exc)
         raise DBAPIError.instance(
-            driver_sql,
+            sql,
             params,
             exc,
             dialect.loaded_dbapi.Error,
             connection_invalidated=gone,
             dialect=dialect,
         ) from exc
-
-
-# ``:name`` as SQLAlchemy's text clause finds it (not ``::type``, not ``\:``).
-_BIND_NAME = re.compile(r"(?<![:\w\x5c]):(\w+)(?![:\w])")
-_DRIVER_SQL: dict[str, str] = {}
-# The column names of each statement ``first_named`` has run (a few fixed texts).
-_ROW_NAMES: dict[str, tuple[str, ...]] = {}
-
-
-def _driver_sql(sql: str) -> str:
-    """The statement in psycopg's ``%(name)s`` parameter style, made once per text."""
-    found = _DRIVER_SQL.get(sql)
-    if found is None:
-        escaped = sql.replace("%", "%%")
-        found = _BIND_NAME.sub(r"%(\1)s", escaped).replace("\\:", ":")
-        _DRIVER_SQL[sql] = found
-    return found
 
 
 def session_sql(session: Session) -> Sql:

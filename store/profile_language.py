@@ -47,8 +47,17 @@ def read_chosen_language(database_url: str, profile_name: str) -> str | None:
 
 
 def _postgres_chosen_language(database_url: str, profile_name: str) -> str | None:
-    """``chosen_language`` over one read-only connection, closed before the command opens its
-    own (the command line then speaks the learner's language on PostgreSQL too)."""
+    """``chosen_language`` over one connection, closed before the command opens its own (the
+    command line then speaks the learner's language on PostgreSQL too): through psycopg
+    alone where store/pg_sql.py reads the URL, else through SQLAlchemy."""
+    from kvdrill.store.pg_sql import connect_options, read_postgresql
+
+    if connect_options(database_url) is not None:
+        try:
+            found = read_postgresql(database_url, lambda sql: (chosen_language(sql, profile_name),))
+        except Exception:  # noqa: BLE001 - options the store reads and reports in its own words
+            return None
+        return found[0] if found is not None else None
     from sqlalchemy import create_engine
     from sqlalchemy.pool import NullPool
 

@@ -118,3 +118,32 @@ def test_a_read_without_profile_creates_no_default_learner(
     assert profiles(group_db) == ["ana", "ben", "cleo"]
     assert main(["--db", group_db, "stats", "--group", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["learners"] == 3
+
+
+def test_the_command_reads_without_sqlalchemy_what_the_store_reports(group_db: str) -> None:
+    """``stats --group`` in a new process reads the database through the driver alone
+    (psycopg or ``sqlite3``, store/pg_sql.py and store/plain_reads.py): the same report the
+    store's own read gives, and neither SQLAlchemy nor Alembic imported."""
+    import os
+    import subprocess
+    import sys
+
+    from kvdrill.app.services.stats import load_group_report
+
+    now = datetime(2026, 3, 20, 12)
+    database = open_database(group_db)
+    try:
+        expected = load_group_report(database, "ana", now).model_dump_json(indent=2)
+    finally:
+        database.close()
+    probe = (
+        "import sys; from kvdrill.app.cli import main; code = main(sys.argv[1:]); "
+        "print([m for m in ('sqlalchemy', 'alembic') if m in sys.modules])"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe, "--db", group_db, "--profile", "ana", "stats", "--group",
+         "--json"],
+        env=dict(os.environ, KVDRILL_NOW=now.isoformat()),
+        capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    assert result.stdout == expected + "\n[]\n"

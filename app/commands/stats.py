@@ -41,11 +41,16 @@ def run(args: argparse.Namespace) -> int:
     if not 1 <= args.days <= 3650:
         raise UserError(_("--days takes a whole number of days from 1 to 3650."))
     from kvdrill.app.services import environment
-    from kvdrill.app.services.stats import fast_report_and_charts
+    from kvdrill.app.services.stats import fast_group_report, fast_report_and_charts
     from kvdrill.app.stats_charts import chart_lines
     from kvdrill.app.stats_render import render_text
 
     # The common case without importing SQLAlchemy; the store's session for the rest.
+    if args.group:
+        group = fast_group_report(args.db, args.profile, environment.now(), args.days)
+        if group is not None:
+            _print_group(group, args.json)
+            return 0
     found = (
         None
         if args.group
@@ -58,10 +63,7 @@ def run(args: argparse.Namespace) -> int:
         services = Services(args.db, args.profile, bundled=False)
         try:
             if args.group:
-                from kvdrill.app.stats_render import render_group_text
-
-                group = services.group_report(args.days)
-                print(group.model_dump_json(indent=2) if args.json else render_group_text(group))
+                _print_group(services.group_report(args.days), args.json)
                 return 0
             report = services.stats_report(args.days)
             charts = services.stats_charts(report)
@@ -74,6 +76,12 @@ def run(args: argparse.Namespace) -> int:
     if charts is not None:
         print("\n" + "\n".join(chart_lines(charts)))
     return 0
+
+
+def _print_group(group, as_json: bool) -> None:
+    from kvdrill.app.stats_render import render_group_text
+
+    print(group.model_dump_json(indent=2) if as_json else render_group_text(group))
 
 
 def _practisable_mistake(args: argparse.Namespace, report) -> str | None:

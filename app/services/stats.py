@@ -97,11 +97,30 @@ def load_group_report(
 ) -> GroupReport:
     """Every profile's weak topics as counts (no names, no notes), over the window ending on
     this profile's study day of ``now``."""
+    return database.read(lambda sql: _group_report(sql, profile_name, now, window_days))
+
+
+def fast_group_report(
+    database_url: str | None, profile_name: str, now: datetime, window_days: int
+) -> GroupReport | None:
+    """``load_group_report`` read without SQLAlchemy (a PostgreSQL database through psycopg
+    alone, a SQLite file through ``sqlite3``); None when the store must open the database."""
+    from kvdrill.app.services import environment
+    from kvdrill.store.pg_sql import read_postgresql
+    from kvdrill.store.plain_reads import read_sqlite_file
+
+    url = environment.database_url(database_url)
+
+    def report(sql: Sql) -> GroupReport:
+        return _group_report(sql, profile_name, now, window_days)
+
+    found = read_postgresql(url, report)
+    return found if found is not None else read_sqlite_file(url, report)
+
+
+def _group_report(sql: Sql, profile_name: str, now: datetime, window_days: int) -> GroupReport:
     from kvdrill.store.plain_reads import settings_of
     from kvdrill.store.stats import build_group_report
 
-    def report(sql: Sql) -> GroupReport:
-        today = study_day(now, settings_of(sql, profile_name).rollover_hour)
-        return build_group_report(sql, today, window_days)
-
-    return database.read(report)
+    today = study_day(now, settings_of(sql, profile_name).rollover_hour)
+    return build_group_report(sql, today, window_days)
