@@ -15,18 +15,15 @@ from sqlalchemy import Select, select, text
 from sqlalchemy.orm import Session
 
 from kvdrill.engine.errors import UserError
-from kvdrill.engine.study.queue import (
-    DayCounts,
-    QueueCard,
-    missing_parents,
-    with_seen_parents,
-)
+from kvdrill.engine.study.queue import DayCounts, QueueCard
 from kvdrill.i18n import _
-from kvdrill.store.models import CardState, CardTopic, Pack, Profile
+from kvdrill.store.db import session_sql
+from kvdrill.store.models import CardTopic, Pack, Profile
 from kvdrill.store.queries_sql import (
     queue_cards_from_rows,
     queue_cards_statement,
     read_day_counts,
+    with_parents_seen,
 )
 
 
@@ -109,25 +106,8 @@ def queue_cards(
     )
     # Plain rows on the session's connection: no ORM loading for 10,000 tuples.
     rows = session.connection().execute(text(statement), params)
-    return _with_parents_seen(session, profile_id, queue_cards_from_rows(rows, missed_today))
-
-
-def _with_parents_seen(
-    session: Session, profile_id: int, cards: list[QueueCard]
-) -> list[QueueCard]:
-    """Add parents left out (retired, or by ``--pack``/``--tag``/``--lesson``) as unavailable
-    entries, so the policy knows whether a follow-up's parent has been seen."""
-    missing = missing_parents(cards)
-    if not missing:
-        return cards
-    seen_parents = session.scalars(
-        select(CardState.card_id).where(
-            CardState.profile_id == profile_id,
-            CardState.card_id.in_(missing),
-            CardState.reviews > 0,
-        )
-    )
-    return with_seen_parents(cards, seen_parents)
+    cards = queue_cards_from_rows(rows, missed_today)
+    return with_parents_seen(session_sql(session), profile_id, cards)
 
 
 def today_log(session: Session, profile: Profile, today: date) -> tuple[DayCounts, set[int]]:

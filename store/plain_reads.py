@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 HAS_PACKS_SQL = "SELECT 1 FROM packs LIMIT 1"
+UNSTORED_PROFILE_ID = 0  # stored ids start at 1
 PROFILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 
@@ -50,8 +51,16 @@ def has_packs(sql: Sql) -> bool:
 def settings_of(sql: Sql, profile_name: str) -> ProfileSettings:
     """The settings of the profile ``profile_name``; the defaults when it is not stored (a
     command that only reads never creates a learner)."""
+    return profile_of(sql, profile_name)[1]
+
+
+def profile_of(sql: Sql, profile_name: str) -> tuple[int, ProfileSettings]:
+    """The id and settings of the profile ``profile_name``; ``UNSTORED_PROFILE_ID`` (no row
+    has it) and the defaults when it is not stored."""
     row = sql.first_named(PROFILE_SQL, {"name": check_profile_name(profile_name)})
-    return stored_settings(row) if row is not None else ProfileSettings()
+    if row is None:
+        return UNSTORED_PROFILE_ID, ProfileSettings()
+    return row["id"], stored_settings(row)
 
 
 def problem_templates(

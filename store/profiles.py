@@ -18,11 +18,10 @@ from sqlalchemy.orm import Session
 
 from kvdrill.engine.study.settings import ProfileSettings
 from kvdrill.store.models import Profile
-from kvdrill.store.plain_reads import check_profile_name
+from kvdrill.store.plain_reads import UNSTORED_PROFILE_ID, check_profile_name
 from kvdrill.store.queries_sql import stored_settings
 
 DEFAULT_PROFILE = "default"
-UNSTORED_PROFILE_ID = 0  # stored ids start at 1
 
 
 def get_profile(session: Session, name: str) -> Profile | None:

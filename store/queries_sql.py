@@ -13,10 +13,16 @@ import json
 import json.scanner
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from datetime import date, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kvdrill.engine.records import unchecked
-from kvdrill.engine.study.queue import DayCounts, QueueCard, read_today_log
+from kvdrill.engine.study.queue import (
+    DayCounts,
+    QueueCard,
+    missing_parents,
+    read_today_log,
+    with_seen_parents,
+)
 from kvdrill.engine.study.schedule import NEW_CARD_EASINESS_MILLI, Schedule
 from kvdrill.engine.study.settings import (
     COURSE_LANGUAGE,
@@ -24,6 +30,9 @@ from kvdrill.engine.study.settings import (
     ProfileSettings,
     setting_names,
 )
+
+if TYPE_CHECKING:
+    from kvdrill.store.sql import Sql
 
 # Every live card with the profile's schedule for it, in pack order; filters are added by
 # ``queue_cards_statement``.
@@ -77,6 +86,12 @@ WHERE review_log.profile_id = :profile_id AND review_log.study_day = :study_day
 ORDER BY review_log.id
 """
 
+# Which of the cards ``{ids}`` the profile has seen (the parents a queue left out).
+_SEEN_CARDS_SQL = """
+SELECT card_id FROM card_states
+WHERE profile_id = :profile_id AND reviews > 0 AND card_id IN ({ids})
+ORDER BY card_id
+"""
 # A profile's settings of each pack's own (engine/study/settings.py ``PackSettings``).
 PACK_SETTINGS_SQL = """
 SELECT pack_id, new_per_day, new_order
@@ -366,3 +381,15 @@ def pack_settings_from_rows(rows: Iterable[Sequence[Any]]) -> dict[int, PackSett
         pack_id: PackSettings.from_values({"new_per_day": new_per_day, "new_order": new_order})
         for pack_id, new_per_day, new_order in rows
     }
+
+
+def with_parents_seen(sql: Sql, profile_id: int, cards: list[QueueCard]) -> list[QueueCard]:
+    """``cards`` with the parents they leave out (retired, or by a filter) that the profile has
+    seen, as unavailable entries, so the policy knows whether a follow-up's parent was seen."""
+    missing = missing_parents(cards)
+    if not missing:
+        return cards
+    params: dict[str, Any] = {"profile_id": profile_id}
+    ids = _placeholders("card", sorted(missing), params)
+    seen = [row[0] for row in sql.rows(_SEEN_CARDS_SQL.format(ids=ids), params)]
+    return with_seen_parents(cards, seen)

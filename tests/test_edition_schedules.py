@@ -74,7 +74,7 @@ def what_the_learner_sees(db_url: str, capsys, now: datetime) -> tuple[dict, lis
     ]
     database = open_database(db_url)
     try:
-        home = load_overview(database, "lan", now)
+        home = load_overview(database.read, "lan", now)
     finally:
         database.close()
     counts = tuple(sorted((line.key, line.due, line.new) for line in home.packs))

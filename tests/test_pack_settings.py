@@ -71,14 +71,14 @@ def test_a_pack_limited_to_one_new_card_gives_one_in_the_drill_due_and_home(
     if path is not None:  # the sqlite3 read itself, not a fall-back to the session
         counted = count_in_file(path, "default", DAY1)
         assert counted is not None and (counted.due, counted.new) == (0, 7)
-    home = {line.key: line.new for line in load_overview(db, "default", DAY1).packs}
+    home = {line.key: line.new for line in load_overview(db.read, "default", DAY1).packs}
     assert home == {"alpha": 6, "beta": 1}
-    assert load_overview(db, "default", DAY1).new_today == 7
+    assert load_overview(db.read, "default", DAY1).new_today == 7
     assert session_packs(db).count("beta") == 1
     # Later the same day: beta's one is used; home, due and the drill all say none of it.
     later = DAY1 + timedelta(hours=2)
     assert due_line(capsys, db_url, later) == "0 due · 0 new\n"
-    home = {line.key: line.new for line in load_overview(db, "default", later).packs}
+    home = {line.key: line.new for line in load_overview(db.read, "default", later).packs}
     assert home == {"alpha": 0, "beta": 0}
     assert session_packs(db, later) == []
     # The next day beta gives one new card again, besides the seven reviews.

@@ -108,7 +108,7 @@ def test_a_profile_sees_the_packs_in_its_language_and_the_english_course(
             session = DrillSession.open(database, profile=profile, now=DAY1)
             return {card.pack_key for card in _all_cards(session)}
 
-        home = load_overview(database, "lan", DAY1)
+        home = load_overview(database.read, "lan", DAY1)
         assert {line.key for line in home.packs} == {"en-pack", "vi-pack", "vn-pack"}
         assert home.new_today == 6
         assert offered("default") == {"en-pack"}

@@ -239,7 +239,7 @@ def test_the_home_screen_names_a_set_of_cards_once_among_the_weakest(db_url: str
         ).all()
         session.add_all(CardTopic(card_id=card, kind="lesson", value="5") for card in cards)
         session.commit()
-    weak = load_overview(database, "default", datetime.combine(TODAY, time(12))).weak_topics
+    weak = load_overview(database.read, "default", datetime.combine(TODAY, time(12))).weak_topics
     database.close()
     assert "pack P1" in weak and "lesson 5" not in weak
 

@@ -228,7 +228,7 @@ class Services:
     def overview(self) -> Overview:
         from kvdrill.app.services.overview import load_overview
 
-        return load_overview(self.database, self.profile, environment.now())
+        return load_overview(self.read, self.profile, environment.now())
 
     def stats_report(self, window_days: int = 30) -> StatsReport:
         """The ``StatsReport`` of today's study day over the last ``window_days`` days."""
