@@ -28,16 +28,18 @@ from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
 from pathlib import Path
-
-from sqlalchemy.orm import Session
+from typing import TYPE_CHECKING
 
 from kvdrill.engine.errors import DatabaseUnusable, UserError
 from kvdrill.i18n import _
-from kvdrill.store.db import Database
 from kvdrill.store.location import HEAD_REVISION
-from kvdrill.store.models import Setting
 from kvdrill.store.raw_connection import sqlite_connection
 from kvdrill.store.sqlite_file import SCHEMA_FILE, SQLITE_HEADER
+
+if TYPE_CHECKING:  # a start that finds today's backup written loads neither (daily_backup_file)
+    from sqlalchemy.orm import Session
+
+    from kvdrill.store.db import Database
 
 BACKUP_KEEP_KEY = "backup_keep"
 DEFAULT_BACKUP_KEEP = 7
@@ -67,6 +69,8 @@ class BackupInfo:
 
 def backup_keep(session: Session) -> int:
     """How many daily backups are kept (0: no automatic backups)."""
+    from kvdrill.store.models import Setting
+
     row = session.get(Setting, BACKUP_KEEP_KEY)
     if row is None or not row.value.isdigit():
         return DEFAULT_BACKUP_KEEP
@@ -80,6 +84,8 @@ def set_backup_keep(session: Session, keep: int) -> None:
                 most=MAX_BACKUP_KEEP
             )
         )
+    from kvdrill.store.models import Setting
+
     session.merge(Setting(key=BACKUP_KEEP_KEY, value=str(keep)))
 
 
@@ -157,7 +163,7 @@ def daily_backup(database: Database, today: date) -> Path | None:
     if keep == 0:
         return None
     folder = backup_folder(database.path)
-    target = folder / f"{database.path.stem}-{today.isoformat()}.db"
+    target = daily_backup_file(database.path, today)
     if target.exists():
         return None
     try:
@@ -175,6 +181,11 @@ def daily_backup(database: Database, today: date) -> Path | None:
     except BackupExists:
         return None  # another kvdrill started today too, and wrote it first
     return target
+
+
+def daily_backup_file(database_path: Path, today: date) -> Path:
+    """Where the automatic backup of ``today`` goes (``daily_backups`` finds them by name)."""
+    return backup_folder(database_path) / f"{database_path.stem}-{today.isoformat()}.db"
 
 
 def prune_daily_backups(database_path: Path, keep: int) -> int:

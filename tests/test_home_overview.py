@@ -32,6 +32,13 @@ def db(db_url: str, collection):
     database.close()
 
 
+def printed(probe: str) -> str:
+    """What ``probe`` prints, run in a fresh Python at ``DAY1``."""
+    env = {"KVDRILL_NOW": DAY1.isoformat(), "PATH": "/usr/bin:/bin"}
+    run = [sys.executable, "-c", probe]
+    return subprocess.run(run, cwd=ROOT, capture_output=True, text=True, env=env, check=True).stdout
+
+
 def shown(overview) -> dict:
     return {
         "packs": [[line.key, line.due, line.new, line.total] for line in overview.packs],
@@ -70,14 +77,32 @@ def test_on_a_sqlite_file_the_counts_come_without_sqlalchemy(db, db_url) -> None
         "print(json.dumps([[[p.key, p.due, p.new, p.total] for p in home.packs],"
         " home.reviewed_today, home.new_today, 'sqlalchemy' in sys.modules]))\n"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", probe],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        env={"KVDRILL_NOW": DAY1.isoformat(), "PATH": "/usr/bin:/bin"},
-        check=True,
-    )
     expected = load_overview(db.read, "default", DAY1)
     packs = [[line.key, line.due, line.new, line.total] for line in expected.packs]
-    assert json.loads(result.stdout) == [packs, 1, 3, False]
+    assert json.loads(printed(probe)) == [packs, 1, 3, False]
+
+
+@pytest.mark.sqlite_only
+def test_a_home_start_reads_everything_without_sqlalchemy(db, db_url) -> None:
+    """Counts, the saved theme, today's backup already written, the bundled decks unchanged:
+    nothing on a home start needs the store's ORM."""
+    from kvdrill.app.services.maintenance import daily_backup
+
+    change_settings(db, "default", DAY1, theme="light")
+    assert daily_backup(db, DAY1) is None  # today's copy written now
+    probe = (
+        "import asyncio, sys\n"
+        "from kvdrill.app.app_options import AppOptions\n"
+        "from kvdrill.app.tui import create_app\n"
+        "async def main():\n"
+        f"    app = create_app({db_url!r}, options=AppOptions(bundled=False))\n"
+        "    async with app.run_test(size=(80, 24)) as pilot:\n"
+        "        for _ in range(200):\n"
+        "            await pilot.pause(0.05)\n"
+        "            text = str(app.screen.query_one('#home-today').render())\n"
+        "            if 'Today' in text and app.theme_settled and not app.workers:\n"
+        "                break\n"
+        "        print(text.split(' ·')[0], app.theme, 'sqlalchemy' in sys.modules)\n"
+        "asyncio.run(main())\n"
+    )
+    assert printed(probe).split() == ["Today:", "0", "reviewed", "textual-light", "False"]

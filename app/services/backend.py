@@ -69,9 +69,14 @@ class Services:
     def daily_backup(self) -> str | None:
         """Today's automatic backup, written on the first start of the day; a warning line
         when it could not be written, else None (app/services/maintenance.py)."""
-        from kvdrill.app.services.maintenance import daily_backup
+        from kvdrill.app.services.maintenance import daily_backup, daily_backup_written
+        from kvdrill.store.location import sqlite_file
 
-        return daily_backup(self.database, environment.now())
+        now = environment.now()
+        path = sqlite_file(environment.database_url(self.database_url))
+        if self._database is None and path is not None and daily_backup_written(path, now):
+            return None  # the store is not opened for it
+        return daily_backup(self.database, now)
 
     def close(self) -> None:
         with self._lock:
@@ -87,6 +92,15 @@ class Services:
         Off the start path: the importer loads the pack parser (pydantic), which the first
         card does not need.
         """
+        from kvdrill.app.services.importing import bundled_up_to_date
+
+        with self._lock:
+            if self._bundled_checked:
+                return False
+        if self.read(bundled_up_to_date):  # on a SQLite file without opening the store
+            with self._lock:
+                self._bundled_checked = True
+            return False
         database = self.database
         with self._lock:
             if self._bundled_checked:
@@ -301,7 +315,7 @@ class Services:
     def saved_theme(self) -> str:
         from kvdrill.app.services.settings import saved_theme
 
-        return saved_theme(self.database, self.profile, environment.now())
+        return saved_theme(self.read, self.profile)
 
     def save_theme(self, theme: str) -> None:
         from kvdrill.app.services.settings import save_theme

@@ -266,6 +266,14 @@ def unstored_bundled_keys(sql: Sql, decks: Path = BUNDLED_DECKS) -> frozenset[st
     return _bundled_keys(decks, digest)
 
 
+def bundled_up_to_date(sql: Sql, decks: Path = BUNDLED_DECKS) -> bool:
+    """Whether the database holds the bundled decks as they are (their hash, recorded)."""
+    from kvdrill.store.import_history import recorded_bundled_hash
+
+    files = bundled_pack_files(decks)
+    return not files or recorded_bundled_hash(sql) == bundled_hash(files, decks)
+
+
 def import_bundled(database: Database, now: datetime, decks: Path = BUNDLED_DECKS) -> Any:
     """Import the bundled decks if they differ from the ones last stored; None if they don't.
 
@@ -279,12 +287,10 @@ def import_bundled(database: Database, now: datetime, decks: Path = BUNDLED_DECK
     )
     from kvdrill.store.importer import apply_import
 
+    if database.read(lambda sql: bundled_up_to_date(sql, decks)):
+        return None
     files = bundled_pack_files(decks)
-    if not files:
-        return None
     digest = bundled_hash(files, decks)
-    if database.read(lambda sql: recorded_bundled_hash(sql)) == digest:
-        return None
 
     read = read_files(files)
     if read.problems:

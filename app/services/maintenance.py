@@ -36,6 +36,13 @@ def open_for_maintenance(cli_url: str | None, check: bool = True) -> Database:
     return database
 
 
+def daily_backup_written(database_path: Path, now: datetime) -> bool:
+    """Whether today's automatic backup of the SQLite file ``database_path`` exists."""
+    from kvdrill.store.backup import daily_backup_file
+
+    return daily_backup_file(database_path, now.date()).exists()
+
+
 def daily_backup(database: Database, now: datetime) -> str | None:
     """Today's automatic backup (store/backup.py), if not written yet; a one-line warning when
     it cannot be written (the drill goes on: a missing backup puts no answer at risk)."""

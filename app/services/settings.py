@@ -3,6 +3,7 @@ not at all."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +18,7 @@ from kvdrill.engine.study.settings import (
 if TYPE_CHECKING:
     from kvdrill.store.db import Database
     from kvdrill.store.models import Profile
+    from kvdrill.store.sql import Sql
 
 
 def load_settings(database: Database, profile_name: str, now: datetime) -> ProfileSettings:
@@ -109,9 +111,14 @@ def change_pack_setting_text(
         return studied.key, set_pack_settings(session, profile.id, studied, {name: value})
 
 
-def saved_theme(database: Database, profile_name: str, now: datetime) -> str:
-    """The profile's theme, ``"light"`` or ``"dark"``."""
-    return load_settings(database, profile_name, now).theme
+def saved_theme(
+    read: Callable[[Callable[[Sql], ProfileSettings]], ProfileSettings], profile_name: str
+) -> str:
+    """The profile's theme, ``"light"`` or ``"dark"``, read by ``read`` (``Services.read``: a
+    SQLite file through ``sqlite3`` alone)."""
+    from kvdrill.store.plain_reads import settings_of
+
+    return read(lambda sql: settings_of(sql, profile_name)).theme
 
 
 def save_theme(database: Database, profile_name: str, now: datetime, theme: str) -> None:
