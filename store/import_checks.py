@@ -97,7 +97,9 @@ def rival_edition_problems(
     language. Refused, naming both files, unless ``replace``: the file then takes that
     edition's pack row over (its cards missing from the file are retired; the schedules are
     the original's cards' and stay). A bundled edition is never taken over: kvdrill's next
-    start would bring it back. Returns the refusals, and pack id -> the ``Takeover``."""
+    start would bring it back. An edition stored before is updated as ever, even where a rival
+    came later (a bundled edition a release added). Returns the refusals, and pack id -> the
+    ``Takeover``."""
     if bundled:
         return [], {}  # kvdrill's own decks hold one edition per language (kvdrill check)
     editions = [pack for pack in packs if pack.meta.edition_of is not None]
@@ -113,6 +115,11 @@ def rival_edition_problems(
     taken_over: dict[str, Takeover] = {}
     for pack in editions:
         meta = pack.meta
+        if any(
+            key == meta.pack and original == meta.edition_of and one_language(language, meta.lang)
+            for _id, key, original, language, _path, _bundled in stored
+        ):
+            continue  # an update of an edition stored before: it makes no second one
         for pack_id, key, original, language, path, is_bundled in stored:
             if key == meta.pack or original != meta.edition_of:
                 continue

@@ -119,6 +119,18 @@ def test_a_bundled_edition_is_never_taken_over(database: Database) -> None:
     assert [key for _id, key, _lang in _editions(database)] == ["kv-vi"]
 
 
+def test_an_edition_stored_before_a_bundled_rival_came_is_still_updated(
+    database: Database,
+) -> None:
+    # the learner's own vi edition, then a release that bundles one (the bundled import
+    # checks nothing): the learner's file, edited, still imports
+    _import(database, ORIGINAL, bundled=True)
+    _import(database, SECOND)
+    _import(database, ORIGINAL, FIRST, bundled=True)
+    edited = _pack("kv-vi2", "a", "b", lang="vi", edition_of="kv")
+    assert _import(database, edited).packs[0].added == ["b"]
+
+
 @pytest.mark.store
 def test_kvdrill_import_refuses_the_second_edition_in_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
