@@ -1,8 +1,9 @@
 """Building a frozen dataclass from values already checked, on the paths that make many.
 
 A frozen dataclass's ``__init__`` sets each field through ``object.__setattr__``, a call per
-field. The pack parser's fast path (a card at a time), the answer path (the schedules and the
-next card's view) and nothing else build records often enough for that to count.
+field. The pack parser's fast path (a card at a time), the answer path (the given answer, the
+schedules and the next card's view) and nothing else build records often enough for that to
+count.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """What keeps a SQLite file from being damaged or silently lost under faults.
 
 Three guards (``Guard``), on every connection of an open database: store/sql.py's
-``sqlite_transaction`` calls them, and ``Guard.install`` hooks them into SQLAlchemy's engine:
+``SqliteTransaction`` calls them, and ``Guard.install`` hooks them into SQLAlchemy's engine:
 
 - **a quick check when the file is opened** (``check_on_open``): SQLite's ``PRAGMA
   quick_check`` on files up to ``QUICK_CHECK_MAX_BYTES``, so a damaged file is refused before

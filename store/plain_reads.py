@@ -70,13 +70,10 @@ def problem_templates(
     as (pack key, card key, title, template), its text in ``lang`` where an edition has it, in
     pack order."""
     statement, params = problem_templates_statement(lang, offered_only)
-    seen: set[tuple[str, str]] = set()
-    templates = []
-    for pack, key, title, problem in sql.rows(statement, params):
-        if (pack, key) not in seen:  # two editions in one language: the first one's text
-            seen.add((pack, key))
-            templates.append((pack, key, title, stored_json(problem) or {}))
-    return templates
+    return [
+        (pack, key, title, stored_json(problem) or {})
+        for pack, key, title, problem in sql.rows(statement, params)
+    ]
 
 
 def read_sqlite_file(database_url: str, action: Callable[[Sql], T]) -> T | None:

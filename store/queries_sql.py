@@ -99,20 +99,25 @@ FROM pack_settings
 WHERE profile_id = :profile_id
 """
 
-# The card of the same id in an edition in language :lang of the card's pack, if any.
-# The edition's pack first, then its card by (pack_id, key), the cards' unique index: joined
-# the other way round SQLite materializes every card of every pack for each card read. A
-# pack of the language without the card leaves edition NULL; ``_EDITION_FIRST`` orders the
-# rows that found the card first. No LIKE with a bound pattern: SQLite prepares such a
-# statement again on every run. The language's regions (``vi`` takes ``vi-VN``) by prefix,
-# without case, as SQLite's LIKE matched them.
-_EDITION_JOIN = """LEFT OUTER JOIN packs AS edition_pack
-  ON edition_pack.edition_of = packs.key
- AND (edition_pack.lang = :lang
-      OR lower(substr(edition_pack.lang, 1, length(:lang) + 1)) = lower(:lang) || '-')
-LEFT OUTER JOIN cards AS edition
-  ON edition.pack_id = edition_pack.id AND edition.key = cards.key AND NOT edition.retired"""
-_EDITION_FIRST = "edition.id IS NULL, edition_pack.id"
+# The card of the same id in an edition in language :lang of the card's pack, if any: the
+# edition pack of lowest id that has the card, picked in a subquery, so each card gives one
+# row and no sort (two packs of the language, one without the card, find the other's). The
+# edition's card by (pack_id, key), the cards' unique index: joined the other way round SQLite
+# materializes every card of every pack for each card read. No LIKE with a bound pattern:
+# SQLite prepares such a statement again on every run. The language's regions (``vi`` takes
+# ``vi-VN``) by prefix, without case, as SQLite's LIKE matched them.
+_EDITION_JOIN = """LEFT OUTER JOIN cards AS edition ON edition.id = (
+  SELECT edition_card.id
+  FROM packs AS in_language
+  JOIN cards AS edition_card
+    ON edition_card.pack_id = in_language.id AND edition_card.key = cards.key
+   AND NOT edition_card.retired
+  WHERE in_language.edition_of = packs.key
+    AND (in_language.lang = :lang
+         OR lower(substr(in_language.lang, 1, length(:lang) + 1)) = lower(:lang) || '-')
+  ORDER BY in_language.id
+  LIMIT 1)
+LEFT OUTER JOIN packs AS edition_pack ON edition_pack.id = edition.pack_id"""
 
 # Everything a card view shows, in one statement: the card's text in language :lang where an
 # edition in it has the card (the edition's card of the same id), else its own. The schedule,
@@ -142,7 +147,6 @@ LEFT OUTER JOIN card_states
   ON card_states.card_id = cards.id AND card_states.profile_id = :profile_id
 LEFT OUTER JOIN notes ON notes.card_id = cards.id AND notes.profile_id = :profile_id
 WHERE cards.id = :card_id
-ORDER BY {_EDITION_FIRST}
 """
 
 
@@ -155,7 +159,7 @@ FROM cards
 JOIN packs ON packs.id = cards.pack_id
 {_EDITION_JOIN}
 WHERE cards.kind = 'problem' AND NOT cards.retired AND packs.edition_of IS NULL{{filters}}
-ORDER BY packs.key, cards.position, cards.id, {_EDITION_FIRST}
+ORDER BY packs.key, cards.position, cards.id
 """
 
 

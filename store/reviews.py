@@ -244,7 +244,9 @@ def _log_values(
         "card_id": given.card_id,
         "reviewed_at": sql.time(given.now),
         "study_day": sql.day(study_day(given.now, given.rollover_hour)),
-        "quality": given.quality,
+        # The int itself: ``sqlite3`` binds an int subclass (``Grade``) only after looking for
+        # an adapter for it, which raises and formats two AttributeErrors.
+        "quality": int(given.quality),
         "seconds": float(given.seconds),
         "reveal_seconds": given.reveal_seconds,
         "grade_seconds": given.grade_seconds,

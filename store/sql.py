@@ -7,7 +7,7 @@ are written once per dialect, side by side (``DIALECT_SQL`` here, ``LOCK_CARD_SQ
 Values go in as each database stores them (``Sql.time``, ``Sql.day``, ``Sql.json``): on SQLite
 the text SQLAlchemy's models write, so rows written either way read back the same.
 
-One write transaction and its retries serve every writer: ``sqlite_transaction`` (``BEGIN
+One write transaction and its retries serve every writer: ``SqliteTransaction`` (``BEGIN
 IMMEDIATE``, the file's identity checked before ``COMMIT``, SQLite's errors worded by the guard)
 and ``retrying`` (run again while another process holds the lock or wins a conflict, then one
 clear line). Being standard library only, the fast start, ``kvdrill stats`` and ``kvdrill
@@ -19,8 +19,8 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from datetime import date, datetime
 from itertools import repeat
 from operator import is_, itemgetter
@@ -144,17 +144,22 @@ class SqliteSql(Sql):
 
     def __init__(self, connection: sqlite3.Connection):
         self.connection = connection
-        self._cursor = connection.cursor()
+        self.cursor = connection.cursor()
+
+    # The values as SQLite stores them, by the builtins themselves (no Python call each: an
+    # answer converts half a dozen): a day's ISO text, a bool's 0 or 1.
+    day = staticmethod(date.isoformat)  # type: ignore[assignment]
+    boolean = staticmethod(int)  # type: ignore[assignment]
 
     def rows(self, sql: str, params: Params | None = None) -> list[Row]:
-        return self._cursor.execute(sql, params or {}).fetchall()
+        return self.cursor.execute(sql, params or {}).fetchall()
 
     def first(self, sql: str, params: Params | None = None) -> Row | None:
-        row: Row | None = self._cursor.execute(sql, params or {}).fetchone()
+        row: Row | None = self.cursor.execute(sql, params or {}).fetchone()
         return row
 
     def first_named(self, sql: str, params: Params) -> dict[str, Any] | None:
-        cursor = self._cursor
+        cursor = self.cursor
         row = cursor.execute(sql, params).fetchone()
         names = _ROW_NAMES.get(sql)
         if names is None:
@@ -163,22 +168,22 @@ class SqliteSql(Sql):
         return None if row is None else dict(zip(names, row, strict=True))
 
     def run(self, sql: str, params: Params | Sequence[Any] | None = None) -> None:
-        self._cursor.execute(sql, params or {})
+        self.cursor.execute(sql, params or {})
 
     def insert_id(self, sql: str, params: Params | Sequence[Any]) -> int:
-        cursor = self._cursor.execute(sql, params)
+        cursor = self.cursor.execute(sql, params)
         assert cursor.lastrowid is not None
         return cursor.lastrowid
 
     def many(self, sql: str, rows: Sequence[Params]) -> None:
         if rows:
-            self._cursor.executemany(sql, rows)
+            self.cursor.executemany(sql, rows)
 
     def insert(self, table: str, columns: tuple[str, ...], rows: list[tuple[Any, ...]]) -> None:
         # ``?`` parameters: no dict, no name lookup per value.
         if rows:
             marks = ", ".join("?" * len(columns))
-            self._cursor.executemany(
+            self.cursor.executemany(
                 f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows
             )
 
@@ -186,7 +191,7 @@ class SqliteSql(Sql):
         return self.connection.in_transaction
 
     def close(self) -> None:
-        self._cursor.close()
+        self.cursor.close()
 
 
 # The column names of each statement ``first_named`` has run (a few fixed texts).
@@ -236,7 +241,8 @@ class NullsInText:
         return text
 
     def _ordered_for(self, values: Params) -> tuple[str, Callable[[Params], Any]]:
-        nulls = self._nulls(values)
+        # ``_nulls`` written out: this runs for two statements of every answer.
+        nulls = tuple(map(is_, repeat(None), map(values.__getitem__, self._columns)))
         found = self._ordered.get(nulls)
         if found is None:
             bound = [name for name, null in zip(self._columns, nulls, strict=True) if not null]
@@ -316,35 +322,55 @@ def retrying(
     raise AssertionError("unreachable")
 
 
-@contextmanager
-def sqlite_transaction(
-    connection: sqlite3.Connection, guard: Guard | None, *, write: bool
-) -> Iterator[SqliteSql]:
-    """One transaction on a ``sqlite3`` connection in autocommit mode: committed when the block
-    ends normally (after the guard checks the file is still the one opened), rolled back on
-    any error, SQLite's errors worded by the guard (a busy lock is left for ``retrying``).
-    ``write`` takes the write lock first: another writer waits, then sees this one's rows."""
-    sql = SqliteSql(connection)
-    try:
-        sql.run("BEGIN IMMEDIATE" if write else "BEGIN")
-        yield sql
-        if write and guard is not None:
-            guard.check_identity(connection)
-        # The cursor's COMMIT comes from the statement cache (``connection.commit()`` prepares
-        # its own every time).
-        sql.run("COMMIT")
-    except sqlite3.Error as exc:
-        if connection.in_transaction:
-            connection.rollback()
-        if guard is not None:
-            guard.translate_error(exc, connection)
-        raise
-    except BaseException:
-        if connection.in_transaction:
-            connection.rollback()
-        raise
-    finally:
-        sql.close()
+class SqliteTransaction:
+    """One transaction on a ``sqlite3`` connection in autocommit mode, as a ``with`` block
+    giving its ``SqliteSql``: committed when the block ends normally (after the guard checks
+    the file is still the one opened), rolled back on any error, SQLite's errors worded by the
+    guard (a busy lock is left for ``retrying``). ``write`` takes the write lock first: another
+    writer waits, then sees this one's rows. A class rather than a generator-made context:
+    every answer runs in one, between the grade and the next card."""
+
+    __slots__ = ("_connection", "_guard", "_write", "_sql")
+
+    def __init__(self, connection: sqlite3.Connection, guard: Guard | None, *, write: bool):
+        self._connection = connection
+        self._guard = guard
+        self._write = write
+
+    def __enter__(self) -> SqliteSql:
+        sql = self._sql = SqliteSql(self._connection)
+        try:
+            sql.cursor.execute("BEGIN IMMEDIATE" if self._write else "BEGIN")
+        except BaseException as exc:
+            self._end(exc)
+            raise
+        return sql
+
+    def __exit__(self, kind: object, error: BaseException | None, traceback: object) -> None:
+        if error is not None:
+            self._end(error)
+            return
+        try:
+            if self._write and self._guard is not None:
+                self._guard.check_identity(self._connection)
+            # The cursor's COMMIT comes from the statement cache (``connection.commit()``
+            # prepares its own every time).
+            self._sql.cursor.execute("COMMIT")
+        except BaseException as exc:
+            self._end(exc)
+            raise
+        self._sql.close()
+
+    def _end(self, error: BaseException) -> None:
+        """After ``error``: roll back, close, and raise the guard's words for a SQLite error."""
+        connection = self._connection
+        try:
+            if connection.in_transaction:
+                connection.rollback()
+            if isinstance(error, sqlite3.Error) and self._guard is not None:
+                self._guard.translate_error(error, connection)
+        finally:
+            self._sql.close()
 
 
 class SqliteFile:
@@ -374,11 +400,11 @@ class SqliteFile:
         return self._connection
 
     def write(self, action: Callable[[SqliteSql], T], locked_message: str) -> T:
-        """``action`` in one write transaction (``sqlite_transaction``), retried (``retrying``)."""
+        """``action`` in one write transaction (``SqliteTransaction``), retried (``retrying``)."""
         with self.lock:
             connection = self.connection()
             return retrying(
-                lambda: sqlite_transaction(connection, self.guard, write=True),
+                lambda: SqliteTransaction(connection, self.guard, write=True),
                 action,
                 locked_message,
             )

@@ -157,7 +157,7 @@ def schema_script(statements: list[str]) -> str:
 
 def connect(path: Path, *, read_only: bool = False) -> sqlite3.Connection:
     """A ``sqlite3`` connection to the file at ``path`` in autocommit mode (transactions are
-    begun explicitly: store/sql.py ``sqlite_transaction``), usable from any thread. A writable
+    begun explicitly: store/sql.py ``SqliteTransaction``), usable from any thread. A writable
     one gets ``SQLITE_PRAGMAS``; a read-only one waits as long for a lock."""
     if read_only:
         return sqlite3.connect(

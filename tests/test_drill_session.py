@@ -313,10 +313,10 @@ def log_rows(db) -> int:
 
 def fail_to_begin(monkeypatch, failures: list[Exception] | None) -> None:
     """Every write transaction begins with ``failures.pop()`` raised while there is one (None:
-    always), on either path: an ORM session's ``begin_write``, SQLite's ``sqlite_transaction``."""
+    always), on either path: an ORM session's ``begin_write``, SQLite's ``SqliteTransaction``."""
     from kvdrill import store
 
-    real_begin, real_sqlite = store.db.begin_write, store.sql.sqlite_transaction
+    real_begin, real_sqlite = store.db.begin_write, store.sql.SqliteTransaction
 
     def fail() -> None:
         if failures is None:
@@ -335,7 +335,30 @@ def fail_to_begin(monkeypatch, failures: list[Exception] | None) -> None:
             yield sql
 
     monkeypatch.setattr(store.db, "begin_write", flaky_begin)
-    monkeypatch.setattr(store.sql, "sqlite_transaction", flaky_sqlite)
+    monkeypatch.setattr(store.sql, "SqliteTransaction", flaky_sqlite)
+
+
+def test_each_answer_reaches_the_store_with_every_field_of_its_record(db, monkeypatch) -> None:
+    """The session builds its ``GivenAnswer`` without the dataclass's ``__init__``: a field
+    left out (one added to the record later, say) would be missing, not defaulted."""
+    from dataclasses import fields
+
+    from kvdrill.store import reviews
+
+    given: list[reviews.GivenAnswer] = []
+    real_commit = reviews.commit_answer
+
+    def spy(database, answer, locked_message):
+        given.append(answer)
+        return real_commit(database, answer, locked_message)
+
+    monkeypatch.setattr(reviews, "commit_answer", spy)
+    session = open_session(db)
+    keys_until_done(session, {})  # recall, choice and follow-up cards
+    assert len(given) >= 3
+    for answer in given:
+        assert list(vars(answer)) == [field.name for field in fields(reviews.GivenAnswer)]
+        assert answer == reviews.GivenAnswer(**vars(answer))  # checked as the record checks it
 
 
 def test_a_locked_database_is_retried_once(db, monkeypatch) -> None:

@@ -50,6 +50,7 @@ from kvdrill.app.services import environment
 from kvdrill.engine.errors import UserError
 from kvdrill.engine.packs.card_view import CHOICE_LETTERS, CHOICE_SEPARATORS, CardView, DrillState
 from kvdrill.engine.problems.types import Variant, Verdict
+from kvdrill.engine.records import unchecked
 from kvdrill.engine.study.clock import study_day
 from kvdrill.engine.study.grades import Grade
 from kvdrill.engine.study.queue import SessionQueue, session_plan
@@ -425,25 +426,31 @@ class DrillSession:
         reveal_seconds, grade_seconds = times
 
         snapshot = self._queue.snapshot()
-        given = reviews.GivenAnswer(
-            profile_id=self.profile_id,
-            card_id=view.card_id,
-            quality=quality,
-            seconds=seconds,
-            graded_by=graded_by,
-            now=self._clock(),
-            rollover_hour=self.rollover_hour,
-            scheduler=self.scheduler,
-            desired_retention=self.desired_retention,
-            fsrs_parameters=self.fsrs_parameters,
-            practice=self.practice,
-            typed_answer=typed,
-            variant=variant,
-            verdict=verdict,
-            reveal_seconds=reveal_seconds,
-            grade_seconds=grade_seconds,
-            choice_seed=choices.choice_seed if choices is not None else None,
-            choice_order=choices.choice_order if choices is not None else None,
+        # Every field given (a test checks), so without the frozen dataclass's field-by-field
+        # ``object.__setattr__`` (engine/records.py): this is the answer path. ``graded_by`` is
+        # this class's own "self" or "auto".
+        given = unchecked(
+            reviews.GivenAnswer,
+            {
+                "profile_id": self.profile_id,
+                "card_id": view.card_id,
+                "quality": quality,
+                "seconds": seconds,
+                "graded_by": graded_by,
+                "now": self._clock(),
+                "rollover_hour": self.rollover_hour,
+                "scheduler": self.scheduler,
+                "desired_retention": self.desired_retention,
+                "fsrs_parameters": self.fsrs_parameters,
+                "typed_answer": typed,
+                "variant": variant,
+                "verdict": verdict,
+                "reveal_seconds": reveal_seconds,
+                "grade_seconds": grade_seconds,
+                "choice_seed": choices.choice_seed if choices is not None else None,
+                "choice_order": choices.choice_order if choices is not None else None,
+                "practice": self.practice,
+            },
         )
         recorded = reviews.commit_answer(self._database, given, _LOCKED_MESSAGE)
         after = recorded.schedule

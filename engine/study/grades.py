@@ -30,7 +30,7 @@ class Grade(IntEnum):
         """``value`` as a grade; ValueError for anything but an integer 0..5."""
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 5:
             raise ValueError(f"a grade is an SM-2 quality 0..5, got {value!r}")
-        return cls(value)
+        return RAW_QUALITIES[value]  # the member by index: no enum lookup (every answer)
 
 
 # key -> (label, SM-2 quality)
