@@ -1,11 +1,13 @@
-"""Tables fill in one go: the rows line up under the header however early the screen repaints."""
+"""Tables fill in one go: the rows line up under the header however early the screen repaints,
+and the table grows to show them however early it is laid out."""
 
 from __future__ import annotations
 
 from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
 from textual.widgets import DataTable
 
-from kvdrill.app.tui.widgets.tables import fill_table
+from kvdrill.app.tui.widgets.tables import FittingTable, fill_table
 
 
 class OneTable(App[None]):
@@ -35,3 +37,39 @@ async def test_cells_are_shown_literally() -> None:
         fill_table(table, [("Pack", "pack")], [(["[b]bold?[/b] pack"], "p")])
         await pilot.pause()
         assert "[b]bold?[/b] pack" in table.render_line(1).text
+
+
+class ShownWhenFilled(App[None]):
+    """A table of auto height, hidden until it is filled (the import screen's diff)."""
+
+    def __init__(self, table: DataTable) -> None:
+        super().__init__()
+        self.table = table
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield self.table
+
+    def on_mount(self) -> None:
+        self.table.display = False
+
+
+async def laid_out_before_measuring(table: DataTable) -> int:
+    """The table's height once settled, after the screen laid it out between the filling and
+    the table's next idle (when Textual measures the rows): what a loaded machine does."""
+    app = ShownWhenFilled(table)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        fill_table(table, [("Pack", "pack"), ("Added", "added")], [(["TUI basics", "4"], "t")])
+        table.display = True
+        app.screen._refresh_layout()  # the screen's update timer fires first
+        for _ in range(5):
+            await pilot.pause()
+        return table.size.height
+
+
+async def test_a_table_laid_out_before_its_rows_are_measured_grows_to_show_them() -> None:
+    assert await laid_out_before_measuring(FittingTable()) == 2  # the header and the row
+    # The race reproduced: Textual's own table stays without its row (should Textual fix
+    # that, FittingTable can go).
+    assert await laid_out_before_measuring(DataTable()) == 0

@@ -31,7 +31,7 @@ from kvdrill.app.tui.screens.card_actions import (
     FLAG_BINDING,
     CardActionsScreen,
 )
-from kvdrill.app.tui.widgets.tables import add_rows, fill_table
+from kvdrill.app.tui.widgets.tables import FittingTable, add_rows, fill_table
 from kvdrill.engine.errors import printable
 from kvdrill.engine.study.browse import SORT_KEYS, STATES, cut, state_text
 from kvdrill.i18n import N_, _, ngettext
@@ -134,7 +134,7 @@ class CardsScreen(CardActionsScreen):
     def compose(self) -> ComposeResult:
         yield Static(Content(_("Loading the cards…")), id="cards-summary")
         yield Input(placeholder=_("/ search prompts, answers and notes"), id="cards-search")
-        yield DataTable(id="cards-table", cursor_type="row", zebra_stripes=True)
+        yield FittingTable(id="cards-table", cursor_type="row", zebra_stripes=True)
         yield Static(
             Content(_("Enter open · s suspend · b bury · p t l k filter · c clear · ? keys")),
             id="cards-hint",

@@ -12,7 +12,7 @@ from textual.widgets import DataTable, Footer, Static
 from kvdrill.app import shown_numbers
 from kvdrill.app.tui.messages import CallFailed, OverviewLoaded, failures_reported
 from kvdrill.app.tui.screens.base import KvdrillScreen
-from kvdrill.app.tui.widgets.tables import fill_table
+from kvdrill.app.tui.widgets.tables import FittingTable, fill_table
 from kvdrill.engine.errors import printable
 from kvdrill.i18n import N_, _, language, ngettext
 
@@ -85,7 +85,7 @@ class HomeScreen(KvdrillScreen[None]):
         with VerticalScroll(id="home-body"):
             yield Static(Content("kvdrill"), id="home-title")
             yield Static(Content(_("Opening your collection…")), id="home-today")
-            yield DataTable(id="home-packs", cursor_type="row", zebra_stripes=True)
+            yield FittingTable(id="home-packs", cursor_type="row", zebra_stripes=True)
             yield Static(Content(""), id="home-weak")
             yield Static(
                 Content(_("d or Enter: drill   i: import   s: stats   ?: keys   q: quit")),

@@ -23,7 +23,7 @@ from kvdrill.app.tui.messages import (
     failures_reported,
 )
 from kvdrill.app.tui.screens.base import KvdrillScreen
-from kvdrill.app.tui.widgets.tables import fill_table
+from kvdrill.app.tui.widgets.tables import FittingTable, fill_table
 from kvdrill.engine.errors import printable
 from kvdrill.i18n import N_, _, ngettext
 
@@ -98,7 +98,7 @@ class ImportScreen(KvdrillScreen[None]):
         )
         yield ProgressBar(total=1, id="import-progress", show_eta=False)
         with VerticalScroll(id="import-body"):
-            yield DataTable(id="import-diff", cursor_type="row", zebra_stripes=True)
+            yield FittingTable(id="import-diff", cursor_type="row", zebra_stripes=True)
             yield Static(Content(""), id="import-changes")
             yield Static(Content(""), id="import-errors")
         yield Footer(compact=True)

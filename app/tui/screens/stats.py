@@ -44,7 +44,7 @@ from kvdrill.app.tui.messages import (
     failures_reported,
 )
 from kvdrill.app.tui.screens.base import KvdrillScreen
-from kvdrill.app.tui.widgets.tables import fill_table
+from kvdrill.app.tui.widgets.tables import FittingTable, fill_table
 from kvdrill.engine.study.stats_report import topic_order
 from kvdrill.i18n import N_, _, ngettext
 
@@ -112,9 +112,9 @@ class StatsScreen(KvdrillScreen[tuple[str, str] | None]):
         yield Header()
         with VerticalScroll(id="stats-body"):
             yield Static(_("Loading stats…"), id="stats-summary")
-            yield DataTable(id="topics", cursor_type="row", zebra_stripes=True)
+            yield FittingTable(id="topics", cursor_type="row", zebra_stripes=True)
             yield Static("", id="mistakes")
-            yield DataTable(id="mistake-table", cursor_type="row", zebra_stripes=True)
+            yield FittingTable(id="mistake-table", cursor_type="row", zebra_stripes=True)
             with Horizontal(id="charts"):
                 yield Static("", id="heatmap")
                 yield Static("", id="forecast")

@@ -19,6 +19,25 @@ from textual.widgets import DataTable
 Cell = str | Text
 
 
+class FittingTable(DataTable):
+    """A DataTable as tall as its rows, whenever they are measured.
+
+    Textual measures new rows when the table is next idle and then asks for a layout, but a
+    request made while an earlier one is pending does not advance the table's layout counter,
+    and its box model (its height) is cached under that counter: a layout run between the
+    filling and the measuring (a loaded machine) kept the table as tall as it was without the
+    rows, until something else laid it out (the import dry run showed no row about one run in
+    five at load 15). Once idle, after Textual's own idle work, a changed size asks again."""
+
+    _measured: tuple[int, int] = (0, 0)
+
+    def on_idle(self) -> None:
+        size = (self.virtual_size.width, self.virtual_size.height)
+        if size != self._measured:
+            self._measured = size
+            self.refresh(layout=True)
+
+
 def fill_table(
     table: DataTable,
     columns: Sequence[tuple[str, str]],
