@@ -10,21 +10,18 @@ from the profile's settings and due schedules this reader hands back.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from datetime import date
 from typing import NamedTuple
 
-from kvdrill.engine.errors import UserError
 from kvdrill.engine.study.charts import ChartData
 from kvdrill.engine.study.schedule import Schedule
 from kvdrill.engine.study.settings import ProfileSettings
 from kvdrill.engine.study.stats_report import StatsReport
 from kvdrill.store.charts import read_charts
-from kvdrill.store.location import sqlite_file
 from kvdrill.store.queries_sql import PROFILE_SQL, stored_settings
-from kvdrill.store.sql import SqliteSql
-from kvdrill.store.sqlite_file import open_current
+from kvdrill.store.sql import Sql
+from kvdrill.store.sqlite_file import read_current
 from kvdrill.store.stats import build_report, due_schedules
 
 
@@ -45,21 +42,14 @@ class _Profile(NamedTuple):
 def read_report(
     database_url: str, profile_name: str, today_of: Callable[[int], date], window_days: int
 ) -> FastStats | None:
-    """The report ``store.stats.build_report`` gives, or None when this reader cannot read it.
+    """The report ``store.stats.build_report`` gives, or None when this reader cannot read it
+    (store/sqlite_file.py ``read_current``: the file quick-checked as the store's open checks
+    it, so a damaged file is not reported from whatever its readable pages hold).
 
     ``today_of(rollover_hour)`` gives the study day: the caller owns the clock.
     """
-    try:
-        path = sqlite_file(database_url)
-        # Quick-checked as the store's open checks it: a damaged file is not reported from
-        # whatever its readable pages hold (the store then says what is wrong).
-        connection = open_current(path, read_only=True, check=True) if path is not None else None
-    except (OSError, UserError):
-        return None  # a path the store reports in one clear line
-    if connection is None:
-        return None  # no file yet, or an older schema: the store creates or migrates it
-    sql = SqliteSql(connection)
-    try:
+
+    def report(sql: Sql) -> FastStats | None:
         found = sql.first_named(PROFILE_SQL, {"name": profile_name})
         if found is None:
             return None  # the store creates the profile
@@ -69,8 +59,5 @@ def read_report(
         due = due_schedules(sql, profile.id, today)
         charts = read_charts(sql, profile.id, today, report.retention)
         return FastStats(report, stored_settings(found), due, charts)
-    except sqlite3.Error:
-        return None  # a locked or odd file: the store reports it properly
-    finally:
-        sql.close()
-        connection.close()
+
+    return read_current(database_url, report)

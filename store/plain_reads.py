@@ -6,7 +6,6 @@ SQLite file with ``sqlite3`` alone, as ``kvdrill stats`` does (store/fast_stats.
 from __future__ import annotations
 
 import re
-import sqlite3
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -14,15 +13,13 @@ from kvdrill.engine.capacity.units import shorten
 from kvdrill.engine.errors import UserError
 from kvdrill.engine.study.settings import COURSE_LANGUAGE, ProfileSettings
 from kvdrill.i18n import _
-from kvdrill.store.location import sqlite_file
 from kvdrill.store.queries_sql import (
     PROFILE_SQL,
     problem_templates_statement,
     stored_json,
     stored_settings,
 )
-from kvdrill.store.sql import SqliteSql
-from kvdrill.store.sqlite_file import open_current
+from kvdrill.store.sqlite_file import read_current
 
 if TYPE_CHECKING:
     from kvdrill.store.sql import Sql
@@ -77,22 +74,8 @@ def problem_templates(
 
 
 def read_sqlite_file(database_url: str, action: Callable[[Sql], T]) -> T | None:
-    """``action`` on the SQLite file of ``database_url``, opened read-only and quick-checked
-    as the store opens it; None when the store must open it instead: another database, no file
-    yet, an older schema, no pack stored yet (the bundled decks go in first), a path it refuses
-    or any SQLite error (the store then says what is wrong)."""
-    try:
-        path = sqlite_file(database_url)
-        connection = open_current(path, read_only=True, check=True) if path is not None else None
-    except (OSError, UserError):
-        return None
-    if connection is None:
-        return None
-    sql = SqliteSql(connection)
-    try:
-        return action(sql) if has_packs(sql) else None
-    except sqlite3.Error:
-        return None
-    finally:
-        sql.close()
-        connection.close()
+    """``action`` on the SQLite file of ``database_url`` (store/sqlite_file.py
+    ``read_current``: opened read-only and quick-checked as the store opens it); None when the
+    store must open it instead, and when no pack is stored yet (the bundled decks go in
+    first)."""
+    return read_current(database_url, lambda sql: action(sql) if has_packs(sql) else None)

@@ -6,12 +6,10 @@ line and the first screen are in the learner's language without SQLAlchemy being
 
 from __future__ import annotations
 
-from kvdrill.engine.errors import UserError
 from kvdrill.engine.study.settings import ProfileSettings
-from kvdrill.store.location import sqlite_file
 from kvdrill.store.queries_sql import stored_json
-from kvdrill.store.sql import Sql, SqliteSql
-from kvdrill.store.sqlite_file import open_current
+from kvdrill.store.sql import Sql
+from kvdrill.store.sqlite_file import read_current
 
 PROFILE_OPTIONS_SQL = "SELECT options FROM profiles WHERE name = :name"
 
@@ -31,19 +29,14 @@ def read_chosen_language(database_url: str, profile_name: str) -> str | None:
     path the store would refuse (the command says why when it opens it)."""
     if database_url.split(":", 1)[0].split("+", 1)[0] == "postgresql":
         return _postgres_chosen_language(database_url, profile_name)
-    try:
-        path = sqlite_file(database_url)
-        connection = open_current(path, read_only=True) if path is not None else None
-    except (OSError, UserError):
-        return None
-    if connection is None:
-        return None
-    try:
-        return chosen_language(SqliteSql(connection), profile_name)
-    except Exception:  # noqa: BLE001 - a damaged file: the store reports it when it opens it
-        return None
-    finally:
-        connection.close()
+    # Not quick-checked: this runs before every command (the store checks the file it opens),
+    # and anything unreadable is the store's to report.
+    return read_current(
+        database_url,
+        lambda sql: chosen_language(sql, profile_name),
+        check=False,
+        failures=(Exception,),
+    )
 
 
 def _postgres_chosen_language(database_url: str, profile_name: str) -> str | None:

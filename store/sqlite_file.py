@@ -1,6 +1,7 @@
 """A kvdrill SQLite file at the level of ``sqlite3``: its pragmas, the checks before one is
-opened, the one routine that opens one and reads its schema revision (``open_at_head``), and a
-new one made in one step with the current schema. Standard library only.
+opened, the one routine that opens one and reads its schema revision (``open_at_head``), the
+one that runs a read-only action on one (``read_current``), and a new one made in one step with
+the current schema. Standard library only.
 
 store/db.py opens every SQLite file through these, and so do the readers and the importer that
 run without SQLAlchemy (store/fast_start.py, store/fast_stats.py, store/sqlite_import.py). A new
@@ -15,13 +16,17 @@ from __future__ import annotations
 import os
 import sqlite3
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from kvdrill.engine.errors import UserError
 from kvdrill.i18n import _
 from kvdrill.store.guard import check_on_open
-from kvdrill.store.location import HEAD_REVISION
+from kvdrill.store.location import HEAD_REVISION, sqlite_file
 from kvdrill.store.sql import SqliteSql, schema_revision
+
+T = TypeVar("T")
 
 BUSY_TIMEOUT_MS = 5000
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -217,3 +222,34 @@ def open_current(
         connection.close()
         return None
     return connection
+
+
+def read_current(
+    database_url: str,
+    action: Callable[[SqliteSql], T],
+    *,
+    check: bool = True,
+    failures: tuple[type[Exception], ...] = (sqlite3.Error,),
+) -> T | None:
+    """``action`` on the SQLite file of ``database_url`` at the current revision, opened
+    read-only as the store opens it and closed after: the one routine of the readers that run
+    without SQLAlchemy (a profile's language, ``kvdrill stats``, the plain reads). None when
+    the store must open the database instead and say what is wrong: another database, no file
+    yet, an older schema, a path it refuses, or one of ``failures`` raised while reading (a
+    locked or damaged file). ``check``: quick-check the file first, so nothing is read from
+    whatever pages of a damaged file are still readable."""
+    try:
+        path = sqlite_file(database_url)
+        connection = open_current(path, read_only=True, check=check) if path is not None else None
+    except (OSError, UserError):
+        return None
+    if connection is None:
+        return None
+    sql = SqliteSql(connection)
+    try:
+        return action(sql)
+    except failures:
+        return None
+    finally:
+        sql.close()
+        connection.close()
