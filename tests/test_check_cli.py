@@ -145,7 +145,7 @@ def test_what_extra_checks_finds_is_reported(
     good = write(tmp_path / "good.md", pack())
     seen: list[str] = []
 
-    def fake_extra_checks(parsed):  # stands in for template and claim checks
+    def fake_extra_checks(parsed, drawings):  # stands in for template and claim checks
         seen.append(parsed.meta.pack)
         return [Located(parsed.path, 9, "claim kv_bytes_per_token: the card states 1 KiB")]
 

@@ -80,13 +80,14 @@ def read_files(
 ) -> ReadPacks:
     """Parse and check ``files`` (found once by ``find_pack_files``)."""
     from kvdrill.app.services.pack_files import check_files
-    from kvdrill.engine.packs.checks import extra_checks
+    from kvdrill.engine.packs.checks import DrawingChecks, extra_checks
     from kvdrill.engine.packs.claims import verify_key_numbers
 
     checked = check_files(files, progress=progress)
     problems = [*missing, *checked.problems]
+    drawings = DrawingChecks()  # this read's: the packs' templates drawn once among them
     for pack in checked.packs:
-        problems.extend(extra_checks(pack))
+        problems.extend(extra_checks(pack, drawings))
     problems.extend(edition_checks(checked.packs))
     # A file with errors still has its claims checked: an author sees every error at once.
     reported = {(problem.path, problem.line) for problem in problems}

@@ -172,13 +172,18 @@ __all__ = ["compiled_template", "draw_variant", "make_variant", "show", "validat
 
 
 def validate_problem(
-    card: Any, path: str, key_lines: Mapping[str, int] | None = None
+    card: Any,
+    path: str,
+    key_lines: Mapping[str, int] | None = None,
+    drawn: dict[str, UserError | None] | None = None,
 ) -> list[Located]:
     """Every problem with a card's template, as ``path:line: message``.
 
     Checks the fields and names, the formula's dimension against the answer unit, the prompt's
     placeholders, and that variants can be drawn: a few seeds must each give one that meets the
-    constraints. ``key_lines`` maps a top-level field to its line, for pointing at it.
+    constraints. ``key_lines`` maps a top-level field to its line, for pointing at it;
+    ``drawn``: the drawings checked so far in the caller's run (engine/packs/checks.py
+    ``DrawingChecks``), added to; none by default.
     """
     base = card.problem_line or card.line
 
@@ -191,17 +196,21 @@ def validate_problem(
         problem = compile_problem(card.problem)
     except ProblemSpecError as exc:
         return [Located(path, at(i.field), f"problem: {i.message}") for i in exc.issues]
-    error = _drawing_error(card.problem, problem, f"check/{card.key}")
+    error = _drawing_error(
+        card.problem, problem, f"check/{card.key}", {} if drawn is None else drawn
+    )
     return [] if error is None else [Located(path, at(_field_of(error)), f"problem: {error}")]
 
 
-# Each drawing checked, by what its draws depend on: an edition's template, the same but for
-# its prompt's words, reuses its original's (``kvdrill check decks/`` checks both).
-_drawing_errors: dict[str, UserError | None] = {}
-
-
-def _drawing_error(raw: Mapping[str, Any], problem: Problem, template_id: str) -> UserError | None:
-    """The first seed's error drawing ``VALIDATION_SEEDS`` variants of ``problem``, or None.
+def _drawing_error(
+    raw: Mapping[str, Any],
+    problem: Problem,
+    template_id: str,
+    drawn: dict[str, UserError | None],
+) -> UserError | None:
+    """The first seed's error drawing ``VALIDATION_SEEDS`` variants of ``problem``, or None;
+    kept in ``drawn`` by what the draws depend on: an edition's template, the same but for its
+    prompt's words, reuses its original's (``kvdrill check decks/`` checks both).
 
     The draws read the prompt only through its placeholders (which quantities it shows, and
     how: the known mistakes it leaves open, the rounding of the values), so they key it."""
@@ -209,8 +218,8 @@ def _drawing_error(raw: Mapping[str, Any], problem: Problem, template_id: str) -
     spec = {name: value for name, value in raw.items() if name != "prompt"}
     # The language too: the error kept is a message in it.
     key = json.dumps([template_id, spec, shown, language()], sort_keys=True, default=str)
-    if key in _drawing_errors:
-        return _drawing_errors[key]
+    if key in drawn:
+        return drawn[key]
     found = None
     for seed in range(VALIDATION_SEEDS):
         try:
@@ -218,9 +227,7 @@ def _drawing_error(raw: Mapping[str, Any], problem: Problem, template_id: str) -
         except UserError as exc:
             found = exc
             break
-    if len(_drawing_errors) >= _TEMPLATE_CACHE_SIZE:
-        _drawing_errors.clear()
-    _drawing_errors[key] = found
+    drawn[key] = found
     return found
 
 
