@@ -278,7 +278,7 @@ def test_a_vietnamese_learner_reads_the_edition_and_claim_errors_in_vietnamese(
     assert "các con số của key number khác với" in problems, problems
     assert "đánh dấu đúng các lựa chọn khác với" in problems
     assert (
-        "131,072 được viết theo cách kv-basics viết số (131,072, 3.43): trong pack này" in problems
+        "131,072 được viết theo cách kv-basics viết số (131,072, 3.43): trong bộ thẻ này" in problems
     )
     assert "claim kv_bytes_per_token: thẻ ghi 64 KiB, engine tính ra 128 KiB" in problems
     for english in ("figures differ", "marks other", "the card states", "computes", "written the"):
@@ -341,6 +341,6 @@ def test_a_vietnamese_learner_reads_the_rival_edition_error_in_vietnamese(
 
 def test_an_edition_of_an_unknown_pack_says_so_in_vietnamese(tmp_path: Path, vietnamese) -> None:
     problems = _check(tmp_path, EDITION.replace("edition_of: kv-basics", "edition_of: kv-basic"))
-    assert any(":6: edition_of: không có pack kv-basic trong các pack" in p for p in problems), (
-        problems
-    )
+    assert any(
+        ":6: edition_of: không có bộ thẻ kv-basic trong các bộ thẻ" in p for p in problems
+    ), problems

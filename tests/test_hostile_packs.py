@@ -615,7 +615,7 @@ a
         (
             "vi",
             [
-                ':2: id pack "Bad Pack" không hợp lệ: hãy dùng chữ thường',
+                ':2: id bộ thẻ "Bad Pack" không hợp lệ: hãy dùng chữ thường',
                 ":5: khóa front matter `colour` không tồn tại; các khóa là pack, title, version",
                 ':16: id thẻ "dup" bị trùng (dùng lần đầu ở dòng 8)',
                 ':20: mục "### Choises" không tồn tại; có phải ý bạn là ### Choices?',
@@ -650,7 +650,7 @@ def test_a_hostile_packs_syntax_errors_reach_the_learner_in_their_language(
         (
             b"---\npack: a\ntitle: &x t\nversion: 1\n---\n",
             "YAML anchors and aliases (& and *) are not allowed in a pack",
-            "pack không được dùng anchor và alias của YAML",
+            "bộ thẻ không được dùng anchor và alias của YAML",
         ),
     ],
 )
