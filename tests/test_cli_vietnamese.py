@@ -258,3 +258,23 @@ def test_a_calc_result_reads_in_vietnamese_convention(capsys, vietnamese_profile
     assert run(capsys, "--db", url, "settings", "language", "en")[0] == 0
     assert run(capsys, "--db", url, *pool)[1] == "kv_pool_tokens = 449,253 tokens\n"
     assert run(capsys, "--db", url, *weights)[1] == "weight_bytes = 131.4 GiB (141.1 GB)\n"
+
+
+@pytest.mark.store
+def test_converts_word_for_the_id_it_refuses_is_vietnamese(
+    capsys, vietnamese_profile, tmp_path
+) -> None:
+    """The words passed into a sentence ("pack id", "nothing checked") are translated with it."""
+    source = tmp_path / "deck.csv"
+    source.write_text("front,back\n", encoding="utf-8")
+    convert = ("convert", str(source), "-o", str(tmp_path / "out.md"), "--pack-id", "Bad Id")
+    code, _out, err = run(capsys, "--db", vietnamese_profile, *convert)
+    assert code == 1 and err.startswith('kvdrill: id bộ thẻ "Bad Id" không hợp lệ: hãy dùng'), err
+    assert "pack id" not in err and not (tmp_path / "out.md").exists()
+    code, _out, err = run(capsys, "--db", vietnamese_profile, "check", "")
+    assert code == 1 and err == "kvdrill: PATH rỗng (một biến shell chưa đặt?); không kiểm tra gì\n"
+    code, _out, err = run(capsys, "--db", vietnamese_profile, "import", "")
+    assert code == 1 and err.endswith("; không nhập gì\n"), err
+    assert run(capsys, "--db", vietnamese_profile, "settings", "language", "en")[0] == 0
+    code, _out, err = run(capsys, "--db", vietnamese_profile, *convert)
+    assert code == 1 and err.startswith('kvdrill: pack id "Bad Id" is not valid: use lowercase')

@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     from kvdrill.app.services.pack_files import add_ids_to_file, paths_from_arguments
     from kvdrill.engine.errors import PackErrors, printable
 
-    paths = paths_from_arguments(args.paths, "nothing checked")
+    paths = paths_from_arguments(args.paths, _("nothing checked"))
     files, missing = find_pack_files(paths)
     if args.add_ids:
         for file in files:

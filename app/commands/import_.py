@@ -101,7 +101,7 @@ def run(args) -> int:
     from kvdrill.engine.errors import PackErrors
     from kvdrill.engine.interop.card_ids import converted_from_anki
 
-    paths = paths_from_arguments(args.paths, "nothing imported")
+    paths = paths_from_arguments(args.paths, _("nothing imported"))
     files, missing = find_pack_files(paths)
     histories = pack_histories(files)
     url = environment.database_url(args.db)

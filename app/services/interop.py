@@ -100,7 +100,7 @@ def convert(
     from kvdrill.engine.packs.parser import parse_pack_text
 
     pack_id = pack_id if pack_id is not None else slugify(output.stem)
-    if problem := id_problem(pack_id, "pack id"):
+    if problem := id_problem(pack_id, _("pack id")):
         raise UserError(_("{problem} (choose one with --pack-id)").format(problem=problem))
     if output.exists() and output.resolve() == source.resolve():
         raise UserError(
