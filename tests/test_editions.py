@@ -278,7 +278,8 @@ def test_a_vietnamese_learner_reads_the_edition_and_claim_errors_in_vietnamese(
     assert "các con số của key number khác với" in problems, problems
     assert "đánh dấu đúng các lựa chọn khác với" in problems
     assert (
-        "131,072 được viết theo cách kv-basics viết số (131,072, 3.43): trong bộ thẻ này" in problems
+        "131,072 được viết theo cách kv-basics viết số (131,072, 3.43): trong bộ thẻ này"
+        in problems
     )
     assert "claim kv_bytes_per_token: thẻ ghi 64 KiB, engine tính ra 128 KiB" in problems
     for english in ("figures differ", "marks other", "the card states", "computes", "written the"):
