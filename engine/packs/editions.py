@@ -73,7 +73,7 @@ def number_value(written: str, writing: Convention = ENGLISH) -> str | None:
     """A number as a pack writes it, read in the pack's convention, as plain digits with a
     decimal point: in English '131,072' is '131072' and '3.43' is '3.43'; in Vietnamese
     '131.072' is '131072' and '3,43' is '3.43'. None for a number the convention cannot read
-    ('3.1' or '0.6.5' in Vietnamese, '131.072' in English)."""
+    ('3.1' or '0.6.5' in Vietnamese, '1,5' or '0.6.5' in English)."""
     group, decimal = re.escape(writing.group), re.escape(writing.decimal)
     if re.fullmatch(
         rf"\d{{1,3}}(?:{group}\d{{3}})+(?:{decimal}\d+)?|\d+(?:{decimal}\d+)?", written
