@@ -199,7 +199,8 @@ def test_bash_completes_templates_models_gpus_packs_and_settings_keys(
     probes = {
         "kvdrill calc --model llama-3.1-": ["llama-3.1-405b", "llama-3.1-70b", "llama-3.1-8b"],
         "kvdrill calc --gpu h": ["h100-pcie", "h100-sxm", "h200"],
-        "kvdrill settings new": ["new_per_day"],
+        # A pack's own new_order (kvdrill settings --pack P new_order random) under the same word.
+        "kvdrill settings new": ["new_order", "new_per_day"],
         "kvdrill drill --pack spec": ["speculative-decoding"],
         "kvdrill problem capacity-problems/gen-kv-b": ["capacity-problems/gen-kv-bytes-per-token"],
     }
