@@ -2,15 +2,55 @@
 
 Textual's footer mounts all its key widgets anew on every change of the screen's bindings, and
 one drill step changes them more than once (the card, the focus, the phase) where the keys
-shown often stay the same. This one compares the keys it would show with those it shows.
+shown often stay the same. This one compares the keys it would show with those it shows, and
+when they differ mounts only the changed ones (a reveal's grades for its Space), keeping the
+widgets of the keys before and after them.
 """
 
 from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
 
 from textual.widgets import Footer
 
 # What one footer key shows: key, its display, description, action, tooltip, enabled.
 Shown = tuple[str, str, str, str, str, bool]
+
+
+@runtime_checkable
+class KeyWidget(Protocol):
+    """What Textual's footer key widget shows (its words; disabled, its ``-disabled`` class)."""
+
+    key: str
+    key_display: str
+    description: str
+    action: str
+
+    def has_class(self, *class_names: str) -> bool: ...
+
+
+def shown_as(widget: object) -> tuple[object, ...]:
+    """What a footer key widget shows and does."""
+    assert isinstance(widget, KeyWidget)
+    return (
+        widget.key,
+        widget.key_display,
+        widget.description,
+        widget.action,
+        widget.has_class("-disabled"),
+        widget.has_class("-command-palette"),
+        getattr(widget, "tooltip", None),
+    )
+
+
+def common_length(first: list[tuple[object, ...]], second: list[tuple[object, ...]]) -> int:
+    """How many items the two lists begin with in common."""
+    count = 0
+    for a, b in zip(first, second, strict=False):
+        if a != b:
+            break
+        count += 1
+    return count
 
 
 class KeysFooter(Footer):
@@ -27,7 +67,33 @@ class KeysFooter(Footer):
         if keys is not None and keys == self.keys_shown:
             return
         self.keys_shown = keys
+        if keys is not None and await self.replace_changed():
+            return
         await super().recompose()
+
+    async def replace_changed(self) -> bool:
+        """Build the keys anew, but mount only those between the first and the last that
+        changed, keeping the widgets before and after them. False when the footer must be
+        built again whole (nothing built yet, or grouped keys)."""
+        old = list(self.children)
+        new = list(self.compose())
+        if not old or any(not isinstance(widget, KeyWidget) for widget in old + new):
+            return False
+        kept_before = common_length([shown_as(w) for w in old], [shown_as(w) for w in new])
+        kept_after = common_length(
+            [shown_as(w) for w in old[kept_before:][::-1]],
+            [shown_as(w) for w in new[kept_before:][::-1]],
+        )
+        gone = old[kept_before : len(old) - kept_after]
+        added = new[kept_before : len(new) - kept_after]
+        if gone:
+            await self.remove_children(gone)
+        if added:
+            if kept_after:
+                await self.mount_all(added, before=old[len(old) - kept_after])
+            else:
+                await self.mount_all(added)
+        return True
 
     def keys_to_show(self) -> list[Shown] | None:
         """The keys ``compose`` would show now, in its order; None where it groups keys (then
