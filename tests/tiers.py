@@ -19,9 +19,11 @@ Modules whose costly module-scoped fixture must be built once run on one xdist w
 
 from __future__ import annotations
 
+import functools
 import inspect
 import sqlite3
 import subprocess
+import types
 from collections.abc import Iterator
 
 import pytest
@@ -101,10 +103,20 @@ def tier_of(item: pytest.Item) -> str:
 
 
 def _starts_a_process(function: object) -> bool:
-    try:
-        return "subprocess" in inspect.getsource(function)  # type: ignore[arg-type]
-    except (TypeError, OSError):
-        return False
+    code = getattr(function, "__code__", None)
+    return code is not None and "subprocess" in _names_used(code)
+
+
+@functools.cache
+def _names_used(code: types.CodeType) -> frozenset[str]:
+    """The global and attribute names a function's code uses, its nested functions' included
+    (the same tiers as searching its source for the word, without reading and tokenizing the
+    source of each of the suite's 2,500 tests in every worker)."""
+    names = set(code.co_names)
+    for constant in code.co_consts:
+        if isinstance(constant, types.CodeType):
+            names |= _names_used(constant)
+    return frozenset(names)
 
 
 def module_name(item: pytest.Item) -> str:
