@@ -104,7 +104,11 @@ class KvdrillServer(Server):
         self.apps = 0
 
     async def on_startup(self, app: web.Application) -> None:
-        self.console.print(f"kvdrill: serving on {self.public_url} (Ctrl+C stops)")
+        from kvdrill.i18n import _
+
+        self.console.print(
+            _("kvdrill: serving on {url} (Ctrl+C stops)").format(url=self.public_url)
+        )
 
     def serve(self, debug: bool = False) -> None:
         """Serve on the socket already bound, until Ctrl+C or SIGTERM."""

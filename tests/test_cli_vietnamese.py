@@ -278,3 +278,29 @@ def test_converts_word_for_the_id_it_refuses_is_vietnamese(
     assert run(capsys, "--db", vietnamese_profile, "settings", "language", "en")[0] == 0
     code, _out, err = run(capsys, "--db", vietnamese_profile, *convert)
     assert code == 1 and err.startswith('kvdrill: pack id "Bad Id" is not valid: use lowercase')
+
+
+@pytest.mark.store
+def test_converts_report_and_a_missing_pack_file_are_vietnamese(
+    capsys, vietnamese_profile, tmp_path
+) -> None:
+    source = tmp_path / "deck.csv"
+    source.write_text("front,back\nq1,a1\n,empty\n", encoding="utf-8")
+    output = tmp_path / "mine.md"
+    code, out, _err = run(
+        capsys, "--db", vietnamese_profile, "convert", str(source), "-o", str(output)
+    )
+    assert code == 0 and out.splitlines() == [
+        f"đã ghi {output}: bộ thẻ mine, 1 thẻ (1 ghi chú có mặt trước hoặc mặt sau trống bị bỏ qua)",
+        f"tiếp theo: kvdrill check {output} && kvdrill import {output}",
+    ], out
+    missing = tmp_path / "nowhere.md"
+    code, out, err = run(capsys, "--db", vietnamese_profile, "check", str(missing))
+    assert code == 1 and f"{missing}:1: không có tệp hay thư mục này" in out + err
+    assert run(capsys, "--db", vietnamese_profile, "settings", "language", "en")[0] == 0
+    code, out, _err = run(
+        capsys, "--db", vietnamese_profile, "convert", str(source), "-o", str(output), "--force"
+    )
+    assert out.startswith(f"wrote {output}: pack mine, 1 card (1 note with an empty front or back")
+    code, out, err = run(capsys, "--db", vietnamese_profile, "check", str(missing))
+    assert f"{missing}:1: no such file or directory" in out + err

@@ -62,6 +62,14 @@ TRANSLATED_FILES = [
     "store/anki_history.py",
     "store/doctor.py",
     "store/import_plan.py",
+    "app/commands/calc.py",
+    "app/commands/check.py",
+    "app/commands/convert.py",
+    "app/commands/import_.py",
+    "app/commands/optimize.py",
+    "app/services/interop.py",
+    "app/services/pack_files.py",
+    "app/web_server.py",
 ]
 # Calls whose string arguments reach the screen or the terminal.
 SINKS = {
@@ -176,8 +184,8 @@ def test_every_message_is_a_literal() -> None:
     assert not wrong, "a message must be a string literal with {placeholders}:\n" + "\n".join(wrong)
 
 
-# Markup, placeholders, widget ids and the program's name are no words to translate.
-_NOT_WORDS = re.compile(r"\[[^\]]*\]|\$\w+|\{[^}]*\}|#[\w-]+|\bkvdrill\b")
+# Markup, placeholders, widget ids, option names and the program's name are no words to translate.
+_NOT_WORDS = re.compile(r"\[[^\]]*\]|\$\w+|\{[^}]*\}|#[\w-]+|--[\w-]+|\bkvdrill\b")
 
 
 def _words_in(node: ast.expr) -> str:
@@ -266,3 +274,17 @@ def test_a_pack_is_called_bo_the_in_every_vietnamese_message(catalog) -> None:
             if entry.id and text and _ENGLISH_PACK_WORD.search(text):
                 wrong.append(f"  {_message_id(entry.id)!r} -> {text!r}")
     assert not wrong, 'write "bộ thẻ" for a pack in these translations:\n' + "\n".join(wrong)
+
+
+def test_the_capacity_tables_descriptions_are_marked_for_translation(messages) -> None:
+    """calc --list and a problem's default prompt translate each symbol's and formula's
+    description where shown: a description added without N_() would stay English there."""
+    from kvdrill.engine.capacity.formulas import FORMULAS, SYMBOLS
+
+    ids = {message.id for message in messages}
+    unmarked = [
+        f"  {name}: {entry.description!r}"
+        for name, entry in [*SYMBOLS.items(), *FORMULAS.items()]
+        if entry.description not in ids
+    ]
+    assert not unmarked, "mark these descriptions with N_():\n" + "\n".join(unmarked)

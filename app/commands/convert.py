@@ -38,7 +38,6 @@ def run(args: argparse.Namespace) -> int:
 
     from kvdrill.app.services.interop import convert
     from kvdrill.engine.errors import printable
-    from kvdrill.engine.wording import plural
     from kvdrill.i18n import _, ngettext
 
     output = Path(args.output)
@@ -66,27 +65,47 @@ def run(args: argparse.Namespace) -> int:
         )
         notes.append(copied.format(count=result.images, folder=result.media_folder))
     if result.skipped:
-        notes.append(f"{plural(result.skipped, 'note')} with an empty front or back left out")
-    if result.media_skipped:
-        notes.append(f"{plural(result.media_skipped, 'media file')} not carried over")
-    extra = f" ({'; '.join(notes)})" if notes else ""
-    print(
-        printable(
-            f"wrote {result.output}: pack {result.pack_id}, {plural(result.cards, 'card')}{extra}"
+        left_out = ngettext(
+            "{count} note with an empty front or back left out",
+            "{count} notes with an empty front or back left out",
+            result.skipped,
         )
+        notes.append(left_out.format(count=result.skipped))
+    if result.media_skipped:
+        not_carried = ngettext(
+            "{count} media file not carried over",
+            "{count} media files not carried over",
+            result.media_skipped,
+        )
+        notes.append(not_carried.format(count=result.media_skipped))
+    extra = f" ({'; '.join(notes)})" if notes else ""
+    cards = ngettext("{count} card", "{count} cards", result.cards).format(count=result.cards)
+    wrote = _("wrote {output}: pack {pack}, {cards}{extra}")
+    print(
+        printable(wrote.format(output=result.output, pack=result.pack_id, cards=cards, extra=extra))
     )
     if result.history is not None:
         started = (
-            f"; {plural(result.left_new, 'card')} new or learning in Anki "
-            f"{'starts' if result.left_new == 1 else 'start'} new"
+            ngettext(
+                "; {count} card new or learning in Anki starts new",
+                "; {count} cards new or learning in Anki start new",
+                result.left_new,
+            ).format(count=result.left_new)
             if result.left_new
             else ""
         )
-        print(
-            printable(
-                f"wrote {result.history}: Anki's schedules of {plural(result.scheduled, 'card')} "
-                f"and {plural(result.reviews, 'answer')}{started} (kvdrill import reads it)"
-            )
+        scheduled = ngettext("{count} card", "{count} cards", result.scheduled)
+        answers = ngettext("{count} answer", "{count} answers", result.reviews)
+        history = _(
+            "wrote {history}: Anki's schedules of {cards} and {answers}{started} "
+            "(kvdrill import reads it)"
+        ).format(
+            history=result.history,
+            cards=scheduled.format(count=result.scheduled),
+            answers=answers.format(count=result.reviews),
+            started=started,
         )
-    print(printable(f"next: kvdrill check {result.output} && kvdrill import {result.output}"))
+        print(printable(history))
+    following = _("next: kvdrill check {output} && kvdrill import {output}")
+    print(printable(following.format(output=result.output)))
     return 0

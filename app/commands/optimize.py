@@ -64,16 +64,26 @@ def fit_text(fit: Fit) -> str:
     """The fit as a few lines: how much of the log it learned from, the loss and RMSE of the
     current and the fitted parameters; or why the log is too short."""
     from kvdrill.app.services.optimize import too_short
+    from kvdrill.app.shown_numbers import decimal
 
     if fit.before is None or fit.after is None:
         return too_short(fit)
+    learned = _(
+        "FSRS learns from {training} of your {reviews} reviews: those a day or\n"
+        "more after the card's previous one."
+    ).format(training=fit.training_reviews, reviews=fit.reviews)
+    current, fitted = _("current parameters"), _("fitted to your log")
+    width = max(22, len(current) + 2, len(fitted) + 2)
+
+    def row(name: str, log_loss: float, rmse: float) -> str:
+        return f"{name:<{width}}{decimal(log_loss, 4):>10}{decimal(rmse, 4):>10}"
+
     lines = [
-        f"FSRS learns from {fit.training_reviews} of your {fit.reviews} reviews: those a day or",
-        "more after the card's previous one.",
-        f"{'':<22}{'log loss':>10}{'RMSE':>10}",
-        f"{'current parameters':<22}{fit.before.log_loss:>10.4f}{fit.before.rmse:>10.4f}",
-        f"{'fitted to your log':<22}{fit.after.log_loss:>10.4f}{fit.after.rmse:>10.4f}",
+        learned,
+        f"{'':<{width}}{'log loss':>10}{'RMSE':>10}",
+        row(current, fit.before.log_loss, fit.before.rmse),
+        row(fitted, fit.after.log_loss, fit.after.rmse),
     ]
     if not fit.improves:
-        lines.append("The fitted parameters predict your log no better than the current ones.")
+        lines.append(_("The fitted parameters predict your log no better than the current ones."))
     return "\n".join(lines)

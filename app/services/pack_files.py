@@ -51,9 +51,9 @@ def read_pack_snapshot(path: Path) -> tuple[bytes, os.stat_result]:
     name = str(path)
     try:
         if not path.exists():
-            raise refusal(name, 1, "no such file or directory")
+            raise refusal(name, 1, _("no such file or directory"))
         if not path.is_file():
-            raise refusal(name, 1, "not a regular file")
+            raise refusal(name, 1, _("not a regular file"))
         size = path.stat().st_size
         if size > MAX_PACK_BYTES:
             raise refusal(name, 1, too_big_message(size))
@@ -63,7 +63,9 @@ def read_pack_snapshot(path: Path) -> tuple[bytes, os.stat_result]:
             data = handle.read(MAX_PACK_BYTES + 1)
             after = os.fstat(handle.fileno())
     except OSError as exc:
-        raise refusal(name, 1, f"cannot read the file: {exc.strerror or exc}") from None
+        raise refusal(
+            name, 1, _("cannot read the file: {reason}").format(reason=exc.strerror or exc)
+        ) from None
     if len(data) > MAX_PACK_BYTES:
         raise refusal(name, 1, too_big_message(len(data)))
     if _changed(before, after) or len(data) != after.st_size:
@@ -90,7 +92,7 @@ def _changed(before: os.stat_result, after: os.stat_result) -> bool:
 
 def _changed_while_read(path: str) -> PackErrors:
     return refusal(
-        path, 1, "the file changed while it was being read (is it being saved?); try again"
+        path, 1, _("the file changed while it was being read (is it being saved?); try again")
     )
 
 
@@ -136,9 +138,11 @@ def expand_pack_paths(paths: list[Path]) -> tuple[list[Path], list[Located]]:
                         Located(
                             str(path),
                             1,
-                            f"stopped looking for packs after {MAX_SCAN_FOLDERS:,} folders or "
-                            f"{MAX_SCAN_DEPTH} levels down ({root}): name the pack files, or "
-                            "a folder that holds only packs",
+                            _(
+                                "stopped looking for packs after {folders} folders or {levels} "
+                                "levels down ({root}): name the pack files, or a folder that "
+                                "holds only packs"
+                            ).format(folders=MAX_SCAN_FOLDERS, levels=MAX_SCAN_DEPTH, root=root),
                         )
                     )
                     break
@@ -149,12 +153,12 @@ def expand_pack_paths(paths: list[Path]) -> tuple[list[Path], list[Located]]:
                     if name.endswith(".md") and name.lower() != "readme.md"
                 )
             if not found:
-                problems.append(Located(str(path), 1, "no pack files (*.md) in this directory"))
+                problems.append(Located(str(path), 1, _("no pack files (*.md) in this directory")))
             files.extend(found)
         elif path.exists() or path.is_symlink():
             files.append(path)
         else:
-            problems.append(Located(str(path), 1, "no such file or directory"))
+            problems.append(Located(str(path), 1, _("no such file or directory")))
     unique: list[Path] = []
     seen: set[Path] = set()
     for file in files:
@@ -251,7 +255,9 @@ def check_files(
                     Located(
                         pack.path,
                         front_matter_line(pack, "pack"),
-                        f'pack id "{pack.meta.pack}" is already used by {first_file[pack.meta.pack]}',
+                        _('pack id "{pack}" is already used by {file}').format(
+                            pack=pack.meta.pack, file=first_file[pack.meta.pack]
+                        ),
                     )
                 )
                 continue
