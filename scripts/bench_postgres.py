@@ -13,7 +13,8 @@ removed at the end. Rows (the README's benchmark table):
   for the others, then answers ``--answers`` cards (``DrillSession.grade`` + ``current``, as
   scripts/bench_answer.py times them). Printed: median, p99 and max answer time over every
   answer, errors (any exception a learner met), and lost answers (answers a process was told
-  were saved that the review log does not hold). Target: p99 <= 50 ms, 0 errors, 0 lost.
+  were saved that the review log does not hold), and the learner processes' CPU per answer.
+  Target: p99 <= 50 ms, 0 errors, 0 lost.
 - ``kvdrill stats --group`` on ``--group-learners`` learners and ``--reviews`` reviews, beside
   ``kvdrill --help`` (target 1 s): the review log filled with one ``INSERT ... SELECT`` over
   ``generate_series``, the rollups rebuilt once (store/rollups.py ``rebuild``).
@@ -23,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -35,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from bench_calc import kvdrill_command, wall_times_side_by_side  # noqa: E402
+from bench_calc import child_environment, kvdrill_command, wall_times_side_by_side  # noqa: E402
 from bench_table import load, milliseconds, print_header, print_row  # noqa: E402
 from bench_tmux import percentile, recall_pack  # noqa: E402
 
@@ -57,6 +57,7 @@ def learner(url: str, profile: str, answers: int, go: Path) -> dict[str, object]
         session = DrillSession.open(database, profile=profile, now=NOW, new_limit=answers)
         while not go.exists():
             time.sleep(0.001)
+        cpu_started = time.process_time()
         for _ in range(answers):
             if session.current is None:
                 break
@@ -69,9 +70,10 @@ def learner(url: str, profile: str, answers: int, go: Path) -> dict[str, object]
                 continue
             timings.append((time.perf_counter() - started) * 1e3)
             saved += 1
+        cpu_ms = (time.process_time() - cpu_started) * 1e3
     finally:
         database.close()
-    return {"timings_ms": timings, "errors": errors, "saved": saved}
+    return {"timings_ms": timings, "errors": errors, "saved": saved, "cpu_ms": cpu_ms}
 
 
 def answering_at_once(url: str, learners: int, answers: int, folder: Path) -> dict[str, object]:
@@ -94,6 +96,8 @@ def answering_at_once(url: str, learners: int, answers: int, folder: Path) -> di
         "timings": timings,
         "errors": [error for result in results for error in result["errors"]],
         "lost": sum(result["saved"] for result in results) - logged,
+        # The learner processes' own CPU per answer: what the cores are shared out for.
+        "cpu_per_answer_ms": sum(result["cpu_ms"] for result in results) / max(1, len(timings)),
     }
 
 
@@ -174,7 +178,8 @@ def main() -> int:
             folder = Path(name)
             url = cluster.new_database()
             kvdrill = kvdrill_command()
-            env = dict(os.environ, KVDRILL_DATA_DIR=str(folder / "data"))
+            # With .pyc files, as an installed kvdrill runs (bench_calc.py ``child_environment``).
+            env = child_environment("cached") | {"KVDRILL_DATA_DIR": str(folder / "data")}
             env.pop("KVDRILL_DB", None)
             recall_pack(folder / "bench-keys.md", CARDS)
             subprocess.run(
@@ -204,7 +209,8 @@ def main() -> int:
         p99 = percentile(timings, 0.99)
         shown = (
             f"median {statistics.median(timings):.1f} / p99 {p99:.1f} / max {max(timings):.1f} "
-            f"ms, {len(found['errors'])} errors, {found['lost']} lost"
+            f"ms, {len(found['errors'])} errors, {found['lost']} lost "
+            f"(client CPU {found['cpu_per_answer_ms']:.2f} ms per answer)"
         )
         print_row(
             f"{learners} learner processes answering at once ({len(timings)} answers)", shown,
