@@ -69,8 +69,8 @@ STORE_MODULES = {
 }
 E2E_FIXTURES = {"snap_compare"}
 STORE_FIXTURES = {"db_url", "backend", "postgres_cluster", "postgres_url"}
-# Built once per run, in the module's fixture: its tests share one worker.
-ONE_WORKER_MODULES = {"test_wheel"}
+# Built once per run, in the module's fixture (the wheel, Chromium): its tests share one worker.
+ONE_WORKER_MODULES = {"test_serve_browser", "test_wheel"}
 # Handed out right after those: single tests of many seconds (mypy, two drills racing, the
 # browser), so that none of them starts last and runs alone while the other worker idles.
 LONG_POLE_MODULES = {"test_types", "test_kill", "test_serve_limits", "test_serve_browser"}
