@@ -31,36 +31,37 @@ def card_view(
     multiple-choice card's choices are shuffled with ``seed`` (engine/study/seeds.py)."""
     choice_seed = seed if row["kind"] == "choice" else None
     # Every field given (a test checks), so without the frozen dataclass's field-by-field
-    # ``object.__setattr__``: one card view is built between an answer and the next card.
+    # ``object.__setattr__``: one card view is built between an answer and the next card. A
+    # dict display, not ``dict(...)``'s keywords: no keyword dict made and copied.
     return unchecked(
         CardView,
-        dict(
-            card_id=row["id"],
-            key=row["key"],
-            kind=row["kind"],
-            pack_key=row["pack_key"],
-            pack_title=row["pack_title"],
-            title=row["title"],
-            prompt=variant.prompt if variant is not None else row["prompt"],
-            answer=row["answer"],
-            key_numbers=[
+        {
+            "card_id": row["id"],
+            "key": row["key"],
+            "kind": row["kind"],
+            "pack_key": row["pack_key"],
+            "pack_title": row["pack_title"],
+            "title": row["title"],
+            "prompt": variant.prompt if variant is not None else row["prompt"],
+            "answer": row["answer"],
+            "key_numbers": [
                 _item_text(item, "text") for item in stored_json(row["key_numbers"]) or []
             ],
-            tip=row["tip"],
-            choices=choice_views(stored_json(row["choices"]) or [], choice_seed),
-            explanation=row["explanation"],
-            related=[_item_text(item, "prompt") for item in stored_json(row["related"]) or []],
-            note=row["note"] or "",
-            variant=variant,
-            parent_title=row["parent_title"],
-            tags=list(stored_json(row["tags"]) or []),
-            is_new=not row["reviews"],
-            is_repeat=is_repeat,
-            leech=bool(row["leech"]),
-            choice_seed=choice_seed,
-            priority=row["status"] == "priority",
-            pack_path=row["pack_path"] or "",
-        ),
+            "tip": row["tip"],
+            "choices": choice_views(stored_json(row["choices"]) or [], choice_seed),
+            "explanation": row["explanation"],
+            "related": [_item_text(item, "prompt") for item in stored_json(row["related"]) or []],
+            "note": row["note"] or "",
+            "variant": variant,
+            "parent_title": row["parent_title"],
+            "tags": list(stored_json(row["tags"]) or []),
+            "is_new": not row["reviews"],
+            "is_repeat": is_repeat,
+            "leech": bool(row["leech"]),
+            "choice_seed": choice_seed,
+            "priority": row["status"] == "priority",
+            "pack_path": row["pack_path"] or "",
+        },
     )
 
 

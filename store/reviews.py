@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session
 from kvdrill.engine.errors import UserError, did_you_mean
 from kvdrill.engine.packs.card_view import own_title
 from kvdrill.engine.problems.types import Variant, Verdict
+from kvdrill.engine.records import unchecked
 from kvdrill.engine.study.clock import study_day
 from kvdrill.engine.study.grades import Grade
 from kvdrill.engine.study.rules import Answered, answer_schedule
@@ -140,13 +141,17 @@ def record_answer(sql: Sql, given: GivenAnswer) -> RecordedAnswer:
             sql, given.profile_id, given.card_id, answered.schedule, exists=before is not None
         )
     log_id = _INSERT_LOG.insert_id(sql, _log_values(sql, given, before, answered))
-    return RecordedAnswer(
-        log_id=log_id,
-        moved_schedule=answered.moved_schedule,
-        lapsed=answered.lapsed,
-        became_leech=answered.became_leech,
-        due_day=answered.schedule.due_day,
-        schedule=answered.schedule,
+    # Every field given, without the frozen ``__init__`` (engine/records.py): the answer path.
+    return unchecked(
+        RecordedAnswer,
+        {
+            "log_id": log_id,
+            "moved_schedule": answered.moved_schedule,
+            "lapsed": answered.lapsed,
+            "became_leech": answered.became_leech,
+            "due_day": answered.schedule.due_day,
+            "schedule": answered.schedule,
+        },
     )
 
 

@@ -122,6 +122,8 @@ def test_every_kind_of_answer_is_stored_as_the_models_store_it(db) -> None:
         **base,
     )
     assert fast.moved_schedule and fast.due_day == reference.due_day
+    # Built without its __init__: every field there, the same as the oracle's but for the id.
+    assert vars(fast) == vars(reference) | {"log_id": fast.log_id}
     # A problem with its variant and verdict, and a multiple-choice answer with its shuffle.
     variant = Variant("pack/kv", 7, "How many bytes?", {"layers": "32"}, 128.0, "KiB")
     verdict = Verdict(
