@@ -5,15 +5,25 @@ anchor; medians and ratios.
 
     python scripts/make_synthetic_db.py /tmp/big.db
     python scripts/bench_card_browser.py --db /tmp/big.db [--runs 3] [--now 2026-11-29T09:00:00]
+    python scripts/bench_card_browser.py --db /tmp/big.db --listing --against /tmp/old [--runs 5]
+
+``--listing`` times the browser's listing alone (app/services/browser.py ``list_cards``: every
+card, a state filter with a sort, a text search), each in a process of its own with the
+database already open; with ``--against`` (another checkout: ``git archive COMMIT | tar -x -C
+/tmp/old``) that checkout's listing runs in each round too (A B A B), and each row prints
+this/other.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -69,13 +79,94 @@ async def measure(url: str, runs: int) -> dict[str, list[float]]:
     return times
 
 
+# One process's listing times (wall and CPU seconds), the database opened first; argv: the
+# URL. "the browser's first page" is what the screen asks for (a checkout without
+# ``list_cards_page`` lists every card for it, as its screen did).
+LISTING = """
+import json, sys, time
+from kvdrill.app.services import browser, environment
+from kvdrill.store.db import open_database
+database = open_database(sys.argv[1])
+now = environment.now()
+
+def first_page(**filters):
+    if hasattr(browser, "list_cards_page"):
+        return browser.list_cards_page(database, "default", now, 500, **filters)[1]
+    return browser.list_cards(database, "default", now, **filters)[1]
+
+times = {}
+for name, listed, filters in (
+    ("list every card", browser.list_cards, {}),
+    ("the browser's first page", None, {}),
+    ("state due, by lapses", browser.list_cards, {"state": "due", "sort": "lapses"}),
+    ('search "card 4"', browser.list_cards, {"search": "card 4"}),
+):
+    wall, cpu = time.perf_counter(), time.process_time()
+    if listed is None:
+        count = min(len(first_page(**filters)), 500)
+    else:
+        count = len(listed(database, "default", now, **filters)[1])
+    times[name] = (time.perf_counter() - wall, time.process_time() - cpu, count)
+database.close()
+print(json.dumps(times))
+"""
+
+
+def listing_times(
+    url: str, checkouts: list[Path], runs: int
+) -> list[dict[str, list[tuple[float, float]]]]:
+    """Per checkout, each listing's (wall, CPU) times over ``runs`` rounds, the checkouts in
+    turn."""
+    with tempfile.TemporaryDirectory(prefix="kvdrill-bench-listing-") as folder:
+        envs = []
+        for index, checkout in enumerate(checkouts):
+            link = Path(folder) / str(index) / "kvdrill"  # the repo root is the package
+            link.parent.mkdir()
+            link.symlink_to(checkout.resolve(), target_is_directory=True)
+            envs.append(dict(os.environ, PYTHONPATH=str(link.parent)))
+        times: list[dict[str, list[tuple[float, float]]]] = [{} for _ in checkouts]
+        counts: list[dict[str, int]] = [{} for _ in checkouts]
+        for _ in range(runs):
+            for env, samples, rows in zip(envs, times, counts, strict=True):
+                command = [sys.executable, "-c", LISTING, url]
+                output = subprocess.run(command, env=env, check=True, capture_output=True)
+                for name, (wall, cpu, count) in json.loads(output.stdout).items():
+                    samples.setdefault(name, []).append((wall, cpu))
+                    rows[name] = count
+        if len(counts) > 1 and counts[0] != counts[1]:
+            raise SystemExit(f"the checkouts list different cards: {counts}")
+        print(f"rows: {counts[0]}")
+        return times
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--db", type=Path, required=True)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--now", default="2026-11-29T09:00:00")
+    parser.add_argument("--listing", action="store_true", help="time list_cards alone")
+    parser.add_argument("--against", type=Path, help="another checkout, alternated (--listing)")
     args = parser.parse_args()
     os.environ["KVDRILL_NOW"] = args.now
+    if args.listing:
+        here = Path(__file__).resolve().parent.parent
+        checkouts = [here, *([args.against] if args.against else [])]
+        print(f"load average {os.getloadavg()[0]:.1f}")
+        mine, *other = listing_times(f"sqlite:///{args.db}", checkouts, args.runs)
+        for name, values in mine.items():
+            wall, cpu = (statistics.median(v[i] for v in values) for i in (0, 1))
+            line = f"{name:26} wall {wall:6.3f} s  CPU {cpu:6.3f} s"
+            if other:
+                their_wall, their_cpu = (
+                    statistics.median(v[i] for v in other[0][name]) for i in (0, 1)
+                )
+                line += (
+                    f" | other wall {their_wall:6.3f} s  CPU {their_cpu:6.3f} s"
+                    f" | this/other wall {wall / their_wall:4.2f}x  CPU {cpu / their_cpu:4.2f}x"
+                )
+            print(line)
+        print(f"load average at the end {os.getloadavg()[0]:.1f}")
+        return
     times = asyncio.run(measure(f"sqlite:///{args.db}", args.runs))
     anchor = statistics.median(times["home refresh (anchor)"])
     print(f"load average {os.getloadavg()[0]:.1f}")

@@ -4,124 +4,181 @@ States and sorting are the engine's (engine/study/browse.py)."""
 
 from __future__ import annotations
 
-from itertools import starmap
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, case, func, or_, select
-from sqlalchemy.orm import Session, aliased
+from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from kvdrill.engine.packs.card_view import own_title
 from kvdrill.engine.study.browse import BrowsedCard, CardPage, HistoryEntry
 from kvdrill.engine.study.schedule import NEW_CARD_EASINESS_MILLI
-from kvdrill.store.day_queue import cards_of_lesson, lesson_values, pack_keys
-from kvdrill.store.models import Card, CardFlag, CardState, CardTopic, Note, Pack, ReviewLog
+from kvdrill.store.day_queue import lesson_spellings, lesson_values, pack_keys
+from kvdrill.store.db import session_sql
+from kvdrill.store.models import Card, CardTopic, Note, Pack, ReviewLog
+from kvdrill.store.queries_sql import IN_TOPIC, placeholders, stored_day, stored_time
+
+# A card's text column from its edition in language :lang where one has the card (the
+# edition's card of the same id, as the drill shows it), else its own.
+_IN_EDITION = """COALESCE((SELECT edition.{column} FROM cards AS edition
+           JOIN packs AS edition_pack ON edition_pack.id = edition.pack_id
+           WHERE edition_pack.edition_of = packs.key
+             AND (edition_pack.lang = :lang OR edition_pack.lang LIKE :lang_region)
+             AND edition.key = cards.key AND NOT edition.retired
+           ORDER BY edition_pack.id LIMIT 1), cards.{column})"""
+
+# The ``BrowsedCard`` fields in order, a new card's defaults filled in, with the profile's
+# schedule and flag, in pack order. ``{where}``: the cards (``_LISTED``, or one card);
+# ``{title}`` and ``{prompt}`` the card's (or its edition's): a follow-up's title column holds
+# its question (its stored title is its parent's: ``_own_titles`` names it by it); ``{extra}``
+# the card page's columns.
+_LISTING_SQL = f"""
+SELECT packs.key || '/' || cards.key,
+       CASE WHEN cards.kind = 'followup' THEN {{prompt}} ELSE {{title}} END,
+       cards.kind, COALESCE(card_states.reviews, 0), COALESCE(card_states.lapses, 0),
+       COALESCE(card_states.easiness_milli, {NEW_CARD_EASINESS_MILLI}),
+       COALESCE(card_states.repetitions, 0), card_states.due_day, card_states.last_review_at,
+       COALESCE(card_states.suspended, FALSE), card_states.buried_until,
+       COALESCE(card_states.leech, FALSE), card_flags.colour{{extra}}
+FROM cards
+JOIN packs ON packs.id = cards.pack_id
+LEFT OUTER JOIN card_states
+  ON card_states.card_id = cards.id AND card_states.profile_id = :profile_id
+LEFT OUTER JOIN card_flags
+  ON card_flags.card_id = cards.id AND card_flags.profile_id = :profile_id
+WHERE {{where}}
+ORDER BY packs.id, cards.position, cards.id
+"""
+# How many cards a listing of the same ``{where}`` holds (a row per card: the outer joins
+# add none).
+_COUNT_SQL = """
+SELECT count(*)
+FROM cards
+JOIN packs ON packs.id = cards.pack_id
+WHERE {where}
+"""
+# Text a search looks in: the card's title, prompt and answer, and the profile's note.
+_SEARCHED = """(lower(cards.title) LIKE :pattern ESCAPE '\\'
+       OR lower(cards.prompt) LIKE :pattern ESCAPE '\\'
+       OR lower(cards.answer) LIKE :pattern ESCAPE '\\'
+       OR cards.id IN (SELECT card_id FROM notes WHERE profile_id = :profile_id
+                       AND lower(notes.text) LIKE :pattern ESCAPE '\\'))"""
+# The cards a listing holds: the live ones of the original packs (an edition's cards are its
+# original's).
+_LISTED = "NOT cards.retired AND packs.edition_of IS NULL"
 
 
-def _in_edition(column: Any, language: str | None) -> ColumnElement[Any]:
-    """``column`` of the card, from its edition in ``language`` where one has the card (the
-    edition's card of the same id, as the drill shows it); None: the card's own."""
+def listing_statement(
+    profile_id: int,
+    *,
+    language: str | None = None,
+    pack: str | None = None,
+    tag: str | None = None,
+    lessons: Sequence[str] = (),
+    kind: str | None = None,
+    search: str | None = None,
+    card_id: int | None = None,
+    page: tuple[int, int] | None = None,
+    count: bool = False,
+) -> tuple[str, dict[str, Any]]:
+    """The browser's one statement and its parameters: the cards of ``pack``, with ``tag``,
+    drawing on the lesson spelled ``lessons``, of ``kind``, holding ``search`` (any case), or
+    the one card ``card_id`` with its page's columns (interval, prompt); text in ``language``'s
+    editions (None: the cards' own). ``page`` (offset, limit): those rows only; ``count``: how
+    many cards it lists, instead of them."""
+    params: dict[str, Any] = {"profile_id": profile_id}
     if language is None:
-        return column
-    edition_pack = aliased(Pack)
-    edition = aliased(Card)
-    text = (
-        select(getattr(edition, column.key))
-        .join(edition_pack, edition_pack.id == edition.pack_id)
-        .where(
-            edition_pack.edition_of == Pack.key,
-            or_(edition_pack.lang == language, edition_pack.lang.like(language + "-%")),
-            edition.key == Card.key,
-            ~edition.retired,
-        )
-        .order_by(edition_pack.id)
-        .limit(1)
-        .scalar_subquery()
-    )
-    return func.coalesce(text, column)
-
-
-def _columns(language: str | None = None) -> tuple[Any, ...]:
-    """The ``BrowsedCard`` fields in order, a new card's defaults filled in by the query; the
-    title in ``language``'s edition where there is one. A follow-up's title column holds its
-    question instead (its stored title is its parent's): ``_own_titles`` names it by it."""
-    return (
-        (Pack.key + "/" + Card.key).label("reference"),
-        case(
-            (Card.kind == "followup", _in_edition(Card.prompt, language)),
-            else_=_in_edition(Card.title, language),
-        ),
-        Card.kind,
-        func.coalesce(CardState.reviews, 0),
-        func.coalesce(CardState.lapses, 0),
-        func.coalesce(CardState.easiness_milli, NEW_CARD_EASINESS_MILLI),
-        func.coalesce(CardState.repetitions, 0),
-        CardState.due_day,
-        CardState.last_review_at,
-        func.coalesce(CardState.suspended, False),
-        CardState.buried_until,
-        func.coalesce(CardState.leech, False),
-        CardFlag.colour,
-    )
-
-
-def _joined(statement: Select[Any], profile_id: int) -> Select[Any]:
-    return (
-        statement.join(Pack, Pack.id == Card.pack_id)
-        .outerjoin(CardState, (CardState.card_id == Card.id) & (CardState.profile_id == profile_id))
-        .outerjoin(CardFlag, (CardFlag.card_id == Card.id) & (CardFlag.profile_id == profile_id))
-    )
+        title, prompt = "cards.title", "cards.prompt"
+    else:
+        title, prompt = (_IN_EDITION.format(column=column) for column in ("title", "prompt"))
+        params.update(lang=language, lang_region=f"{language}-%")
+    filters = [_LISTED] if card_id is None else ["cards.id = :card_id"]
+    if pack is not None:
+        filters.append("packs.key = :pack")
+        params["pack"] = pack
+    if tag is not None:
+        filters.append(IN_TOPIC.format(kind="tag", values=":tag"))
+        params["tag"] = tag
+    if lessons:
+        values = placeholders("lesson", list(lessons), params)
+        filters.append(IN_TOPIC.format(kind="lesson", values=values))
+    if kind is not None:
+        filters.append("cards.kind = :kind")
+        params["kind"] = kind
+    if search:
+        escaped = search.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        params["pattern"] = f"%{escaped}%"
+        filters.append(_SEARCHED)
+    extra = ""
+    if card_id is not None:
+        params["card_id"] = card_id
+        extra = f", card_states.interval_days, {prompt}"
+    where = "\n  AND ".join(filters)
+    if count:
+        return _COUNT_SQL.format(where=where), params
+    text = _LISTING_SQL.format(title=title, prompt=prompt, extra=extra, where=where)
+    if page is not None:
+        text += "LIMIT :limit OFFSET :offset\n"
+        params.update(offset=page[0], limit=page[1])
+    return text, params
 
 
 def browsed_cards(
     session: Session,
     profile_id: int,
     *,
-    pack: str | None = None,
-    tag: str | None = None,
-    lesson: str | None = None,
-    kind: str | None = None,
-    search: str | None = None,
     language: str | None = None,
+    page: tuple[int, int] | None = None,
+    **filters: str | None,
 ) -> list[BrowsedCard]:
-    """Every live card (of ``pack``, with ``tag``, drawing on ``lesson``, of ``kind``, whose
-    title, prompt, answer or the profile's note holds ``search``, any case) in pack order;
-    titles in ``language``'s editions where they have the card."""
-    statement = _joined(select(*_columns(language)).select_from(Card), profile_id).where(
-        ~Card.retired,
-        Pack.edition_of.is_(None),  # an edition's cards are its original's
+    """Every live card (``filters``: of ``pack``, with ``tag``, drawing on ``lesson``, of
+    ``kind``, whose title, prompt, answer or the profile's note holds ``search``, any case) in
+    pack order; titles in ``language``'s editions where they have the card. ``page`` (offset,
+    limit): only those of them."""
+    statement, params = _filtered(profile_id, filters, language=language, page=page)
+    # Plain rows (sqlite3's own on SQLite), each made the named tuple in one call.
+    return _own_titles(map(_browsed, session_sql(session).rows(statement, params)))
+
+
+def count_cards(session: Session, profile_id: int, **filters: str | None) -> int:
+    """How many cards ``browsed_cards`` lists with the same ``filters``."""
+    statement, params = _filtered(profile_id, filters, count=True)
+    return int(session_sql(session).rows(statement, params)[0][0])
+
+
+def _filtered(
+    profile_id: int, filters: dict[str, str | None], **options: Any
+) -> tuple[str, dict[str, Any]]:
+    """``listing_statement`` with the filters as the browser takes them (a lesson as typed)."""
+    named: dict[str, Any] = dict(filters)
+    lesson = named.pop("lesson", None)
+    named["lessons"] = lesson_spellings(lesson) if lesson is not None else ()
+    return listing_statement(profile_id, **named, **options)
+
+
+def _browsed(row: Sequence[Any]) -> BrowsedCard:
+    """A listing row as the engine reads it (SQLite stores dates and times as ISO text and
+    booleans as 0 and 1)."""
+    reference, title, kind, reviews, lapses, ease, repetitions, due, last = row[:9]
+    suspended, buried, leech, flag = row[9:13]
+    return BrowsedCard(
+        reference,
+        title,
+        kind,
+        reviews,
+        lapses,
+        ease,
+        repetitions,
+        stored_day(due),
+        stored_time(last),
+        bool(suspended),
+        stored_day(buried),
+        bool(leech),
+        flag,
     )
-    if pack is not None:
-        statement = statement.where(Pack.key == pack)
-    if tag is not None:
-        tagged = select(CardTopic.card_id).where(CardTopic.kind == "tag", CardTopic.value == tag)
-        statement = statement.where(Card.id.in_(tagged))
-    if lesson is not None:
-        statement = statement.where(Card.id.in_(cards_of_lesson(lesson)))
-    if kind is not None:
-        statement = statement.where(Card.kind == kind)
-    if search:
-        pattern = (
-            "%" + search.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        )
-        noted = select(Note.card_id).where(
-            Note.profile_id == profile_id, func.lower(Note.text).like(pattern, escape="\\")
-        )
-        statement = statement.where(
-            or_(
-                *(
-                    func.lower(column).like(pattern, escape="\\")
-                    for column in (Card.title, Card.prompt, Card.answer)
-                ),
-                Card.id.in_(noted),
-            )
-        )
-    statement = statement.order_by(Pack.id, Card.position, Card.id)
-    # Plain rows on the session's connection, each the named tuple as it comes: no ORM loading
-    # and no conversion for 100,000 rows.
-    return _own_titles(starmap(BrowsedCard, session.connection().execute(statement)))
 
 
-def _own_titles(cards: Any) -> list[BrowsedCard]:
+def _own_titles(cards: Iterable[BrowsedCard]) -> list[BrowsedCard]:
     """``cards`` with each follow-up named by its own question (``own_title``), not by its
     parent's title; the others as they come."""
     return [
@@ -137,10 +194,8 @@ def card_page(
 ) -> CardPage:
     """The page of ``card`` (from ``find_card``): schedule, whole history, note; its title and
     prompt in ``language``'s edition where there is one."""
-    columns = (*_columns(language), CardState.interval_days, _in_edition(Card.prompt, language))
-    row = session.execute(
-        _joined(select(*columns).select_from(Card), profile_id).where(Card.id == card.id)
-    ).one()
+    statement, params = listing_statement(profile_id, language=language, card_id=card.id)
+    row = session_sql(session).rows(statement, params)[0]
     history = [
         HistoryEntry(*entry)
         for entry in session.execute(
@@ -165,7 +220,7 @@ def card_page(
         select(Note.text).where(Note.profile_id == profile_id, Note.card_id == card.id)
     )
     return CardPage(
-        card=_own_titles([BrowsedCard(*row[:-2])])[0],
+        card=_own_titles([_browsed(row)])[0],
         interval_days=row[-2] or 0,
         prompt=row[-1],
         history=history,

@@ -63,7 +63,8 @@ _DUE_BY = """(card_states.reviews IS NULL OR card_states.reviews = 0
                         AND follow_state.profile_id = :profile_id
                        WHERE follow.parent_id IS NOT NULL
                          AND COALESCE(follow_state.reviews, 0) = 0))"""
-_IN_TOPIC = (
+# The cards with a topic (tag or lesson) among ``values`` (the queue's and the browser's).
+IN_TOPIC = (
     "cards.id IN (SELECT card_id FROM card_topics WHERE kind = '{kind}' AND value IN ({values}))"
 )
 
@@ -185,7 +186,8 @@ def language_params(lang: str) -> dict[str, str]:
     }
 
 
-def _placeholders(prefix: str, values: Sequence[Any], params: dict[str, Any]) -> str:
+def placeholders(prefix: str, values: Sequence[Any], params: dict[str, Any]) -> str:
+    """``:prefix_0, :prefix_1, ...`` for ``values``, which go into ``params`` by those names."""
     names = [f"{prefix}_{index}" for index in range(len(values))]
     params.update(zip(names, values, strict=True))
     return ", ".join(f":{name}" for name in names)
@@ -216,7 +218,7 @@ def queue_cards_statement(
     filters = []
     if due_by is not None:
         params["due_by"] = due_by
-        missed_ids = _placeholders("missed", sorted(missed), params)
+        missed_ids = placeholders("missed", sorted(missed), params)
         filters.append(_DUE_BY.format(missed=missed_ids or "NULL"))
     if lang is not None:
         filters.append(_IN_LANGUAGE)
@@ -225,7 +227,7 @@ def queue_cards_statement(
         filters.append(_IN_PACK)
         params["pack"] = pack
     if tag is not None:
-        filters.append(_IN_TOPIC.format(kind="tag", values=":tag"))
+        filters.append(IN_TOPIC.format(kind="tag", values=":tag"))
         params["tag"] = tag
     if flag is not None:
         filters.append(
@@ -234,8 +236,8 @@ def queue_cards_statement(
         )
         params["flag"] = flag
     if lessons:
-        values = _placeholders("lesson", list(lessons), params)
-        filters.append(_IN_TOPIC.format(kind="lesson", values=values))
+        values = placeholders("lesson", list(lessons), params)
+        filters.append(IN_TOPIC.format(kind="lesson", values=values))
     text = _QUEUE_CARDS.format(filters="".join(f"\n  AND {item}" for item in filters))
     return text, params
 
@@ -394,6 +396,6 @@ def with_parents_seen(sql: Sql, profile_id: int, cards: list[QueueCard]) -> list
     if not missing:
         return cards
     params: dict[str, Any] = {"profile_id": profile_id}
-    ids = _placeholders("card", sorted(missing), params)
+    ids = placeholders("card", sorted(missing), params)
     seen = [row[0] for row in sql.rows(_SEEN_CARDS_SQL.format(ids=ids), params)]
     return with_seen_parents(cards, seen)

@@ -192,6 +192,15 @@ class Services:
 
         return list_cards(self.database, self.profile, environment.now(), **filters)
 
+    def list_cards_page(self, limit: int, offset: int = 0, **filters: Any) -> Any:
+        """The study day, the browser's cards from ``offset`` (at least ``limit`` of them when
+        there are) and how many match (app/services/browser.py ``list_cards_page``)."""
+        from kvdrill.app.services.browser import list_cards_page
+
+        return list_cards_page(
+            self.database, self.profile, environment.now(), limit, offset, **filters
+        )
+
     def show_card(self, reference: str) -> Any:
         """The study day and the ``CardPage`` of the card ``pack/card``."""
         from kvdrill.app.services.browser import show_card

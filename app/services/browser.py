@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import date, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kvdrill.engine.errors import UserError
 from kvdrill.engine.study.browse import BrowsedCard, CardPage, browse
@@ -45,10 +45,42 @@ def list_cards(
     sort: str | None = None,
 ) -> tuple[date, list[BrowsedCard]]:
     """The study day and the cards that match, in ``sort`` order (engine/study/browse.py)."""
-    from kvdrill.store.browser import browsed_cards
+    filters: dict[str, Any] = {
+        "pack": pack, "tag": tag, "lesson": lesson, "kind": kind, "search": search
+    }  # fmt: skip
+    today, cards, _total = list_cards_page(
+        database, profile_name, now, None, state=state, sort=sort, **filters
+    )
+    return today, cards
+
+
+def list_cards_page(
+    database: Database,
+    profile_name: str,
+    now: datetime,
+    limit: int | None,
+    offset: int = 0,
+    *,
+    pack: str | None = None,
+    tag: str | None = None,
+    lesson: str | None = None,
+    kind: str | None = None,
+    search: str | None = None,
+    state: str | None = None,
+    sort: str | None = None,
+) -> tuple[date, list[BrowsedCard], int]:
+    """The study day, the matching cards from ``offset`` on, and how many match.
+
+    In pack order with no ``state`` (the listing's own order, no rule to apply) the database
+    reads only ``limit`` cards from ``offset``; a ``state`` or a ``sort`` (the engine's rules,
+    engine/study/browse.py) reads every match, and then every one from ``offset`` comes back,
+    so a screen pages through them without asking again."""
+    from kvdrill.store.browser import browsed_cards, count_cards
     from kvdrill.store.day_queue import check_filters
     from kvdrill.store.profiles import profile_for_reading
 
+    filters = {"pack": pack, "tag": tag, "lesson": lesson, "kind": kind, "search": search}
+    paged = limit is not None and state is None and sort is None
     with database.session() as session:
         check_filters(session, pack, tag, lesson)
         profile = profile_for_reading(session, profile_name, now)
@@ -56,14 +88,14 @@ def list_cards(
         cards = browsed_cards(
             session,
             profile.id,
-            pack=pack,
-            tag=tag,
-            lesson=lesson,
-            kind=kind,
-            search=search,
             language=edition_language(profile),
+            page=(offset, limit) if paged and limit is not None else None,
+            **filters,
         )
-    return today, browse(cards, today, state, sort)
+        if paged:
+            return today, cards, count_cards(session, profile.id, **filters)
+    chosen = browse(cards, today, state, sort)
+    return today, chosen[offset:], len(chosen)
 
 
 def show_card(

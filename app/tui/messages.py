@@ -157,10 +157,14 @@ class GroupReportLoaded(WorkerResult):
 
 @dataclass
 class CardsListed(WorkerResult):
-    """The browser's cards (``BrowsedCard``) on the study day ``today``."""
+    """The browser's cards (``BrowsedCard``) on the study day ``today``, from the ``offset``-th
+    match on, of ``total`` matches; ``listing`` names the request (a later one wins)."""
 
     today: Any
     cards: list[Any]
+    total: int = 0
+    offset: int = 0
+    listing: int = 0
 
 
 @dataclass

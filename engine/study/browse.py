@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
+from operator import attrgetter
 from typing import NamedTuple
 
 from kvdrill.engine.errors import UserError, did_you_mean
@@ -62,8 +63,15 @@ class BrowsedCard(NamedTuple):
         return "learning" if self.repetitions == 0 else "review"
 
     def states(self, today: date) -> set[str]:
-        marks = {"leech"} if self.leech else set()
-        return {self.main_state(today)} | marks | ({"flagged"} if self.flag else set())
+        return {state for state in STATES if self.has_state(state, today)}
+
+    def has_state(self, state: str, today: date) -> bool:
+        """``state`` is the card's main state or one of its marks (``leech``, ``flagged``)."""
+        if state == "leech":
+            return self.leech
+        if state == "flagged":
+            return bool(self.flag)
+        return self.main_state(today) == state
 
 
 def check_state(text: str) -> str:
@@ -91,13 +99,14 @@ def browse(
 ) -> list[BrowsedCard]:
     """``cards`` with ``state`` among their states, ordered by ``sort`` (None: pack order, as
     given); ties keep the given order."""
-    chosen = [card for card in cards if state is None or state in card.states(today)]
+    chosen = list(cards) if state is None else [c for c in cards if c.has_state(state, today)]
     if sort is None:
         return chosen
     field, largest_first = SORT_KEYS[sort]
-    present = [card for card in chosen if getattr(card, field) is not None]
-    missing = [card for card in chosen if getattr(card, field) is None]
-    present.sort(key=lambda card: getattr(card, field), reverse=largest_first)
+    value = attrgetter(field)
+    present = [card for card in chosen if value(card) is not None]
+    missing = [card for card in chosen if value(card) is None]
+    present.sort(key=value, reverse=largest_first)
     return present + missing
 
 

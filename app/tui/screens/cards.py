@@ -3,7 +3,9 @@ and state; sort; open a card's page; suspend, bury, flag, edit or drill the card
 cursor. The list comes from the service ``kvdrill cards`` uses (app/services/browser.py), in a
 worker. The table is paged: it holds ``SHOWN_ROWS`` of the cards that match (the count says how
 many match) and takes the next ``SHOWN_ROWS`` on when the cursor reaches its last row, so a
-collection of 100,000 cards paints as fast as a small one and every card can be reached.
+collection of 100,000 cards paints as fast as a small one and every card can be reached. In
+pack order with no state filter only the rows shown are read (the next page is asked for at
+the table's end); a state filter or a sort reads every match (the engine's rules need them).
 """
 
 from __future__ import annotations
@@ -126,7 +128,10 @@ class CardsScreen(CardActionsScreen):
         self.search = ""
         self.sort: str | None = None
         self.today: date | None = None
-        self.cards: list[BrowsedCard] = []
+        self.cards: list[BrowsedCard] = []  # the matches read so far, from the first
+        self.total = 0  # how many match
+        self.listing = 0  # the latest listing asked for: an older one's rows are dropped
+        self.asking_more = False
         self.widths = (0, 0, 0)  # the columns' widths, fixed when the list arrives
         self.choices: dict[str, list[str]] = {}
         self._search_timer: Timer | None = None
@@ -152,13 +157,19 @@ class CardsScreen(CardActionsScreen):
 
     # --- loading ----------------------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="cards", exit_on_error=False)
     def load_cards(self) -> None:
+        """The list again from its first card (the filters, search or sort changed, or a card)."""
+        self.listing += 1
+        self.asking_more = False
+        self.read_cards(self.listing, 0)
+
+    @work(thread=True, exclusive=True, group="cards", exit_on_error=False)
+    def read_cards(self, listing: int, offset: int) -> None:
         with failures_reported(self):
-            today, cards = self.app.backend.list_cards(
-                search=self.search or None, sort=self.sort, **self.filters
+            today, cards, total = self.app.backend.list_cards_page(
+                SHOWN_ROWS, offset, search=self.search or None, sort=self.sort, **self.filters
             )
-            self.post_message(CardsListed(today, cards))
+            self.post_message(CardsListed(today, cards, total, offset, listing))
 
     @work(thread=True, group="card-choices", exit_on_error=False)
     def load_choices(self) -> None:
@@ -176,9 +187,16 @@ class CardsScreen(CardActionsScreen):
         )
 
     def on_cards_listed(self, message: CardsListed) -> None:
+        if message.listing != self.listing:
+            return  # the filters changed since it was asked for
         table = self.query_one("#cards-table", DataTable)
+        if message.offset:  # the next page, asked for at the table's end
+            self.asking_more = False
+            self.cards += message.cards
+            self.add_page()
+            return
         kept = self.highlighted()
-        self.today, self.cards = message.today, message.cards
+        self.today, self.cards, self.total = message.today, message.cards, message.total
         shown = self.cards[:SHOWN_ROWS]
         self.widths = column_widths(shown, self.today, self.size.width)
         fill_table(
@@ -195,8 +213,17 @@ class CardsScreen(CardActionsScreen):
         table = event.data_table
         if self.today is None:
             return  # no cards listed yet
-        if event.cursor_row < table.row_count - 1 or table.row_count >= len(self.cards):
+        if event.cursor_row < table.row_count - 1 or table.row_count >= self.total:
             return
+        if table.row_count < len(self.cards):
+            self.add_page()
+        elif not self.asking_more:
+            self.asking_more = True
+            self.read_cards(self.listing, len(self.cards))
+
+    def add_page(self) -> None:
+        """The next ``SHOWN_ROWS`` of the cards read onto the table's end."""
+        table = self.query_one("#cards-table", DataTable)
         page = self.cards[table.row_count : table.row_count + SHOWN_ROWS]
         assert self.today is not None  # set with the cards
         add_rows(
@@ -205,7 +232,7 @@ class CardsScreen(CardActionsScreen):
         self.query_one("#cards-summary", Static).update(Content(self.summary()))
 
     def summary(self) -> str:
-        count = len(self.cards)
+        count = self.total
         matched = ngettext("{count} card", "{count} cards", count).format(
             count=shown_numbers.count(count)
         )
