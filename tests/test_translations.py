@@ -6,6 +6,7 @@ the original's id plus ``-<lang>`` (``memory-and-capacity-vi``).
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,10 @@ DECKS = Path(__file__).resolve().parent.parent / "decks"
 EDITIONS = sorted(DECKS.glob("*-vi.md"))
 
 
+@functools.cache
 def _pack(path: Path):
+    """The pack in ``path``, parsed once per test process (the tests only read it; each test
+    looks up its edition's original among every deck)."""
     packs, problems = parse_paths([path])
     assert problems == [], problems
     (pack,) = packs
