@@ -72,9 +72,21 @@ def main() -> int:
         wanted = set(args.only.split(",")) if args.only else None
         other_env = None
         if args.against:
-            link_folder = Path(folder) / "against"
+            link_folder, data = Path(folder) / "against", Path(folder) / "against-data"
             link_folder.mkdir()
-            other_env = env | {"PYTHONPATH": importable(args.against, link_folder)["PYTHONPATH"]}
+            data.mkdir()
+            # Its own database: one checkout's migrations may be newer than the other's.
+            other_env = env | {
+                "PYTHONPATH": importable(args.against, link_folder)["PYTHONPATH"],
+                "KVDRILL_DATA_DIR": str(data),
+            }
+            subprocess.run(
+                [sys.executable, "-c", RUN_CLI, "drill", "--plain"],
+                cwd=ROOT,
+                env=other_env,
+                input="",
+                capture_output=True,
+            )
         for row, command, anchor, ratio_target, seconds_target in pairs:
             if wanted is not None and command[len(kvdrill)] not in wanted:
                 continue
