@@ -255,6 +255,10 @@ def test_a_calc_result_reads_in_vietnamese_convention(capsys, vietnamese_profile
     assert run(capsys, "--db", url, *pool)[1] == "kv_pool_tokens = 449.253 tokens\n"
     code, out, _err = run(capsys, "--db", url, *weights, "--json")
     assert json.loads(out)["text"] == "131.4 GiB (141.1 GB)"
+    code, _out, err = run(
+        capsys, "--db", url, "calc", "kv_pool_tokens", "--model", "llama-3.1-70b", "--gpu", "l4"
+    )
+    assert code == 1 and "sẽ là -370.188 tokens" in err and "(-121,3 GB)" in err, err
     assert run(capsys, "--db", url, "settings", "language", "en")[0] == 0
     assert run(capsys, "--db", url, *pool)[1] == "kv_pool_tokens = 449,253 tokens\n"
     assert run(capsys, "--db", url, *weights)[1] == "weight_bytes = 131.4 GiB (141.1 GB)\n"

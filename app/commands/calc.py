@@ -161,6 +161,7 @@ def run(args: argparse.Namespace) -> int:
         kv_dtype=args.kv_dtype,
         tp=args.tp,
         overrides=_parse_sets(args.sets),
+        number=figure,
     )
     shown_value, shown_unit = result.value, result.unit
     if args.unit is not None:

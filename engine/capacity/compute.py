@@ -15,7 +15,7 @@ This is what ``kvdrill calc`` does, as a pure function other parts can share (cl
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from kvdrill.engine.capacity.catalog import (
@@ -42,6 +42,7 @@ from kvdrill.engine.capacity.forward import (
     output_of,
     variant_for,
 )
+from kvdrill.engine.capacity.units import format_number
 from kvdrill.engine.errors import UserError
 from kvdrill.i18n import N_, _
 
@@ -80,8 +81,6 @@ _FRACTIONS = {
 
 def check_symbol_value(symbol: str, value: float) -> None:
     """Refuse a value no real deployment has, before it yields a negative or absurd figure."""
-    from kvdrill.engine.capacity.units import format_number
-
     spec = SYMBOLS[symbol]
     shown = format_number(value)
     if symbol in _SIGNED:
@@ -184,8 +183,10 @@ def compute(
     kv_dtype: str | None = None,
     tp: int = 1,
     overrides: Mapping[str, float] | None = None,
+    number: Callable[[float], str] = format_number,
 ) -> Result:
-    """Evaluate ``quantity`` (or solve for it) from catalog picks and symbol overrides."""
+    """Evaluate ``quantity`` (or solve for it) from catalog picks and symbol overrides.
+    ``number`` writes the figures of a refusal (the app passes the reader's convention)."""
     if tp < 1:
         raise UserError(_("tp must be at least 1"))
     spec = get_model(model) if isinstance(model, str) else model
@@ -213,7 +214,11 @@ def compute(
                 _(
                     "the weights do not fit: {output} would be {value} (the pool left per GPU "
                     "is {pool}); try more GPUs (tp), a smaller weight dtype or a bigger GPU"
-                ).format(output=output, value=humanize(value, unit), pool=humanize(pool, "byte"))
+                ).format(
+                    output=output,
+                    value=humanize(value, unit, number),
+                    pool=humanize(pool, "byte", number),
+                )
             )
         return Result(output, name, value, unit, None, used, inputs)
     # Solving needs sympy: imported only here, so a forward evaluation stays light.
