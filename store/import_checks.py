@@ -69,7 +69,9 @@ def parent_problems(packs: list[ParsedPack]) -> list[Located]:
                     Located(
                         pack.path,
                         card.line,
-                        f"follow-up's parent card '{card.parent}' does not come before it",
+                        _("follow-up's parent card '{parent}' does not come before it").format(
+                            parent=card.parent
+                        ),
                     )
                 )
             card_keys.add(card.key)
@@ -198,9 +200,11 @@ def owned_id_problems(
             Located(
                 pack.path,
                 1,
-                f"pack id '{key}' is already used by {owner}: give "
-                "this pack its own id, or import it with --replace to take the id over (that "
-                "pack's cards missing from this file are then retired)",
+                _(
+                    "pack id '{pack}' is already used by {owner}: give this pack its own id, "
+                    "or import it with --replace to take the id over (that pack's cards "
+                    "missing from this file are then retired)"
+                ).format(pack=key, owner=owner),
             )
         )
     return problems, taken_over

@@ -308,3 +308,19 @@ def test_converts_report_and_a_missing_pack_file_are_vietnamese(
     assert out.startswith(f"wrote {output}: pack mine, 1 card (1 note with an empty front or back")
     code, out, err = run(capsys, "--db", vietnamese_profile, "check", str(missing))
     assert f"{missing}:1: no such file or directory" in out + err
+
+
+@pytest.mark.store
+def test_an_import_claiming_another_files_pack_id_is_refused_in_vietnamese(
+    capsys, vietnamese_profile, tmp_path
+) -> None:
+    from test_import_cli import write_pack
+
+    first = write_pack(tmp_path / "a.md", "mine", {"one": "1"})
+    second = write_pack(tmp_path / "b.md", "mine", {"two": "2"})
+    assert run(capsys, "--db", vietnamese_profile, "import", str(first))[0] == 0
+    code, _out, err = run(capsys, "--db", vietnamese_profile, "import", str(second))
+    assert code == 1 and err.startswith(
+        f"{second}:1: id bộ thẻ 'mine' đã được {first} dùng: hãy đặt cho bộ thẻ này một id riêng"
+    ), err
+    assert "already used" not in err

@@ -62,6 +62,7 @@ TRANSLATED_FILES = [
     "store/anki_history.py",
     "store/doctor.py",
     "store/import_plan.py",
+    "store/import_checks.py",
     "app/commands/calc.py",
     "app/commands/check.py",
     "app/commands/convert.py",
