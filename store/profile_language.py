@@ -24,9 +24,11 @@ def chosen_language(sql: Sql, profile_name: str) -> str | None:
 
 
 def read_chosen_language(database_url: str, profile_name: str) -> str | None:
-    """``chosen_language`` from a SQLite file at the current revision or a PostgreSQL database;
-    None for any other database, a missing or older file, a server that does not answer, or a
-    path the store would refuse (the command says why when it opens it)."""
+    """``chosen_language`` from a SQLite file or a PostgreSQL database; None for any other
+    database, a missing file, one older than the profiles' options (0004), a server that does
+    not answer, or a path the store would refuse (the command says why when it opens it). A
+    file at an older revision is read too: the command about to upgrade it speaks the
+    learner's language as well."""
     if database_url.split(":", 1)[0].split("+", 1)[0] == "postgresql":
         return _postgres_chosen_language(database_url, profile_name)
     # Not quick-checked: this runs before every command (the store checks the file it opens),
@@ -36,6 +38,7 @@ def read_chosen_language(database_url: str, profile_name: str) -> str | None:
         lambda sql: chosen_language(sql, profile_name),
         check=False,
         failures=(Exception,),
+        any_revision=True,
     )
 
 

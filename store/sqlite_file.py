@@ -204,12 +204,17 @@ def open_at_head(
 
 
 def open_current(
-    path: Path, *, read_only: bool = False, check: bool | None = None
+    path: Path,
+    *,
+    read_only: bool = False,
+    check: bool | None = None,
+    any_revision: bool = False,
 ) -> sqlite3.Connection | None:
     """``open_at_head`` for the readers and the importer that run without SQLAlchemy: the
     connection when the file exists and is at ``HEAD_REVISION``; None when the store's own
     ``open_database`` must handle it (no file yet, an older schema, any SQLite error, which it
-    words). ``check``: the quick check (default: for a file opened to write)."""
+    words). ``check``: the quick check (default: for a file opened to write). ``any_revision``:
+    a file at another revision too, for a read whose statement older schemas answer alike."""
     if read_only and not path.is_file():
         return None
     try:
@@ -218,7 +223,7 @@ def open_current(
         )
     except sqlite3.Error:
         return None
-    if revision != HEAD_REVISION:
+    if revision != HEAD_REVISION and not any_revision:
         connection.close()
         return None
     return connection
@@ -230,6 +235,7 @@ def read_current(
     *,
     check: bool = True,
     failures: tuple[type[Exception], ...] = (sqlite3.Error,),
+    any_revision: bool = False,
 ) -> T | None:
     """``action`` on the SQLite file of ``database_url`` at the current revision, opened
     read-only as the store opens it and closed after: the one routine of the readers that run
@@ -237,10 +243,14 @@ def read_current(
     the store must open the database instead and say what is wrong: another database, no file
     yet, an older schema, a path it refuses, or one of ``failures`` raised while reading (a
     locked or damaged file). ``check``: quick-check the file first, so nothing is read from
-    whatever pages of a damaged file are still readable."""
+    whatever pages of a damaged file are still readable. ``any_revision``: as ``open_current``."""
     try:
         path = sqlite_file(database_url)
-        connection = open_current(path, read_only=True, check=check) if path is not None else None
+        connection = (
+            open_current(path, read_only=True, check=check, any_revision=any_revision)
+            if path is not None
+            else None
+        )
     except (OSError, UserError):
         return None
     if connection is None:

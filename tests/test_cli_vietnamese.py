@@ -144,6 +144,35 @@ def vietnamese_profile(capsys, tmp_path):
 
 
 @pytest.mark.store
+def test_the_command_that_upgrades_an_older_file_speaks_its_profiles_language(
+    capsys, vietnamese_profile
+) -> None:
+    """The first command after kvdrill is updated finds the file one revision behind: it
+    upgrades it, and it already speaks the language the profile chose (it spoke English)."""
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import create_engine
+
+    from kvdrill.store.location import HEAD_REVISION
+    from kvdrill.store.migrate import MIGRATIONS_DIR
+
+    engine = create_engine(vietnamese_profile)
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS_DIR))
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.downgrade(config, "-1")
+    engine.dispose()
+    use_language("en")
+    code, out, err = run(capsys, "--db", vietnamese_profile, "settings")
+    assert code == 0, err
+    assert "số thẻ mới mỗi ngày" in out, out
+    with create_engine(vietnamese_profile).connect() as connection:
+        revision = connection.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
+    assert revision == HEAD_REVISION
+
+
+@pytest.mark.store
 def test_the_model_and_gpu_catalogs_are_vietnamese(capsys, vietnamese_profile) -> None:
     """Headings, notes and the footnote in Vietnamese, a datasheet figure with a decimal comma
     (``1,555 TB/s``: a Vietnamese reader takes ``1.555`` for one thousand five hundred), ids
