@@ -315,8 +315,12 @@ async def test_enter_on_a_pack_row_drills_that_pack_as_practice_when_nothing_is_
         assert app.screen.card.pack_key == "sm2-problems" and not app.screen.session.practice
         await pilot.press("q")
         await settle(pilot)
-        no_new_cards_today(app)
         table = app.screen.query_one("#home-packs", DataTable)
+        # Back home, the counts come again and the cursor stays on the pack just drilled.
+        assert table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value == (
+            "sm2-problems"
+        )
+        no_new_cards_today(app)
         table.move_cursor(row=table.get_row_index("sm2-fixture"))
         await pilot.press("enter")
         await settle(pilot)

@@ -73,3 +73,22 @@ async def test_a_table_laid_out_before_its_rows_are_measured_grows_to_show_them(
     # The race reproduced: Textual's own table stays without its row (should Textual fix
     # that, FittingTable can go).
     assert await laid_out_before_measuring(DataTable()) == 0
+
+
+async def test_the_cursor_stays_on_its_row_when_the_rows_come_again() -> None:
+    """Home's counts come again after a drill or an update of the bundled decks: a Down typed
+    meanwhile must not be undone (the cursor went back to the first row)."""
+    app = OneTable()
+    columns = [("Pack", "pack"), ("Due", "due")]
+    rows = [([name, "1"], name) for name in ("alpha", "beta", "gamma")]
+    async with app.run_test(size=(80, 10)) as pilot:
+        table = app.query_one(DataTable)
+        fill_table(table, columns, rows)
+        table.focus()
+        await pilot.press("down", "down")
+        fill_table(table, columns, [(["beta", "0"], "beta"), *rows[::2]])
+        await pilot.pause()
+        assert table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value == "gamma"
+        fill_table(table, columns, rows[:2])  # its row gone: the same place, within the rows
+        await pilot.pause()
+        assert table.cursor_row == 1

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from rich.cells import cell_len
 from rich.text import Text
+from textual.coordinate import Coordinate
 from textual.widgets import DataTable
 
 Cell = str | Text
@@ -56,6 +57,10 @@ def fill_table(
     literal_rows = [([_literal(cell) for cell in cells], key) for cells, key in rows]
     if fit is not None:
         wrap = (fit[0], _room_for(fit, columns, literal_rows, table.cell_padding))
+    # The cursor stays on its row when the rows come again (home's counts after a drill, or
+    # after the bundled decks were updated): a key that moved it is not undone by a refresh.
+    cursor_row = table.cursor_row
+    cursor_key = _row_key_at(table, cursor_row)
     table.clear(columns=True)
     widths = []
     for index, (label, column_key) in enumerate(columns):
@@ -67,6 +72,17 @@ def fill_table(
     for cells, key in literal_rows:
         tall = wrap is not None and cells[wrap[0]].cell_len > widths[wrap[0]]
         table.add_row(*cells, key=key, height=None if tall else 1)
+    keys = [key for _cells, key in literal_rows]
+    if cursor_key is not None and cursor_key in keys:
+        table.move_cursor(row=keys.index(cursor_key))
+    elif keys and cursor_row > 0:  # its row is gone: the same place, or the last row
+        table.move_cursor(row=min(cursor_row, len(keys) - 1))
+
+
+def _row_key_at(table: DataTable, row: int) -> str | None:
+    if not (table.columns and 0 <= row < table.row_count):
+        return None
+    return table.coordinate_to_cell_key(Coordinate(row, 0)).row_key.value
 
 
 def add_rows(table: DataTable, rows: Sequence[tuple[Sequence[Cell], str | None]]) -> None:
