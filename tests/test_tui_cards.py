@@ -18,6 +18,7 @@ from kvdrill.app.tui.screens.card_page import CardPageScreen
 from kvdrill.app.tui.screens.cards import CardsScreen
 from kvdrill.app.tui.screens.drill import DrillScreen
 from kvdrill.app.tui.screens.help import HelpScreen
+from kvdrill.app.tui.screens.home import HomeScreen
 from kvdrill.engine.study.browse import STATES
 
 SM2_PACKS = Path(__file__).parent / "fixtures" / "packs" / "sm2"
@@ -390,3 +391,33 @@ async def test_the_browser_and_a_cards_page_in_vietnamese(packs_db: str, vietnam
         assert "độ dễ 2," in page and "Lỗi sai: kv_factor_2 x1" in page, page
         for english in ("History", "grade", "typed", "expected", "Mistakes", "ease", "lapse"):
             assert english not in page, english
+
+
+async def test_keys_typed_before_homes_counts_came_act_once_they_are_shown(
+    packs_db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Down, then Enter, typed while home's counts still load: the second pack's session. Down
+    moved the page around the table (focused first), and Enter drilled every pack."""
+    import threading
+
+    from kvdrill.app.services.backend import Services
+
+    counts_may_come = threading.Event()
+    overview = Services.overview
+
+    def slow_overview(self):
+        counts_may_come.wait(10)
+        return overview(self)
+
+    monkeypatch.setattr(Services, "overview", slow_overview)
+    app = make_app(packs_db, start="home")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("down", "enter")
+        counts_may_come.set()
+        await settle(pilot)
+        assert isinstance(app.screen, DrillScreen)
+        home = next(screen for screen in app.screen_stack if isinstance(screen, HomeScreen))
+        table = home.query_one("#home-packs", DataTable)
+        assert table.row_count >= 2
+        assert app.screen.card.pack_key == table.coordinate_to_cell_key((1, 0)).row_key.value

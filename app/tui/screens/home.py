@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -29,6 +31,8 @@ PACK_COLUMNS = [
 class HomeScreen(KvdrillScreen[None]):
     """Due and new counts per pack, today's reviews and the streak."""
 
+    # Down and Up move in the packs table, not the page around it (the page was focused first).
+    AUTO_FOCUS = "#home-packs"
     BINDINGS = [
         Binding("d", "app.start_drill", N_("Drill"), tooltip=N_("drill today's cards")),
         Binding(
@@ -82,6 +86,7 @@ class HomeScreen(KvdrillScreen[None]):
     def compose(self) -> ComposeResult:
         self.built_language = language()
         self.pack_rows: list[tuple[list[str], str | None]] = []
+        self.held_actions: list[Callable[[], None]] = []
         with VerticalScroll(id="home-body"):
             yield Static(Content("kvdrill"), id="home-title")
             yield Static(Content(_("Opening your collection…")), id="home-today")
@@ -93,8 +98,18 @@ class HomeScreen(KvdrillScreen[None]):
             )
         yield Footer(compact=True)
 
+    def held_until_loaded(self, action: Callable[[], None]) -> bool:
+        """Hold ``action`` (a key on the packs table) until the counts came, the cursor moves
+        typed before it made: Down then Enter typed ahead drills the second pack."""
+        if self.pack_rows:
+            return False
+        self.held_actions.append(action)
+        return True
+
     def action_drill_pack(self) -> None:
         """Enter: the highlighted pack's session, its cards as practice when nothing is due."""
+        if self.held_until_loaded(self.action_drill_pack):
+            return
         table = self.query_one("#home-packs", DataTable)
         pack = None
         if table.row_count:
@@ -108,6 +123,8 @@ class HomeScreen(KvdrillScreen[None]):
         """p: the highlighted pack's own settings (new cards per day, their order)."""
         from kvdrill.app.tui.screens.settings import SettingsScreen
 
+        if self.held_until_loaded(self.action_pack_settings):
+            return
         table = self.query_one("#home-packs", DataTable)
         if not table.row_count:
             return
@@ -213,6 +230,9 @@ class HomeScreen(KvdrillScreen[None]):
             rows.append(([_("No packs yet: press i to import one."), "", "", ""], None))
         self.pack_rows = rows
         self.show_packs()
+        held, self.held_actions = self.held_actions, []
+        for action in held:
+            action()
         weak = self.query_one("#home-weak", Static)
         weak.display = bool(overview.weak_topics)
         weak.update(

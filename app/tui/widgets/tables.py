@@ -31,6 +31,44 @@ class FittingTable(DataTable):
     five at load 15). Once idle, after Textual's own idle work, a changed size asks again."""
 
     _measured: tuple[int, int] = (0, 0)
+    # Cursor moves typed before the first rows came (home's table while its counts load):
+    # held, and made once the rows are there, so a key typed ahead is never lost.
+    _filled = False
+    _held_moves: list[str]
+
+    def hold_or_move(self, move: str) -> bool:
+        """Hold ``move`` (an action name) while the table has never been filled."""
+        if self._filled:
+            return False
+        if not hasattr(self, "_held_moves"):
+            self._held_moves = []
+        self._held_moves.append(move)
+        return True
+
+    def rows_came(self) -> None:
+        """The table is filled (its first rows, or none): the moves typed meanwhile, in order."""
+        if self._filled:
+            return
+        self._filled = True
+        for move in getattr(self, "_held_moves", []):
+            getattr(self, f"action_{move}")()
+        self._held_moves = []
+
+    def action_cursor_down(self) -> None:
+        if not self.hold_or_move("cursor_down"):
+            super().action_cursor_down()
+
+    def action_cursor_up(self) -> None:
+        if not self.hold_or_move("cursor_up"):
+            super().action_cursor_up()
+
+    def action_page_down(self) -> None:
+        if not self.hold_or_move("page_down"):
+            super().action_page_down()
+
+    def action_page_up(self) -> None:
+        if not self.hold_or_move("page_up"):
+            super().action_page_up()
 
     def on_idle(self) -> None:
         size = (self.virtual_size.width, self.virtual_size.height)
@@ -77,6 +115,8 @@ def fill_table(
         table.move_cursor(row=keys.index(cursor_key))
     elif keys and cursor_row > 0:  # its row is gone: the same place, or the last row
         table.move_cursor(row=min(cursor_row, len(keys) - 1))
+    if isinstance(table, FittingTable):
+        table.rows_came()
 
 
 def _row_key_at(table: DataTable, row: int) -> str | None:
