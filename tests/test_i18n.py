@@ -265,6 +265,8 @@ def test_english_is_the_code_itself() -> None:
 # A pack is "bộ thẻ" in Vietnamese prose (the catalog's majority, and what the screens say);
 # "pack" stays only where it is typed: the pack: key, --pack, pack-id, pack/card, {pack}, $pack.
 _ENGLISH_PACK_WORD = re.compile(r"(?<![-/{$\w])[Pp]acks?\b(?![-/:_}\w])")
+# "gói" is an Anki package ("gói Anki"); a kvdrill pack is "bộ thẻ".
+_PACKAGE_WORD_FOR_A_PACK = re.compile(r"\b[Gg]ói\b(?! Anki)")
 
 
 def test_a_pack_is_called_bo_the_in_every_vietnamese_message(catalog) -> None:
@@ -272,7 +274,11 @@ def test_a_pack_is_called_bo_the_in_every_vietnamese_message(catalog) -> None:
     for entry in catalog:
         strings = entry.string if isinstance(entry.string, tuple) else (entry.string,)
         for text in strings:
-            if entry.id and text and _ENGLISH_PACK_WORD.search(text):
+            if (
+                entry.id
+                and text
+                and (_ENGLISH_PACK_WORD.search(text) or _PACKAGE_WORD_FOR_A_PACK.search(text))
+            ):
                 wrong.append(f"  {_message_id(entry.id)!r} -> {text!r}")
     assert not wrong, 'write "bộ thẻ" for a pack in these translations:\n' + "\n".join(wrong)
 
