@@ -16,6 +16,7 @@ Everything runs in the caller's transaction (the pack import's): all or nothing.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TypedDict
@@ -89,25 +90,26 @@ class HistoryPlan:
             answers_left_out=self.answers_left_out,
         )
 
-    def summary(self) -> str:
+    def summary(self, number: Callable[[int], str] = str) -> str:
+        """One line of what the history brings; ``number`` writes each count for reading."""
         answers = ngettext("{count} answer", "{count} answers", self.added)
         cards = ngettext("{count} card", "{count} cards", self.cards)
         parts = [
             _("{pack}: Anki history: {answers} added to {cards}").format(
                 pack=self.pack,
-                answers=answers.format(count=self.added),
-                cards=cards.format(count=self.cards),
+                answers=answers.format(count=number(self.added)),
+                cards=cards.format(count=number(self.cards)),
             )
         ]
         if self.known:
-            parts.append(_("{count} imported before").format(count=self.known))
+            parts.append(_("{count} imported before").format(count=number(self.known)))
         if self.kept:
             parts.append(
                 ngettext(
                     "{count} card kept as studied in kvdrill since",
                     "{count} cards kept as studied in kvdrill since",
                     self.kept,
-                ).format(count=self.kept)
+                ).format(count=number(self.kept))
             )
         if self.replaced:
             parts.append(
@@ -115,7 +117,7 @@ class HistoryPlan:
                     "{count} kvdrill schedule replaced",
                     "{count} kvdrill schedules replaced",
                     len(self.replaced),
-                ).format(count=len(self.replaced))
+                ).format(count=number(len(self.replaced)))
             )
         if self.left_new:
             left_out = ngettext("{count} answer", "{count} answers", self.answers_left_out)
@@ -124,7 +126,10 @@ class HistoryPlan:
                     "{count} card new or learning in Anki starts new ({answers} not carried over)",
                     "{count} cards new or learning in Anki start new ({answers} not carried over)",
                     self.left_new,
-                ).format(count=self.left_new, answers=left_out.format(count=self.answers_left_out))
+                ).format(
+                    count=number(self.left_new),
+                    answers=left_out.format(count=number(self.answers_left_out)),
+                )
             )
         elif self.answers_left_out:
             parts.append(
@@ -132,7 +137,7 @@ class HistoryPlan:
                     "{count} row without an answer not carried over",
                     "{count} rows without an answer not carried over",
                     self.answers_left_out,
-                ).format(count=self.answers_left_out)
+                ).format(count=number(self.answers_left_out))
             )
         return "; ".join(parts)
 

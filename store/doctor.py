@@ -23,6 +23,7 @@ one transaction, committed only after the copy is in place.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -140,7 +141,8 @@ class DoctorReport:
             + int(self.rollups_rebuilt)
         )
 
-    def lines(self) -> list[str]:
+    def lines(self, number: Callable[[int], str] = str) -> list[str]:
+        """The report for reading; ``number`` writes each count (the reader's convention)."""
         out = [_("Database: {path}").format(path=self.database)]
         if self.integrity != ["ok"]:
             out.append(_("Integrity: the file is damaged; nothing was repaired (writing into it"))
@@ -156,20 +158,24 @@ class DoctorReport:
         recreated = sum(self.recreated.values())
         orphans = sum(self.orphans.values())
         out.append(
-            _("Rows pointed at that were gone: {count}").format(count=recreated)
+            _("Rows pointed at that were gone: {count}").format(count=number(recreated))
             + (
-                _(" ({tables}), recreated").format(tables=_per_table(self.recreated))
+                _(" ({tables}), recreated").format(tables=_per_table(self.recreated, number))
                 if recreated
                 else ""
             )
         )
         out.append(
-            _("Derived rows pointing at nothing: {count}").format(count=orphans)
-            + (_(" ({tables}), removed").format(tables=_per_table(self.orphans)) if orphans else "")
+            _("Derived rows pointing at nothing: {count}").format(count=number(orphans))
+            + (
+                _(" ({tables}), removed").format(tables=_per_table(self.orphans, number))
+                if orphans
+                else ""
+            )
         )
         out.append(
             _("Card states missing beside their review log: {count}").format(
-                count=self.states_rebuilt
+                count=number(self.states_rebuilt)
             )
             + (_(", rebuilt from the log") if self.states_rebuilt else "")
         )
@@ -211,9 +217,10 @@ class DoctorReport:
         )
 
 
-def _per_table(counts: dict[str, int]) -> str:
+def _per_table(counts: dict[str, int], number: Callable[[int], str]) -> str:
     return ", ".join(
-        _("{count} in {table}").format(count=n, table=table) for table, n in sorted(counts.items())
+        _("{count} in {table}").format(count=number(n), table=table)
+        for table, n in sorted(counts.items())
     )
 
 

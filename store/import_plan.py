@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypedDict
 
@@ -48,20 +49,21 @@ class PackPlan:
     # Set when the pack taken over is the edition of this pack's original in its language.
     took_over_edition_of: str | None = None
 
-    def summary(self) -> str:
-        """``pack-key: N added, N changed, N retired, N unchanged`` (and revived, if any)."""
+    def summary(self, number: Callable[[int], str] = str) -> str:
+        """``pack-key: N added, N changed, N retired, N unchanged`` (and revived, if any);
+        ``number`` writes each count for reading (the app passes its reader's convention)."""
         line = _(
             "{pack}: {added} added, {changed} changed, {retired} retired, {unchanged} unchanged"
         )
         line = line.format(
             pack=self.pack_key,
-            added=len(self.added),
-            changed=len(self.changed),
-            retired=len(self.retired),
-            unchanged=len(self.unchanged),
+            added=number(len(self.added)),
+            changed=number(len(self.changed)),
+            retired=number(len(self.retired)),
+            unchanged=number(len(self.unchanged)),
         )
         if self.revived:
-            line += _(", {count} revived").format(count=len(self.revived))
+            line += _(", {count} revived").format(count=number(len(self.revived)))
         return line
 
     @property
@@ -121,10 +123,10 @@ class PackPlan:
 class ImportPlan:
     packs: list[PackPlan] = field(default_factory=list)
 
-    def summary_lines(self) -> list[str]:
+    def summary_lines(self, number: Callable[[int], str] = str) -> list[str]:
         lines = []
         for pack in self.packs:
-            lines.append(pack.summary())
+            lines.append(pack.summary(number))
             if (takeover := pack.takeover_line()) is not None:
                 lines.append(takeover)
         return lines

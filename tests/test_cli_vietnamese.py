@@ -353,3 +353,25 @@ def test_an_import_claiming_another_files_pack_id_is_refused_in_vietnamese(
         f"{second}:1: id bộ thẻ 'mine' đã được {first} dùng: hãy đặt cho bộ thẻ này một id riêng"
     ), err
     assert "already used" not in err
+
+
+@pytest.mark.store
+def test_an_imports_counts_read_in_the_learners_convention(
+    capsys, vietnamese_profile, tmp_path
+) -> None:
+    """1.200 cards added, for a Vietnamese reader (1200 before: the store wrote bare counts);
+    English groups them its way."""
+    body = "".join(
+        f"\n## Card {n} {{#c{n}}}\n\n### Prompt\n\nWhat is {n} + {n}?\n\n### Answer\n\n{2 * n}.\n"
+        for n in range(1200)
+    )
+    pack = tmp_path / "many.md"
+    pack.write_text(f"---\npack: many\ntitle: Many\nversion: 1\n---\n{body}", encoding="utf-8")
+    code, out, err = run(capsys, "--db", vietnamese_profile, "import", str(pack), "--dry-run")
+    assert code == 0, err
+    assert "many: thêm 1.200," in out, out
+    use_language("en")
+    assert run(capsys, "--db", vietnamese_profile, "settings", "language", "en")[0] == 0
+    code, out, err = run(capsys, "--db", vietnamese_profile, "import", str(pack), "--dry-run")
+    assert code == 0, err
+    assert "many: 1,200 added" in out, out

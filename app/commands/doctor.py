@@ -32,12 +32,13 @@ def run(args: argparse.Namespace) -> int:
     import json
 
     from kvdrill.app.services.maintenance import doctor
+    from kvdrill.app.shown_numbers import count
     from kvdrill.engine.errors import printable
 
     report = doctor(args.db)
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
     else:
-        for line in report.lines():
+        for line in report.lines(count):
             print(printable(line))
     return 0 if report.sound else 1

@@ -184,14 +184,16 @@ def run(args) -> int:
             report["anki_history"] = [item.to_dict() for item in history.plans]
         print(json.dumps(report, indent=2, ensure_ascii=False))
         return 0
-    by_summary = {pack.summary(): pack for pack in plan.packs} if args.dry_run else {}
-    for line in plan.summary_lines():
+    from kvdrill.app.shown_numbers import count
+
+    by_summary = {pack.summary(count): pack for pack in plan.packs} if args.dry_run else {}
+    for line in plan.summary_lines(count):
         print(line)
         if line in by_summary:
             for title_line in _changed_titles(by_summary[line]):
                 print(title_line)
     for history_plan in history.plans:
-        print(history_plan.summary())
+        print(history_plan.summary(count))
     if args.dry_run:
         print(_("dry run: nothing written"))
     return 0

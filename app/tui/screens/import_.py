@@ -15,6 +15,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.widgets import DataTable, Footer, Input, ProgressBar, Static
 
+from kvdrill.app import shown_numbers
 from kvdrill.app.tui.messages import (
     CallFailed,
     ImportDone,
@@ -177,10 +178,10 @@ class ImportScreen(KvdrillScreen[None]):
             (
                 [
                     printable(f"{diff.title} ({diff.key})"),
-                    str(diff.added),
-                    str(diff.changed),
-                    str(diff.retired),
-                    str(diff.unchanged),
+                    *map(
+                        shown_numbers.count,
+                        (diff.added, diff.changed, diff.retired, diff.unchanged),
+                    ),
                 ],
                 diff.key,
             )
@@ -261,10 +262,12 @@ class ImportScreen(KvdrillScreen[None]):
                     "drill them."
                 ),
                 n=ngettext("{count} pack", "{count} packs", len(scan.packs)).format(
-                    count=len(scan.packs)
+                    count=shown_numbers.count(len(scan.packs))
                 ),
-                a=ngettext("{count} card", "{count} cards", added).format(count=added),
-                c=str(changed),
+                a=ngettext("{count} card", "{count} cards", added).format(
+                    count=shown_numbers.count(added)
+                ),
+                c=shown_numbers.count(changed),
             )
         )
         self.refresh_bindings()
