@@ -116,6 +116,9 @@ def test_one_mark_before_three_digits_is_refused_for_a_learner_in_vietnamese(typ
     with pytest.raises(AnswerError, match=f"'{typed}' có thể là ") as caught:
         read_typed_answer(typed, "GiB" if " " in typed else "B")
     assert number.replace(",", "").replace(".", "") in str(caught.value)
+    # Its decimal reading is written as typed (1.024): the message says so, or a Vietnamese
+    # reader takes 1.024 for the whole number too.
+    assert "dấu chấm là dấu thập phân" in str(caught.value)
     assert "\n" not in str(caught.value)
 
 
