@@ -16,8 +16,10 @@ from kvdrill.engine.errors import UserError
 from kvdrill.engine.interop.anki_history import PastAnswer
 from kvdrill.engine.packs.model import CardKind, Choice, KeyNumber, PackMeta, ParsedCard, Status
 from kvdrill.engine.study.schedule import Schedule
+from kvdrill.engine.study.settings import pack_setting_names
 from kvdrill.i18n import _
 from kvdrill.store.models import Card, CardFlag, CardState, Note, Pack, ReviewLog
+from kvdrill.store.pack_settings import pack_settings_by_key
 from kvdrill.store.profiles import get_profile, profile_settings
 
 
@@ -115,6 +117,7 @@ REVIEW_COLUMNS = (
 )  # fmt: skip
 NOTE_COLUMNS = ("pack", "card", "text", "updated_at")
 PROFILE_COLUMNS = ("name", "created_at", "settings")
+PACK_SETTING_COLUMNS = ("pack", *pack_setting_names())
 
 
 def card_rows(session: Session) -> list[dict[str, Any]]:
@@ -248,6 +251,15 @@ def note_rows(session: Session, profile: str) -> list[dict[str, Any]]:
             "updated_at": _plain(note.updated_at),
         }
         for note, card_key, pack_key in session.execute(query)
+    ]
+
+
+def pack_setting_rows(session: Session, profile: str) -> list[dict[str, Any]]:
+    """The profile's settings of each pack's own (``kvdrill settings --pack``), by pack."""
+    profile_id = _profile_id(session, profile)
+    return [
+        {"pack": key, **settings.to_dict()}
+        for key, settings in pack_settings_by_key(session, profile_id).items()
     ]
 
 

@@ -522,6 +522,8 @@ def test_export_data_writes_cards_schedules_and_the_review_log(
 ) -> None:
     study(monkeypatch, stored_pack, ["", "again", "B", "", "good"])
     add_note(stored_pack, "kv-bytes", "my own words")
+    settings = ["--db", stored_pack, "settings", "--pack", "export-me"]
+    assert main([*settings, "new_per_day", "3"]) == 0
     capsys.readouterr()
     target = tmp_path / "out"
     assert main(["--db", stored_pack, "export", "--format", fmt, str(target)]) == 0
@@ -576,6 +578,12 @@ def test_export_data_writes_cards_schedules_and_the_review_log(
     assert note["card"] == "kv-bytes" and note["text"] == "my own words"
     (profile,) = table("profile")
     assert profile["name"] == "default" and "rollover_hour" in str(profile["settings"])
+    (pack,) = table("pack_settings")  # the pack's own settings, as `settings --pack` set them
+    assert (pack["pack"], str(pack["new_per_day"]), pack["new_order"] or None) == (
+        "export-me",
+        "3",
+        None,
+    )
 
 
 def test_every_column_kept_about_a_learner_has_its_export_column() -> None:
@@ -584,11 +592,12 @@ def test_every_column_kept_about_a_learner_has_its_export_column() -> None:
     from kvdrill.engine.study.settings import ProfileSettings
     from kvdrill.store.export_rows import (
         NOTE_COLUMNS,
+        PACK_SETTING_COLUMNS,
         PROFILE_COLUMNS,
         REVIEW_COLUMNS,
         SCHEDULE_COLUMNS,
     )
-    from kvdrill.store.models import CardFlag, CardState, Note, Profile, ReviewLog
+    from kvdrill.store.models import CardFlag, CardState, Note, PackSetting, Profile, ReviewLog
 
     rows = {"profile_id", "card_id", "id"}  # the profile and the card: the rows' pack and card
     exported_as = {
@@ -598,6 +607,7 @@ def test_every_column_kept_about_a_learner_has_its_export_column() -> None:
         CardState: (SCHEDULE_COLUMNS, {"easiness_milli": "easiness"}),
         CardFlag: (SCHEDULE_COLUMNS, {"colour": "flag"}),
         Note: (NOTE_COLUMNS, {}),
+        PackSetting: (PACK_SETTING_COLUMNS, {"pack_id": "pack"}),
     }  # fmt: skip
     for model, (columns, renamed) in exported_as.items():
         kept = {column.name for column in model.__table__.columns} - rows

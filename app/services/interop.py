@@ -450,16 +450,19 @@ def _missing_folders(directory: Path) -> list[Path]:
 
 def export_data(db: str | None, profile: str, fmt: str, directory: Path) -> DataResult:
     """Everything the database holds about ``profile``, as files in ``directory``: cards,
-    schedules, reviews (each with the schedule before it), notes and the profile's settings."""
+    schedules, reviews (each with the schedule before it), notes, the profile's settings and
+    its settings of each pack's own."""
     from kvdrill.app.services import pack_files
     from kvdrill.store.export_rows import (
         CARD_COLUMNS,
         NOTE_COLUMNS,
+        PACK_SETTING_COLUMNS,
         PROFILE_COLUMNS,
         REVIEW_COLUMNS,
         SCHEDULE_COLUMNS,
         card_rows,
         note_rows,
+        pack_setting_rows,
         profile_rows,
         review_rows,
         schedule_rows,
@@ -480,6 +483,7 @@ def export_data(db: str | None, profile: str, fmt: str, directory: Path) -> Data
                 "reviews": (review_rows(session, profile), REVIEW_COLUMNS),
                 "notes": (note_rows(session, profile), NOTE_COLUMNS),
                 "profile": (profile_rows(session, profile), PROFILE_COLUMNS),
+                "pack_settings": (pack_setting_rows(session, profile), PACK_SETTING_COLUMNS),
             }
     finally:
         database.close()
