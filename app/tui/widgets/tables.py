@@ -34,15 +34,13 @@ class FittingTable(DataTable):
     # Cursor moves typed before the first rows came (home's table while its counts load):
     # held, and made once the rows are there, so a key typed ahead is never lost.
     _filled = False
-    _held_moves: list[str]
+    _held_moves: tuple[str, ...] = ()
 
     def hold_or_move(self, move: str) -> bool:
         """Hold ``move`` (an action name) while the table has never been filled."""
         if self._filled:
             return False
-        if not hasattr(self, "_held_moves"):
-            self._held_moves = []
-        self._held_moves.append(move)
+        self._held_moves += (move,)
         return True
 
     def rows_came(self) -> None:
@@ -50,9 +48,9 @@ class FittingTable(DataTable):
         if self._filled:
             return
         self._filled = True
-        for move in getattr(self, "_held_moves", []):
+        for move in self._held_moves:
             getattr(self, f"action_{move}")()
-        self._held_moves = []
+        self._held_moves = ()
 
     def action_cursor_down(self) -> None:
         if not self.hold_or_move("cursor_down"):
