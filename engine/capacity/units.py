@@ -150,23 +150,25 @@ class AnswerError(UserError):
 
 
 _registry_lock = threading.Lock()
-_registries: list[pint.UnitRegistry] = []
+_registry: pint.UnitRegistry | None = None
 
 
 def registry() -> pint.UnitRegistry:
     """The project's unit registry, built once from units.txt. Built under a lock: two threads
     asking at once (two imports starting together) must get the same registry, or pint refuses
     to combine their quantities ("different registries")."""
-    if _registries:
-        return _registries[0]
-    with _registry_lock:
-        if not _registries:
-            import pint
+    global _registry
+    if _registry is None:
+        with _registry_lock:
+            if _registry is None:
+                import pint
 
-            ureg: pint.UnitRegistry = pint.UnitRegistry(None, autoconvert_offset_to_baseunit=False)
-            ureg.load_definitions(data_text(UNITS_PATH).splitlines())
-            _registries.append(ureg)
-    return _registries[0]
+                ureg: pint.UnitRegistry = pint.UnitRegistry(
+                    None, autoconvert_offset_to_baseunit=False
+                )
+                ureg.load_definitions(data_text(UNITS_PATH).splitlines())
+                _registry = ureg
+    return _registry
 
 
 def __getattr__(name: str) -> object:
