@@ -220,10 +220,11 @@ def stale_numbers(edition: ParsedPack, original: ParsedPack, lines: Sequence[str
     }
     everywhere = set().union(*values.values())
     starts = sorted((card.line, card.parent or card.key) for card in edition.cards)
+    start_lines = [line for line, _key in starts]
     problems: list[Located] = []
     previous = ""
     for number, text in _reading_lines(lines):
-        index = bisect_right([line for line, _key in starts], number) - 1
+        index = bisect_right(start_lines, number) - 1
         group = starts[index][1] if index >= 0 else _INTRODUCTION
         if group not in values:
             continue  # a card the original lacks: reported as such

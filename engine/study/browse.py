@@ -63,7 +63,8 @@ class BrowsedCard(NamedTuple):
         return "learning" if self.repetitions == 0 else "review"
 
     def states(self, today: date) -> set[str]:
-        return {state for state in STATES if self.has_state(state, today)}
+        marks = {mark for mark in STATES[len(MAIN_STATES) :] if self.has_state(mark, today)}
+        return {self.main_state(today)} | marks
 
     def has_state(self, state: str, today: date) -> bool:
         """``state`` is the card's main state or one of its marks (``leech``, ``flagged``)."""
