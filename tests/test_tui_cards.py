@@ -393,11 +393,13 @@ async def test_the_browser_and_a_cards_page_in_vietnamese(packs_db: str, vietnam
             assert english not in page, english
 
 
+@pytest.mark.parametrize(("keys", "row"), [(("down", "enter"), 1), (("enter", "down"), 0)])
 async def test_keys_typed_before_homes_counts_came_act_once_they_are_shown(
-    packs_db: str, monkeypatch: pytest.MonkeyPatch
+    packs_db: str, monkeypatch: pytest.MonkeyPatch, keys: tuple[str, str], row: int
 ) -> None:
-    """Down, then Enter, typed while home's counts still load: the second pack's session. Down
-    moved the page around the table (focused first), and Enter drilled every pack."""
+    """Down, then Enter, typed while home's counts still load: the second pack's session (Down
+    moved the page around the table, focused first, and Enter drilled every pack); Enter, then
+    Down: the first pack's, the keys made in the order typed."""
     import threading
 
     from kvdrill.app.services.backend import Services
@@ -413,11 +415,11 @@ async def test_keys_typed_before_homes_counts_came_act_once_they_are_shown(
     app = make_app(packs_db, start="home")
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        await pilot.press("down", "enter")
+        await pilot.press(*keys)
         counts_may_come.set()
         await settle(pilot)
         assert isinstance(app.screen, DrillScreen)
         home = next(screen for screen in app.screen_stack if isinstance(screen, HomeScreen))
         table = home.query_one("#home-packs", DataTable)
         assert table.row_count >= 2
-        assert app.screen.card.pack_key == table.coordinate_to_cell_key((1, 0)).row_key.value
+        assert app.screen.card.pack_key == table.coordinate_to_cell_key((row, 0)).row_key.value

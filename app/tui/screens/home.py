@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -86,7 +84,6 @@ class HomeScreen(KvdrillScreen[None]):
     def compose(self) -> ComposeResult:
         self.built_language = language()
         self.pack_rows: list[tuple[list[str], str | None]] = []
-        self.held_actions: list[Callable[[], None]] = []
         with VerticalScroll(id="home-body"):
             yield Static(Content("kvdrill"), id="home-title")
             yield Static(Content(_("Opening your collection…")), id="home-today")
@@ -98,19 +95,11 @@ class HomeScreen(KvdrillScreen[None]):
             )
         yield Footer(compact=True)
 
-    def held_until_loaded(self, action: Callable[[], None]) -> bool:
-        """Hold ``action`` (a key on the packs table) until the counts came, the cursor moves
-        typed before it made: Down then Enter typed ahead drills the second pack."""
-        if self.pack_rows:
-            return False
-        self.held_actions.append(action)
-        return True
-
     def action_drill_pack(self) -> None:
         """Enter: the highlighted pack's session, its cards as practice when nothing is due."""
-        if self.held_until_loaded(self.action_drill_pack):
+        table = self.query_one("#home-packs", FittingTable)
+        if table.hold(self.action_drill_pack):  # until the counts came: Down, Enter in order
             return
-        table = self.query_one("#home-packs", DataTable)
         pack = None
         if table.row_count:
             pack = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
@@ -123,9 +112,9 @@ class HomeScreen(KvdrillScreen[None]):
         """p: the highlighted pack's own settings (new cards per day, their order)."""
         from kvdrill.app.tui.screens.settings import SettingsScreen
 
-        if self.held_until_loaded(self.action_pack_settings):
+        table = self.query_one("#home-packs", FittingTable)
+        if table.hold(self.action_pack_settings):
             return
-        table = self.query_one("#home-packs", DataTable)
         if not table.row_count:
             return
         pack = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
@@ -230,9 +219,6 @@ class HomeScreen(KvdrillScreen[None]):
             rows.append(([_("No packs yet: press i to import one."), "", "", ""], None))
         self.pack_rows = rows
         self.show_packs()
-        held, self.held_actions = self.held_actions, []
-        for action in held:
-            action()
         weak = self.query_one("#home-weak", Static)
         weak.display = bool(overview.weak_topics)
         weak.update(

@@ -10,7 +10,7 @@ will hold, leave nothing to measure later.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -31,41 +31,42 @@ class FittingTable(DataTable):
     five at load 15). Once idle, after Textual's own idle work, a changed size asks again."""
 
     _measured: tuple[int, int] = (0, 0)
-    # Cursor moves typed before the first rows came (home's table while its counts load):
-    # held, and made once the rows are there, so a key typed ahead is never lost.
+    # Keys on the table typed before its first rows came (home's table while its counts
+    # load): held in one queue, cursor moves and the screen's own keys alike, and made in the
+    # order typed once the rows are there, so a key typed ahead is never lost.
     _filled = False
-    _held_moves: tuple[str, ...] = ()
+    _held: tuple[Callable[[], None], ...] = ()
 
-    def hold_or_move(self, move: str) -> bool:
-        """Hold ``move`` (an action name) while the table has never been filled."""
+    def hold(self, action: Callable[[], None]) -> bool:
+        """Hold ``action`` while the table has never been filled (True: held)."""
         if self._filled:
             return False
-        self._held_moves += (move,)
+        self._held += (action,)
         return True
 
     def rows_came(self) -> None:
-        """The table is filled (its first rows, or none): the moves typed meanwhile, in order."""
+        """The table is filled (its first rows, or none): the keys held meanwhile, in order."""
         if self._filled:
             return
         self._filled = True
-        for move in self._held_moves:
-            getattr(self, f"action_{move}")()
-        self._held_moves = ()
+        held, self._held = self._held, ()
+        for action in held:
+            action()
 
     def action_cursor_down(self) -> None:
-        if not self.hold_or_move("cursor_down"):
+        if not self.hold(super().action_cursor_down):
             super().action_cursor_down()
 
     def action_cursor_up(self) -> None:
-        if not self.hold_or_move("cursor_up"):
+        if not self.hold(super().action_cursor_up):
             super().action_cursor_up()
 
     def action_page_down(self) -> None:
-        if not self.hold_or_move("page_down"):
+        if not self.hold(super().action_page_down):
             super().action_page_down()
 
     def action_page_up(self) -> None:
-        if not self.hold_or_move("page_up"):
+        if not self.hold(super().action_page_up):
             super().action_page_up()
 
     def on_idle(self) -> None:
