@@ -170,3 +170,11 @@ def test_a_wrong_pack_key_or_value_changes_nothing_and_says_why(db, db_url, caps
         assert message in capsys.readouterr().err
     assert main(["--db", db_url, "settings", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["packs"] == {}
+
+
+def test_a_pack_limited_to_no_new_card_says_so_in_the_settings_table(db, db_url, capsys) -> None:
+    """0 is a limit of its own (no new card of that pack), shown as such, not as no setting."""
+    assert main(["--db", db_url, "settings", "--pack", "beta", "new_per_day", "0"]) == 0
+    capsys.readouterr()
+    assert main(["--db", db_url, "settings"]) == 0
+    assert "Pack beta: new_per_day = 0\n" in capsys.readouterr().out

@@ -60,7 +60,8 @@ def run(args: argparse.Namespace) -> int:
             settings = services.settings()
         else:
             settings = services.change_setting_text(args.key, args.value)
-        packs = services.pack_settings()
+        # The packs' own settings are shown by the table and --json, not by a change's one line.
+        packs = services.pack_settings() if args.key is None or args.json else {}
     finally:
         services.close()
     if args.json:
@@ -89,7 +90,9 @@ def _pack_line(pack) -> str:
     from kvdrill.engine.study.settings import pack_setting_names
 
     values = pack.to_dict()
-    return ", ".join(f"{name} = {values[name]}" for name in pack_setting_names() if values[name])
+    return ", ".join(
+        f"{name} = {values[name]}" for name in pack_setting_names() if values[name] is not None
+    )
 
 
 def _run_pack(args: argparse.Namespace) -> int:
