@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from datetime import date
-from typing import Any
 
 from sqlalchemy import Select, select, text
 from sqlalchemy.orm import Session
@@ -113,9 +112,6 @@ def queue_cards(
 def today_log(session: Session, profile: Profile, today: date) -> tuple[DayCounts, set[int]]:
     """Today's counts against the profile's and each pack's limits, and the cards whose last
     grade today was < 4 (``read_day_counts``)."""
-    connection = session.connection()
-
-    def execute(statement: str, params: dict[str, Any]) -> Any:
-        return connection.execute(text(statement), params)
-
-    return read_day_counts(execute, profile.id, today, profile.new_per_day, profile.reviews_per_day)
+    return read_day_counts(
+        session_sql(session).rows, profile.id, today, profile.new_per_day, profile.reviews_per_day
+    )

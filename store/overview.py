@@ -42,8 +42,8 @@ def pack_counts(
     sql: Sql,
     profile_id: int,
     today: date,
-    lang: str | None = None,
-    counts: DayCounts | None = None,
+    lang: str | None,
+    counts: DayCounts,
 ) -> list[tuple[str, str, int, int, int]]:
     """Per pack with live cards offered in language ``lang``, by title (in ``lang`` where an
     edition has it): key, title, due today, new (its unseen cards, at most the new cards its
@@ -72,7 +72,7 @@ def pack_counts(
         for original, title in sql.rows(EDITION_TITLES_SQL, language_params(lang)):
             translated[original] = title
     for pack_id, unseen in new.items():
-        room = pack_new_room(counts or DayCounts(), pack_id)
+        room = pack_new_room(counts, pack_id)
         new[pack_id] = unseen if room is None else min(unseen, room)
     packs = []
     for pack_id, key, title in sql.rows(PACKS_SQL):

@@ -16,7 +16,7 @@ from typing import Any, NoReturn, TypeVar
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from kvdrill.store.location import HEAD_REVISION
-from kvdrill.store.sql import REVISION_SQL, SCHEMA_HAS_REVISION_SQL, Params, Row, Sql
+from kvdrill.store.sql import Params, Row, Sql, schema_revision
 
 T = TypeVar("T")
 
@@ -142,10 +142,7 @@ def read_postgresql(database_url: str, action: Callable[[Sql], T]) -> T | None:
     try:
         with psycopg.connect(autocommit=True, **options) as connection:
             sql = PsycopgSql(connection)
-            if sql.first(SCHEMA_HAS_REVISION_SQL["postgresql"]) is None:
-                return None
-            revision = sql.first(REVISION_SQL)
-            if revision is None or revision[0] != HEAD_REVISION:
+            if schema_revision(sql) != HEAD_REVISION:
                 return None
             return action(sql)
     except psycopg.Error:

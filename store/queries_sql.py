@@ -365,7 +365,7 @@ def today_log_answers(
 
 
 # Runs one statement with its parameters and gives its rows: a sqlite3 connection's
-# ``execute``, or a SQLAlchemy connection's through ``text()`` (store/day_queue.py).
+# ``execute``, or an ``Sql``'s ``rows`` (store/day_queue.py, app/services/overview.py).
 Execute = Callable[[str, dict[str, Any]], Iterable[Sequence[Any]]]
 
 
