@@ -195,7 +195,6 @@ class CardsScreen(CardActionsScreen):
             self.cards += message.cards
             self.add_page()
             return
-        kept = self.highlighted()
         self.today, self.cards, self.total = message.today, message.cards, message.total
         shown = self.cards[:SHOWN_ROWS]
         self.widths = column_widths(shown, self.today, self.size.width)
@@ -205,8 +204,6 @@ class CardsScreen(CardActionsScreen):
             [(card_row(card, self.today, self.widths), card.reference) for card in shown],
         )
         self.query_one("#cards-summary", Static).update(Content(self.summary()))
-        if kept is not None and kept in table.rows:
-            table.move_cursor(row=table.get_row_index(kept), animate=False)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         """At the last row shown, the next page of cards joins the table."""
