@@ -16,22 +16,19 @@ from kvdrill.engine.study.schedule import NEW_CARD_EASINESS_MILLI
 from kvdrill.store.day_queue import lesson_spellings, lesson_values, pack_keys
 from kvdrill.store.db import session_sql
 from kvdrill.store.models import Card, CardTopic, Note, Pack, ReviewLog
-from kvdrill.store.queries_sql import IN_TOPIC, placeholders, stored_day, stored_time
-
-# A card's text column from its edition in language :lang where one has the card (the
-# edition's card of the same id, as the drill shows it), else its own.
-_IN_EDITION = """COALESCE((SELECT edition.{column} FROM cards AS edition
-           JOIN packs AS edition_pack ON edition_pack.id = edition.pack_id
-           WHERE edition_pack.edition_of = packs.key
-             AND (edition_pack.lang = :lang OR edition_pack.lang LIKE :lang_region)
-             AND edition.key = cards.key AND NOT edition.retired
-           ORDER BY edition_pack.id LIMIT 1), cards.{column})"""
+from kvdrill.store.queries_sql import (
+    EDITION_JOIN,
+    IN_TOPIC,
+    placeholders,
+    stored_day,
+    stored_time,
+)
 
 # The ``BrowsedCard`` fields in order, a new card's defaults filled in, with the profile's
 # schedule and flag, in pack order. ``{where}``: the cards (``_LISTED``, or one card);
 # ``{title}`` and ``{prompt}`` the card's (or its edition's): a follow-up's title column holds
 # its question (its stored title is its parent's: ``_own_titles`` names it by it); ``{extra}``
-# the card page's columns.
+# the card page's columns; ``{editions}`` the join to the edition's card that text comes from.
 _LISTING_SQL = f"""
 SELECT packs.key || '/' || cards.key,
        CASE WHEN cards.kind = 'followup' THEN {{prompt}} ELSE {{title}} END,
@@ -41,7 +38,7 @@ SELECT packs.key || '/' || cards.key,
        COALESCE(card_states.suspended, FALSE), card_states.buried_until,
        COALESCE(card_states.leech, FALSE), card_flags.colour{{extra}}
 FROM cards
-JOIN packs ON packs.id = cards.pack_id
+JOIN packs ON packs.id = cards.pack_id{{editions}}
 LEFT OUTER JOIN card_states
   ON card_states.card_id = cards.id AND card_states.profile_id = :profile_id
 LEFT OUTER JOIN card_flags
@@ -88,10 +85,14 @@ def listing_statement(
     many cards it lists, instead of them."""
     params: dict[str, Any] = {"profile_id": profile_id}
     if language is None:
-        title, prompt = "cards.title", "cards.prompt"
+        title, prompt, editions = "cards.title", "cards.prompt", ""
     else:
-        title, prompt = (_IN_EDITION.format(column=column) for column in ("title", "prompt"))
-        params.update(lang=language, lang_region=f"{language}-%")
+        # The card's text from its edition in the language where one has it, as the drill
+        # shows it (the card view's own join).
+        title = "COALESCE(edition.title, cards.title)"
+        prompt = "COALESCE(edition.prompt, cards.prompt)"
+        editions = "\n" + EDITION_JOIN
+        params["lang"] = language
     filters = [_LISTED] if card_id is None else ["cards.id = :card_id"]
     if pack is not None:
         filters.append("packs.key = :pack")
@@ -116,7 +117,9 @@ def listing_statement(
     where = "\n  AND ".join(filters)
     if count:
         return _COUNT_SQL.format(where=where), params
-    text = _LISTING_SQL.format(title=title, prompt=prompt, extra=extra, where=where)
+    text = _LISTING_SQL.format(
+        title=title, prompt=prompt, extra=extra, where=where, editions=editions
+    )
     if page is not None:
         text += "LIMIT :limit OFFSET :offset\n"
         params.update(offset=page[0], limit=page[1])

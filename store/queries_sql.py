@@ -107,7 +107,7 @@ WHERE profile_id = :profile_id
 # materializes every card of every pack for each card read. No LIKE with a bound pattern:
 # SQLite prepares such a statement again on every run. The language's regions (``vi`` takes
 # ``vi-VN``) by prefix, without case, as SQLite's LIKE matched them.
-_EDITION_JOIN = """LEFT OUTER JOIN cards AS edition ON edition.id = (
+EDITION_JOIN = """LEFT OUTER JOIN cards AS edition ON edition.id = (
   SELECT edition_card.id
   FROM packs AS in_language
   JOIN cards AS edition_card
@@ -142,7 +142,7 @@ SELECT cards.id, cards.key, cards.kind, COALESCE(edition.title, cards.title) AS 
 FROM cards
 JOIN packs ON packs.id = cards.pack_id
 LEFT OUTER JOIN cards AS parent ON parent.id = cards.parent_id
-{_EDITION_JOIN}
+{EDITION_JOIN}
 LEFT OUTER JOIN cards AS edition_parent ON edition_parent.id = edition.parent_id
 LEFT OUTER JOIN card_states
   ON card_states.card_id = cards.id AND card_states.profile_id = :profile_id
@@ -158,7 +158,7 @@ SELECT packs.key, cards.key, COALESCE(edition.title, cards.title) AS title,
        COALESCE(edition.problem, cards.problem) AS problem
 FROM cards
 JOIN packs ON packs.id = cards.pack_id
-{_EDITION_JOIN}
+{EDITION_JOIN}
 WHERE cards.kind = 'problem' AND NOT cards.retired AND packs.edition_of IS NULL{{filters}}
 ORDER BY packs.key, cards.position, cards.id
 """
